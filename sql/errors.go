@@ -1,0 +1,42 @@
+package sql
+
+import "fmt"
+
+// Code classifies an error. The server maps each Code to a MySQL error number and
+// SQLSTATE in exactly one place; HTTP maps it to a status.
+type Code int
+
+// Error codes.
+const (
+	CodeInternal       Code = iota // a server fault (MySQL 1105)
+	CodeSyntax                     // statement syntax error (1064)
+	CodeEmptyQuery                 // empty statement (1065)
+	CodeNoSuchTable                // unknown table (1146)
+	CodeTableExists                // table already exists (1050)
+	CodeNoSuchColumn               // unknown column (1054)
+	CodeDuplicateID                // duplicate document id (1062)
+	CodeWrongValue                 // value of the wrong type or out of range (1366)
+	CodeWrongCount                 // column count does not match value count (1136)
+	CodeBadOption                  // unknown option or setting, or a bad value for one (1210)
+	CodeQuerySyntax                // full-text query syntax error (1064)
+	CodeUnsupported                // a statement or feature glint does not have (1235)
+	CodeCancelled                  // the client went away or the query was killed (1317)
+	CodeAccessDenied               // bad user or password (1045)
+	CodePacketTooLarge             // packet over max_allowed_packet (1153)
+	CodeNotPreparable              // statement cannot be prepared (1295)
+	CodeNoSuchDB                   // unknown database (1049)
+)
+
+// Error is an error of a statement, with a Code and a message that names the
+// problem (and its place, where there is one).
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}

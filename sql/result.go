@@ -1,0 +1,31 @@
+package sql
+
+// ColumnType is the wire type of a result column.
+type ColumnType int
+
+// Result column types.
+const (
+	ColString ColumnType = iota // VARCHAR / TEXT; values are string or nil
+	ColInt                      // signed 64-bit; values are int64 or nil
+	ColUint                     // unsigned 64-bit; values are uint64 or nil
+	ColFloat                    // double; values are float64 or nil
+)
+
+// Column describes one column of a result set.
+type Column struct {
+	Name string
+	Type ColumnType
+}
+
+// Result is the outcome of one statement: a result set (Columns non-nil, possibly
+// with zero rows) or an OK packet (Columns nil) with the affected row count.
+type Result struct {
+	Columns      []Column
+	Rows         [][]any // each value: nil, string, int64, uint64 or float64, by column type
+	AffectedRows uint64
+	InsertID     uint64
+	Warnings     uint16
+}
+
+// IsResultSet reports whether r carries columns and rows rather than an OK.
+func (r *Result) IsResultSet() bool { return r.Columns != nil }
