@@ -1,15 +1,43 @@
 package sql
 
-import "github.com/glint-search/glint/index"
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/glint-search/glint/index"
+)
+
+// Version is glint's version, reported in the handshake and @@version.
+const Version = "0.1.0"
 
 // Engine runs SQL statements against a database. It is safe for concurrent use;
 // each connection gets its own Session.
 type Engine struct {
-	db *index.DB
+	db      *index.DB
+	started time.Time
+	nextID  atomic.Uint32
+	stats   Stats
+}
+
+// Stats are the server-wide counters SHOW STATUS reports.
+type Stats struct {
+	Queries        atomic.Uint64 // statements run
+	Selects        atomic.Uint64
+	Inserts        atomic.Uint64 // INSERT and REPLACE statements
+	Deletes        atomic.Uint64
+	Updates        atomic.Uint64
+	StoredDocReads atomic.Uint64 // documents read from the document store
 }
 
 // NewEngine returns an Engine over db.
-func NewEngine(db *index.DB) *Engine { return &Engine{db: db} }
+func NewEngine(db *index.DB) *Engine { return &Engine{db: db, started: time.Now()} }
+
+// Stats returns the engine's live counters.
+func (e *Engine) Stats() *Stats { return &e.stats }
+
+func (e *Engine) version() string { return "8.0.36-glint-" + Version }
 
 // NewSession starts the state of one connection for the given user.
-func (e *Engine) NewSession(user string) *Session { panic("unimplemented") }
+func (e *Engine) NewSession(user string) *Session {
+	return newSession(e, user, e.nextID.Add(1))
+}

@@ -1,6 +1,12 @@
 package sql
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/glint-search/glint/index"
+)
 
 // Code classifies an error. The server maps each Code to a MySQL error number and
 // SQLSTATE in exactly one place; HTTP maps it to a status.
@@ -25,6 +31,7 @@ const (
 	CodePacketTooLarge             // packet over max_allowed_packet (1153)
 	CodeNotPreparable              // statement cannot be prepared (1295)
 	CodeNoSuchDB                   // unknown database (1049)
+	CodeUnknownVariable            // unknown system variable (1193)
 )
 
 // Error is an error of a statement, with a Code and a message that names the
@@ -39,4 +46,30 @@ func (e *Error) Error() string { return e.Msg }
 // Errorf returns an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// asError converts any error of a lower layer into an *Error.
+func asError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var dup *index.DuplicateIDError
+	var ve *index.ValueError
+	switch {
+	case errors.As(err, &dup):
+		return Errorf(CodeDuplicateID, "duplicate id %d", dup.ID)
+	case errors.As(err, &ve):
+		return Errorf(CodeWrongValue, "column '%s': %s", ve.Column, ve.Msg)
+	case errors.Is(err, index.ErrNoSuchTable):
+		return Errorf(CodeNoSuchTable, "%v", err)
+	case errors.Is(err, index.ErrTableExists):
+		return Errorf(CodeTableExists, "%v", err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return cancelled(err)
+	}
+	return &Error{Code: CodeInternal, Msg: err.Error()}
 }

@@ -1,37 +1,210 @@
 package sql
 
-import "context"
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the parser
+)
+
+// Database is the name of glint's one database.
+const Database = "glint"
 
 // Session is one client connection's state: current database, variables, the
 // last statement's metadata (SHOW META) and warnings. A Session is used by one
 // goroutine at a time.
-type Session struct{}
+type Session struct {
+	engine       *Engine
+	parser       *parser.Parser
+	id           uint32
+	user         string
+	db           string
+	lastInsertID uint64
+	meta         []metaRow // SHOW META of the last SELECT
+	warnings     []warning // SHOW WARNINGS of the last statement
+	vars         map[string]any
+}
+
+type metaRow struct{ name, value string }
+
+type warning struct {
+	level string
+	code  int
+	msg   string
+}
+
+func newSession(e *Engine, user string, id uint32) *Session {
+	return &Session{engine: e, parser: parser.New(), id: id, user: user, db: Database, vars: map[string]any{}}
+}
 
 // Exec runs every statement of query in order and returns one Result each. When
 // a statement fails, Exec returns the results of the statements before it and the
 // error (an *Error); later statements are not run.
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
-	panic("unimplemented")
+	pieces := dialect.Split(query)
+	if len(pieces) == 0 {
+		return nil, Errorf(CodeEmptyQuery, "Query was empty")
+	}
+	results := make([]*Result, 0, len(pieces))
+	for _, p := range pieces {
+		r, err := s.execOne(ctx, p.Text)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	st, err := dialect.Parse(s.parser, text)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	s.engine.stats.Queries.Add(1)
+	r, err := s.run(ctx, st)
+	if err != nil {
+		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
+			s.warnings = nil
+		}
+		return nil, asError(err)
+	}
+	if show, ok := st.Node.(*ast.ShowStmt); !ok || show.Tp != ast.ShowWarnings {
+		s.warnings = nil
+	}
+	return r, nil
 }
 
 // Prepared is a statement prepared with Prepare.
 type Prepared struct {
 	NumParams int
+	text      string
 }
 
 // Prepare checks a single statement with ? placeholders. CodeNotPreparable for
 // text holding several statements.
-func (s *Session) Prepare(query string) (*Prepared, error) { panic("unimplemented") }
+func (s *Session) Prepare(query string) (*Prepared, error) {
+	pieces := dialect.Split(query)
+	switch {
+	case len(pieces) == 0:
+		return nil, Errorf(CodeEmptyQuery, "Query was empty")
+	case len(pieces) > 1:
+		return nil, Errorf(CodeNotPreparable, "a prepared statement must hold exactly one statement, got %d", len(pieces))
+	}
+	if _, err := dialect.Parse(s.parser, pieces[0].Text); err != nil {
+		return nil, syntaxError(err)
+	}
+	return &Prepared{NumParams: len(dialect.Placeholders(pieces[0].Text)), text: pieces[0].Text}, nil
+}
 
 // ExecPrepared runs p with args bound to its placeholders in order. Each arg is
 // nil, int64, uint64, float64, string or []byte.
 func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, args []any) (*Result, error) {
-	panic("unimplemented")
+	if len(args) != p.NumParams {
+		return nil, Errorf(CodeWrongCount, "the statement has %d placeholder(s), got %d argument(s)", p.NumParams, len(args))
+	}
+	text, err := dialect.Interpolate(p.text, args)
+	if err != nil {
+		return nil, Errorf(CodeWrongValue, "%v", err)
+	}
+	return s.execOne(ctx, text)
 }
 
 // UseDB sets the current database (COM_INIT_DB, USE). glint has one database,
 // named "glint"; another name is a CodeNoSuchDB error.
-func (s *Session) UseDB(name string) error { panic("unimplemented") }
+func (s *Session) UseDB(name string) error {
+	if !strings.EqualFold(name, Database) {
+		return Errorf(CodeNoSuchDB, "unknown database '%s' (glint has one database, '%s')", name, Database)
+	}
+	s.db = Database
+	return nil
+}
 
 // FieldList answers COM_FIELD_LIST: the columns of a table.
-func (s *Session) FieldList(table string) ([]Column, error) { panic("unimplemented") }
+func (s *Session) FieldList(table string) ([]Column, error) {
+	t, err := s.engine.db.Table(table)
+	if err != nil {
+		return nil, asError(err)
+	}
+	cols := []Column{{Name: "id", Type: ColUint}}
+	for _, c := range t.Schema().Columns {
+		cols = append(cols, Column{Name: c.Name, Type: columnWireType(c.Type)})
+	}
+	return cols, nil
+}
+
+// run dispatches one parsed statement.
+func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, error) {
+	if _, isSelect := st.Node.(*ast.SelectStmt); !isSelect && len(st.Settings) > 0 {
+		if _, isCreate := st.Node.(*ast.CreateTableStmt); !isCreate {
+			return nil, Errorf(CodeSyntax, "OPTION is allowed only after SELECT")
+		}
+	}
+	switch n := st.Node.(type) {
+	case *ast.SelectStmt:
+		s.engine.stats.Selects.Add(1)
+		return s.execSelect(ctx, n, st.Settings)
+	case *ast.InsertStmt:
+		s.engine.stats.Inserts.Add(1)
+		return s.execInsert(ctx, n)
+	case *ast.DeleteStmt:
+		s.engine.stats.Deletes.Add(1)
+		return s.execDelete(ctx, n)
+	case *ast.UpdateStmt:
+		s.engine.stats.Updates.Add(1)
+		return s.execUpdate(ctx, n)
+	case *ast.CreateTableStmt:
+		return s.execCreateTable(n, st.Settings)
+	case *ast.DropTableStmt:
+		return s.execDropTable(n)
+	case *ast.TruncateTableStmt:
+		return s.execTruncate(n)
+	case *ast.ShowStmt:
+		return s.execShow(n)
+	case *ast.ExplainStmt:
+		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns {
+			return s.execShow(show) // DESC t
+		}
+	case *ast.SetStmt:
+		return s.execSet(n)
+	case *ast.UseStmt:
+		if err := s.UseDB(n.DBName); err != nil {
+			return nil, err
+		}
+		return &Result{}, nil
+	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt:
+		// Every statement commits on its own; transactions are accepted for
+		// clients that wrap their writes in them, and change nothing.
+		return &Result{}, nil
+	}
+	return nil, Errorf(CodeUnsupported, "statement is not supported: %s", firstWords(st.Text))
+}
+
+// firstWords is the start of a statement, for error messages.
+func firstWords(text string) string {
+	f := strings.Fields(text)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Join(f, " ")
+}
+
+// syntaxError converts an error of the dialect bridge.
+func syntaxError(err error) error {
+	var se *dialect.SyntaxError
+	if errors.As(err, &se) {
+		return &Error{Code: CodeSyntax, Msg: se.Error()}
+	}
+	return asError(err)
+}
+
+func cancelled(err error) *Error {
+	return Errorf(CodeCancelled, "query interrupted: %v", err)
+}

@@ -3,10 +3,265 @@
 // matches and is highlighted exactly when it was indexed.
 package tokenize
 
+import (
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
 // Token is one word of a text.
 type Token struct {
 	Term  string // the normalized form that is indexed and searched
 	Pos   int    // 1-based word position in the field
 	Start int    // byte offset of the first byte of the word in the text
 	End   int    // byte offset just past the word
+}
+
+// MaxTermLen is the longest normalized term in bytes. A longer word is still one
+// token (Start and End cover all of it), but its Term is cut to at most MaxTermLen
+// bytes at a character boundary.
+const MaxTermLen = 128
+
+// Settings are the table settings that change tokenization (charset_table,
+// min_word_len, stopwords, morphology, ...). None is supported yet: the zero
+// value means "letters and digits form words, case folded".
+type Settings struct{}
+
+// Tokenizer splits text into tokens. It is immutable and safe for concurrent use.
+//
+// The rules: a word is a maximal run of Unicode letters and digits (plus
+// combining marks following a letter or digit); everything else separates words.
+// Terms are lower-cased with unicode.ToLower. Invalid UTF-8 separates words.
+// A run of CJK ideographs without separators is one word (until ngram settings
+// exist).
+type Tokenizer struct {
+	settings Settings
+}
+
+// New returns a Tokenizer for the given settings.
+func New(s Settings) (*Tokenizer, error) {
+	return &Tokenizer{settings: s}, nil
+}
+
+// Default is a Tokenizer with zero Settings.
+func Default() *Tokenizer { return &Tokenizer{} }
+
+// Byte classes of the ASCII fast path.
+const (
+	clsSep   = 0
+	clsWord  = 1 // lower-case letter or digit: kept as is
+	clsUpper = 2 // upper-case letter: folded
+	clsMulti = 3 // first byte of a multi-byte sequence: decode
+)
+
+var asciiClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			t[c] = clsWord
+		case c >= 'A' && c <= 'Z':
+			t[c] = clsUpper
+		case c >= 0x80:
+			t[c] = clsMulti
+		}
+	}
+	return
+}()
+
+// Iter walks the tokens of one text without allocating (after its term buffer
+// has grown). The zero Iter is not usable: call Reset. An Iter is not safe for
+// concurrent use, but may be reused for any number of texts.
+//
+//	var it tokenize.Iter
+//	it.Reset(tok, text)
+//	for it.Next() {
+//		use(it.Term(), it.Pos(), it.Start(), it.End())
+//	}
+type Iter struct {
+	t     *Tokenizer
+	tab   *[0x10000]uint8
+	text  string
+	i     int // next byte to look at
+	pos   int
+	start int
+	end   int
+	term  []byte
+	same  bool // term equals text[start:end] byte for byte
+}
+
+// Reset starts the iteration over text.
+func (it *Iter) Reset(t *Tokenizer, text string) {
+	it.t = t
+	if it.tab == nil {
+		it.tab = bmpClass()
+	}
+	it.text = text
+	it.i = 0
+	it.pos = 0
+	it.start, it.end = 0, 0
+	it.term = it.term[:0]
+}
+
+// Term is the normalized form of the current word. It is valid until the next
+// call of Next or Reset.
+func (it *Iter) Term() []byte { return it.term }
+
+// Pos is the 1-based position of the current word.
+func (it *Iter) Pos() int { return it.pos }
+
+// Start is the byte offset of the current word in the text.
+func (it *Iter) Start() int { return it.start }
+
+// End is the byte offset just past the current word.
+func (it *Iter) End() int { return it.end }
+
+// Token returns the current word as a Token that owns its Term (a substring of
+// the text when folding changed nothing, else a new string).
+func (it *Iter) Token() Token {
+	var term string
+	if it.same {
+		term = it.text[it.start:it.end]
+	} else {
+		term = string(it.term)
+	}
+	return Token{Term: term, Pos: it.pos, Start: it.start, End: it.end}
+}
+
+// Classes of runes above ASCII.
+const (
+	runeSep   = 0 // separator
+	runeWord  = 1 // letter or digit, unchanged by folding
+	runeFold  = 2 // letter that folding changes
+	runeMark  = 3 // combining mark: continues a word, cannot start one
+	runeLarge = 4 // outside the table: ask package unicode
+)
+
+// bmpClass caches the class of every rune of the Basic Multilingual Plane.
+var bmpClass = sync.OnceValue(func() *[0x10000]uint8 {
+	var t [0x10000]uint8
+	for r := rune(0); r < 0x10000; r++ {
+		t[r] = classify(r)
+	}
+	return &t
+})
+
+func classify(r rune) uint8 {
+	switch {
+	case unicode.IsLetter(r) || unicode.IsDigit(r):
+		if unicode.ToLower(r) != r {
+			return runeFold
+		}
+		return runeWord
+	case unicode.Is(unicode.M, r):
+		return runeMark
+	}
+	return runeSep
+}
+
+// runeClass returns the class of r, which is not ASCII and not RuneError.
+func runeClass(tab *[0x10000]uint8, r rune) uint8 {
+	if r < 0x10000 {
+		return tab[r]
+	}
+	return classify(r)
+}
+
+// Next advances to the next word. It returns false at the end of the text.
+func (it *Iter) Next() bool {
+	text := it.text
+	i := it.i
+	n := len(text)
+	tab := it.tab
+	// Skip separators.
+	for i < n {
+		c := text[i]
+		cls := asciiClass[c]
+		if cls == clsWord || cls == clsUpper {
+			break
+		}
+		if cls == clsMulti {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if r != utf8.RuneError {
+				if c := runeClass(tab, r); c == runeWord || c == runeFold {
+					break
+				}
+			}
+			i += size
+			continue
+		}
+		i++
+	}
+	if i >= n {
+		it.i = n
+		return false
+	}
+	start := i
+	term := it.term[:0]
+	same := true
+	for i < n {
+		c := text[i]
+		switch asciiClass[c] {
+		case clsWord:
+			term = append(term, c)
+			i++
+			continue
+		case clsUpper:
+			term = append(term, c+('a'-'A'))
+			same = false
+			i++
+			continue
+		case clsSep:
+			goto done
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError {
+			goto done
+		}
+		switch runeClass(tab, r) {
+		case runeSep:
+			goto done
+		case runeFold:
+			term = utf8.AppendRune(term, unicode.ToLower(r))
+			same = false
+		default:
+			term = append(term, text[i:i+size]...)
+		}
+		i += size
+	}
+done:
+	if len(term) > MaxTermLen {
+		cut := MaxTermLen
+		for cut > 0 && !utf8.RuneStart(term[cut]) {
+			cut--
+		}
+		term = term[:cut]
+		same = false
+	}
+	it.term = term
+	it.same = same
+	it.start, it.end = start, i
+	it.i = i
+	it.pos++
+	return true
+}
+
+// Tokens calls fn for every word of text in order, until fn returns false.
+func (t *Tokenizer) Tokens(text string, fn func(Token) bool) {
+	var it Iter
+	it.Reset(t, text)
+	for it.Next() {
+		if !fn(it.Token()) {
+			return
+		}
+	}
+}
+
+// Append appends the words of text to dst and returns the extended slice.
+func (t *Tokenizer) Append(dst []Token, text string) []Token {
+	var it Iter
+	it.Reset(t, text)
+	for it.Next() {
+		dst = append(dst, it.Token())
+	}
+	return dst
 }

@@ -1,0 +1,90 @@
+package load
+
+import (
+	"testing"
+	"time"
+
+	"github.com/glint-search/glint/bench/corpus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseStatCPU(t *testing.T) {
+	tests := []struct {
+		name, stat string
+		want       float64
+		wantErr    bool
+	}{
+		{"plain", "1234 (glintd) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 8 0", 3.0, false},
+		{"name with spaces and parens", "9 (a (b) c) R 1 9 9 0 -1 0 0 0 0 0 7 3 0 0", 0.1, false},
+		{"short", "9 (x) R 1 2", 0, true},
+		{"no name", "garbage", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStatCPU(tt.stat)
+			if tt.wantErr {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.InDelta(t, tt.want, got, 1e-9)
+		})
+	}
+}
+
+func TestPercentileMs(t *testing.T) {
+	ms := func(ns ...int) []time.Duration {
+		var d []time.Duration
+		for _, n := range ns {
+			d = append(d, time.Duration(n)*time.Millisecond)
+		}
+		return d
+	}
+	tests := []struct {
+		name string
+		d    []time.Duration
+		p    float64
+		want float64
+	}{
+		{"empty", nil, 0.5, 0},
+		{"one", ms(7), 0.99, 7},
+		{"median of unsorted", ms(5, 1, 3, 2, 4), 0.5, 3},
+		{"p99 of 100", ms(func() []int {
+			var v []int
+			for i := 100; i >= 1; i-- {
+				v = append(v, i)
+			}
+			return v
+		}()...), 0.99, 99},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.want, percentileMs(tt.d, tt.p), 1e-9)
+		})
+	}
+}
+
+func TestInsertStatement(t *testing.T) {
+	docs := []corpus.Doc{{Title: "it's", Content: "back\\slash\nnew"}, {Title: "b", Content: "c"}}
+	stmt, size := insertStatement("t", docs, 1, 3)
+	assert.Equal(t, `INSERT INTO t (id, title, content, gid) VALUES (2,'b','c',1),(3,'it\'s','back\\slash\nnew',2),(4,'b','c',3)`, stmt)
+	assert.Equal(t, docs[1].Bytes()+docs[0].Bytes()+docs[1].Bytes(), size)
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{Target: Glint, Workload: Insert, Docs: []corpus.Doc{{}}}
+	require.NoError(t, c.setDefaults())
+	assert.Equal(t, 1, c.Concurrency)
+	assert.Equal(t, DefaultBatch, c.BatchSize)
+	assert.Equal(t, 10*time.Second, c.Duration)
+
+	bad := []Config{
+		{Target: "mysql", Workload: Insert, Docs: []corpus.Doc{{}}},
+		{Target: Glint, Workload: Insert},
+		{Target: Glint, Workload: Search, Docs: []corpus.Doc{{}}},
+	}
+	for _, c := range bad {
+		assert.Error(t, c.setDefaults())
+	}
+}

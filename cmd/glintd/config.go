@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// options are glintd's settings, from flags and the config file.
+type options struct {
+	data               string
+	mysqlListen        string
+	httpListen         string
+	configFile         string
+	maxAllowedPacket   byteSize
+	maxHTTPBody        byteSize
+	maxPreparedStmts   int
+	handshakeTimeout   time.Duration
+	idleTimeout        time.Duration
+	readTimeout        time.Duration
+	writeTimeout       time.Duration
+	shutdownTimeout    time.Duration
+	syncWrites         bool
+	snippetsFilePrefix string
+	users              map[string]string // config file only: user = name:password
+	version            bool
+}
+
+// flagOnly are the flags that are not config file keys.
+var flagOnly = map[string]bool{"config": true, "version": true}
+
+// newFlagSet declares every flag (the config file keys are the same names,
+// with '_' or '-').
+func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("glintd", flag.ContinueOnError)
+	fs.SetOutput(out)
+	o.maxAllowedPacket = 64 << 20
+	o.maxHTTPBody = 32 << 20
+	fs.StringVar(&o.data, "data", "./data", "data directory")
+	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
+	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
+	fs.StringVar(&o.configFile, "config", "", "config `file` of key = value lines (flags win over it)")
+	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
+	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
+	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
+	fs.DurationVar(&o.handshakeTimeout, "handshake-timeout", 10*time.Second, "time allowed for the MySQL handshake")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 8*time.Hour, "close a MySQL connection idle this long (wait_timeout)")
+	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "time allowed for each read inside a MySQL packet")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 60*time.Second, "time allowed for each write to a client")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long running statements may finish")
+	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
+	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	return fs
+}
+
+// parseOptions reads the flags, then the config file if one is given; a flag
+// given on the command line wins over the file.
+func parseOptions(args []string, out io.Writer) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o, out)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.configFile == "" {
+		return o, nil
+	}
+	f, err := os.Open(o.configFile)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	onCommandLine := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+	users, err := readConfig(f, o.configFile, fs, onCommandLine)
+	if err != nil {
+		return nil, err
+	}
+	o.users = users
+	return o, nil
+}
+
+// readConfig applies a config file to fs and returns its users. The format:
+//
+//	# a comment (whole lines only: values may hold '#')
+//	data = /var/lib/glint
+//	mysql_listen = 0.0.0.0:9306
+//	max_allowed_packet = 64M
+//	user = alice:secret       # repeatable: name:password (the first ':' splits)
+//
+// Keys are the flag names, with '_' or '-'; a value may be double-quoted (Go
+// syntax). Keys on the command line are skipped. An unknown key, a key given
+// twice or a bad value is an error naming the file and line.
+func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool) (map[string]string, error) {
+	seen := map[string]int{}
+	var users map[string]string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		where := fmt.Sprintf("config %s:%d", name, line)
+		k, v, ok := strings.Cut(text, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s: expected key = value, got %q", where, text)
+		}
+		key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
+		value := strings.TrimSpace(v)
+		if strings.HasPrefix(value, `"`) {
+			uq, err := strconv.Unquote(value)
+			if err != nil {
+				return nil, fmt.Errorf("%s: bad quoted value %s", where, value)
+			}
+			value = uq
+		}
+		if key == "user" {
+			user, password, ok := strings.Cut(value, ":")
+			if !ok || user == "" {
+				return nil, fmt.Errorf("%s: user: expected name:password, got %q", where, value)
+			}
+			if users == nil {
+				users = map[string]string{}
+			}
+			if _, dup := users[user]; dup {
+				return nil, fmt.Errorf("%s: user %q is listed twice", where, user)
+			}
+			users[user] = password
+			continue
+		}
+		if fs.Lookup(key) == nil || flagOnly[key] {
+			return nil, fmt.Errorf("%s: unknown key %q", where, strings.TrimSpace(k))
+		}
+		if first, dup := seen[key]; dup {
+			return nil, fmt.Errorf("%s: key %q is set twice (first on line %d)", where, strings.TrimSpace(k), first)
+		}
+		seen[key] = line
+		if skip[key] {
+			continue
+		}
+		if err := fs.Set(key, value); err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", where, strings.TrimSpace(k), err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", name, err)
+	}
+	return users, nil
+}
+
+// byteSize is a size flag: bytes, or a number with K, M or G (powers of 1024),
+// optionally followed by B.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult, t = 1<<10, t[:n-1]
+		case 'M':
+			mult, t = 1<<20, t[:n-1]
+		case 'G':
+			mult, t = 1<<30, t[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return errors.New("expected a positive size such as 1048576, 512K, 64M or 1G")
+	}
+	*b = byteSize(n * mult)
+	return nil
+}

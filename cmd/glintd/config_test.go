@@ -1,0 +1,121 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "glint.conf")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+	return p
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	o, err := parseOptions(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "./data", o.data)
+	assert.Equal(t, "127.0.0.1:9306", o.mysqlListen)
+	assert.Equal(t, "127.0.0.1:9308", o.httpListen)
+	assert.Equal(t, byteSize(64<<20), o.maxAllowedPacket)
+	assert.Equal(t, 8*time.Hour, o.idleTimeout)
+	assert.Nil(t, o.users)
+}
+
+func TestConfigFile(t *testing.T) {
+	p := writeConfig(t, `
+# comment
+data = /srv/glint
+mysql_listen = 0.0.0.0:3306
+http-listen = "127.0.0.1:0"
+max_allowed_packet = 16M
+idle_timeout = 1h
+sync_writes = true
+snippets_file_prefix = /srv/files
+user = alice:se:cret#1
+user = bob:
+`)
+	o, err := parseOptions([]string{"--config", p, "--data", "/override", "--max-allowed-packet=1024"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "/override", o.data, "flags win over the file")
+	assert.Equal(t, byteSize(1024), o.maxAllowedPacket)
+	assert.Equal(t, "0.0.0.0:3306", o.mysqlListen)
+	assert.Equal(t, "127.0.0.1:0", o.httpListen)
+	assert.Equal(t, time.Hour, o.idleTimeout)
+	assert.True(t, o.syncWrites)
+	assert.Equal(t, "/srv/files", o.snippetsFilePrefix)
+	assert.Equal(t, map[string]string{"alice": "se:cret#1", "bob": ""}, o.users)
+}
+
+func TestConfigFileErrors(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"unknown key", "data = x\n\ncolour = blue\n", `:3: unknown key "colour"`},
+		{"flag-only key", "config = other.conf\n", `:1: unknown key "config"`},
+		{"no equals sign", "data\n", `:1: expected key = value, got "data"`},
+		{"bad size", "max_allowed_packet = lots\n", `:1: max_allowed_packet: expected a positive size`},
+		{"bad duration", "idle_timeout = soon\n", `:1: idle_timeout: parse error`},
+		{"twice", "data = a\ndata = b\n", `:2: key "data" is set twice (first on line 1)`},
+		{"bad user", "user = alice\n", `:1: user: expected name:password`},
+		{"user twice", "user = a:1\nuser = a:2\n", `:2: user "a" is listed twice`},
+		{"bad quotes", "data = \"x\n", `:1: bad quoted value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeConfig(t, tt.text)
+			_, err := parseOptions([]string{"--config", p}, io.Discard)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "config "+p+tt.want)
+		})
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"1048576", 1 << 20, true},
+		{"512K", 512 << 10, true},
+		{"64M", 64 << 20, true},
+		{"64mb", 64 << 20, true},
+		{"1G", 1 << 30, true},
+		{"0", 0, false},
+		{"-1", 0, false},
+		{"M", 0, false},
+		{"99999999999G", 0, false},
+	}
+	for _, tt := range tests {
+		var b byteSize
+		err := b.Set(tt.in)
+		if !tt.ok {
+			assert.Error(t, err, tt.in)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, int64(b), tt.in)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	var out stringWriter
+	assert.Equal(t, 0, run([]string{"--version"}, &out, io.Discard))
+	assert.Contains(t, string(out), "glintd ")
+}
+
+func TestBadFlagExits2(t *testing.T) {
+	assert.Equal(t, 2, run([]string{"--nope"}, io.Discard, io.Discard))
+}
+
+type stringWriter []byte
+
+func (w *stringWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/server"
+	"github.com/glint-search/glint/sql"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is glintd from its arguments to its exit status: 0 after a clean
+// shutdown, 1 when it cannot start or serve, 2 for bad flags or config.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "glintd:", err)
+		return 2
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "glintd %s (MySQL protocol 8.0.36-glint-%s)\n", sql.Version, sql.Version)
+		return 0
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	db, err := index.Open(index.DefaultOptions(o.data).WithSyncWrites(o.syncWrites))
+	if err != nil {
+		fmt.Fprintf(stderr, "glintd: opening %s: %v\n", o.data, err)
+		return 1
+	}
+	eng := sql.NewEngine(db)
+	srv := server.New(server.SessionFunc(func(user string) server.Session {
+		return eng.NewSession(user)
+	}), server.Config{
+		Version:          sql.Version,
+		Users:            o.users,
+		MaxAllowedPacket: int(o.maxAllowedPacket),
+		MaxPreparedStmts: o.maxPreparedStmts,
+		HandshakeTimeout: o.handshakeTimeout,
+		IdleTimeout:      o.idleTimeout,
+		ReadTimeout:      o.readTimeout,
+		WriteTimeout:     o.writeTimeout,
+		MaxHTTPBody:      int64(o.maxHTTPBody),
+		Logger:           log,
+	})
+	// o.snippetsFilePrefix is accepted now; CALL SNIPPETS(load_files) will use it.
+
+	status := serve(ctx, srv, o, stdout, log)
+	if err := db.Close(); err != nil {
+		log.Error("glintd: closing storage", "err", err)
+		return 1
+	}
+	log.Info("glintd: stopped")
+	return status
+}
+
+// serve listens, prints one ready line per listener, serves until ctx is done
+// (a signal) or a listener fails, and shuts the server down.
+func serve(ctx context.Context, srv *server.Server, o *options, stdout io.Writer, log *slog.Logger) int {
+	ml, err := net.Listen("tcp", o.mysqlListen)
+	if err != nil {
+		log.Error("glintd: mysql listener", "err", err)
+		return 1
+	}
+	hl, err := net.Listen("tcp", o.httpListen)
+	if err != nil {
+		ml.Close()
+		log.Error("glintd: http listener", "err", err)
+		return 1
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.ServeMySQL(ml) }()
+	go func() { errc <- srv.ServeHTTPAPI(hl) }()
+	fmt.Fprintf(stdout, "glintd: mysql listening on %s\n", ml.Addr())
+	fmt.Fprintf(stdout, "glintd: http listening on %s\n", hl.Addr())
+
+	status := 0
+	select {
+	case <-ctx.Done():
+		log.Info("glintd: shutting down", "grace", o.shutdownTimeout)
+	case err := <-errc:
+		log.Error("glintd: serving", "err", err)
+		status = 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("glintd: statements still running at the end of the grace period were cancelled", "err", err)
+	}
+	log.Info("glintd: connections closed; closing storage")
+	return status
+}

@@ -1,0 +1,179 @@
+// Package docstore keeps the stored text fields of documents: it encodes the
+// fields of one document into one compressed record, decodes records (all fields
+// or a chosen few), and reads batches of records from badger in one transaction.
+// It knows nothing of tables or schemas: the caller chooses the keys and the
+// order of the fields.
+package docstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/klauspost/compress/s2"
+)
+
+// Sentinel errors. Callers test them with errors.Is.
+var (
+	ErrCorrupt  = errors.New("docstore: corrupt record")
+	ErrNotFound = errors.New("docstore: no record")
+)
+
+// Record codecs: the first byte of every record.
+const (
+	codecRaw = 0 // fields as they are
+	codecS2  = 1 // fields compressed with s2
+)
+
+// minCompress is the smallest payload worth compressing.
+const minCompress = 128
+
+// Encoder encodes records. The zero value is ready; it keeps a scratch buffer
+// between calls and is not safe for concurrent use.
+type Encoder struct {
+	raw []byte
+}
+
+// Append appends the record of fields to dst and returns the extended slice.
+//
+// The layout of a record: one codec byte, then the payload, compressed with s2
+// when that saves space. The payload is uvarint(len(fields)), then
+// uvarint(len(field)) for each field, then the bytes of every field in order.
+func (e *Encoder) Append(dst []byte, fields []string) []byte {
+	raw := binary.AppendUvarint(e.raw[:0], uint64(len(fields)))
+	for _, f := range fields {
+		raw = binary.AppendUvarint(raw, uint64(len(f)))
+	}
+	for _, f := range fields {
+		raw = append(raw, f...)
+	}
+	e.raw = raw
+	if len(raw) < minCompress {
+		dst = append(dst, codecRaw)
+		return append(dst, raw...)
+	}
+	at := len(dst)
+	need := 1 + s2.MaxEncodedLen(len(raw))
+	if cap(dst)-at < need {
+		grown := make([]byte, at, at+need+(at+need)/4)
+		copy(grown, dst)
+		dst = grown
+	}
+	enc := s2.Encode(dst[at+1:at+need], raw)
+	if len(enc) >= len(raw) {
+		dst = append(dst[:at], codecRaw)
+		return append(dst, raw...)
+	}
+	dst = dst[:at+1+len(enc)]
+	dst[at] = codecS2
+	return dst
+}
+
+// Decoder decodes records. The zero value is ready; it keeps a scratch buffer
+// between calls and is not safe for concurrent use.
+type Decoder struct {
+	raw []byte
+}
+
+// Decode appends fields of rec to out and returns the extended slice: all of
+// them when want is nil, else field want[j] as the j-th appended string ("" for
+// a field the record does not have). The strings do not share rec's memory.
+func (d *Decoder) Decode(rec []byte, want []int, out []string) ([]string, error) {
+	if len(rec) == 0 {
+		return out, ErrCorrupt
+	}
+	payload := rec[1:]
+	switch rec[0] {
+	case codecRaw:
+	case codecS2:
+		n, err := s2.DecodedLen(payload)
+		if err != nil {
+			return out, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		if cap(d.raw) < n {
+			d.raw = make([]byte, n)
+		}
+		if payload, err = s2.Decode(d.raw[:n], payload); err != nil {
+			return out, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	default:
+		return out, fmt.Errorf("%w: codec %d", ErrCorrupt, rec[0])
+	}
+	nf, k := binary.Uvarint(payload)
+	if k <= 0 || nf > uint64(len(payload)) {
+		return out, ErrCorrupt
+	}
+	// Field i occupies payload[data+off[i] : data+off[i+1]].
+	var offs [16]int
+	lens := offs[:0]
+	if nf > uint64(len(offs)) {
+		lens = make([]int, 0, nf)
+	}
+	p := k
+	total := 0
+	for i := uint64(0); i < nf; i++ {
+		l, k := binary.Uvarint(payload[p:])
+		if k <= 0 || l > uint64(len(payload)) {
+			return out, ErrCorrupt
+		}
+		p += k
+		lens = append(lens, int(l))
+		total += int(l)
+	}
+	data := payload[p:]
+	if total != len(data) {
+		return out, ErrCorrupt
+	}
+	field := func(i int) string {
+		if i < 0 || i >= len(lens) {
+			return ""
+		}
+		at := 0
+		for _, l := range lens[:i] {
+			at += l
+		}
+		return string(data[at : at+lens[i]])
+	}
+	if want == nil {
+		for i := range lens {
+			out = append(out, field(i))
+		}
+		return out, nil
+	}
+	for _, i := range want {
+		out = append(out, field(i))
+	}
+	return out, nil
+}
+
+// Read reads the records under keys in txn and calls fn with the decoded fields
+// of each (selected by want, as in Decoder.Decode), in the order of keys. The
+// fields slice is reused between calls; the strings in it are not. A missing key
+// is an error wrapping ErrNotFound; an error from fn stops the reading and is
+// returned.
+func Read(txn *badger.Txn, keys [][]byte, want []int, fn func(i int, fields []string) error) error {
+	var d Decoder
+	var fields []string
+	for i, key := range keys {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return fmt.Errorf("%w: key %x", ErrNotFound, key)
+		}
+		if err != nil {
+			return err
+		}
+		err = item.Value(func(rec []byte) error {
+			var err error
+			fields, err = d.Decode(rec, want, fields[:0])
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := fn(i, fields); err != nil {
+			return err
+		}
+	}
+	return nil
+}

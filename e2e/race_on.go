@@ -1,0 +1,6 @@
+//go:build race
+
+package e2e
+
+// raceEnabled: the tests run with -race, so glintd is built with it too.
+const raceEnabled = true

@@ -1,0 +1,284 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"runtime"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/glint-search/glint/docstore"
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// arena hands out long-lived copies of keys and values for a badger
+// WriteBatch, which keeps the slices it is given until it is flushed.
+type arena struct{ chunk []byte }
+
+const arenaChunk = 1 << 20
+
+func (a *arena) copy(b []byte) []byte {
+	if len(b) > arenaChunk/4 {
+		return append([]byte(nil), b...)
+	}
+	if cap(a.chunk)-len(a.chunk) < len(b) {
+		a.chunk = make([]byte, 0, arenaChunk)
+	}
+	at := len(a.chunk)
+	a.chunk = append(a.chunk, b...)
+	return a.chunk[at:len(a.chunk):len(a.chunk)]
+}
+
+// buildSegment makes segment seg of docs: it passes every posting list and
+// docstore record to put, and returns the segment's in-memory form.
+func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, nextID uint64,
+	put func(key, val []byte) error) (*segment, error) {
+	l := t.layout
+	n := len(docs)
+	nf := len(l.indexed)
+	s := &segment{
+		seg:    seg,
+		ids:    make([]uint64, n),
+		nf:     nf,
+		lens:   make([]uint32, n*nf),
+		attrs:  make([]attrColumn, len(l.schema.Columns)),
+		nextID: nextID,
+	}
+	for _, col := range l.attrs {
+		c := newAttrColumn(l.schema.Columns[col].Type, n)
+		for ord, d := range docs {
+			c.set(ord, d.vals[col])
+		}
+		s.attrs[col] = c
+	}
+	for ord, d := range docs {
+		s.ids[ord] = d.id
+	}
+	s.index()
+
+	workers := min(runtime.GOMAXPROCS(0), maxBuildWorkers, max(1, n/minDocsPerWorker))
+	var g errGroup
+
+	// Stored text, in the background.
+	if len(l.stored) > 0 {
+		g.Go(func() error {
+			var mem arena
+			var enc docstore.Encoder
+			var rec []byte
+			fields := make([]string, len(l.stored))
+			for ord, d := range docs {
+				for k, col := range l.stored {
+					fields[k] = d.vals[col].(string)
+				}
+				rec = enc.Append(rec[:0], fields)
+				key := mem.copy(appendDocKey(nil, t.tid, seg, uint32(ord)))
+				if err := put(key, mem.copy(rec)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+
+	// Postings, one field at a time. The workers tokenize a share of the
+	// documents each into their own term dictionary and a flat slice of
+	// occurrences in (ord, pos) order; the dictionaries are merged, the
+	// occurrences grouped by term with a counting sort (which keeps that order
+	// within a term), and the workers encode a share of the terms each.
+	parts := make([]tokenized, workers)
+	var grouped []ordPos
+	var starts []uint32
+	for f, col := range l.indexed {
+		var tg errGroup
+		for p := range parts {
+			lo, hi := p*n/workers, (p+1)*n/workers
+			tg.Go(func() error { return parts[p].tokenize(ctx, t.tok, s, f, col, docs, lo, hi) })
+		}
+		if err := tg.Wait(); err != nil {
+			g.Wait()
+			return nil, err
+		}
+		dict := parts[0].dict
+		total := len(parts[0].occs)
+		for p := 1; p < workers; p++ {
+			part := &parts[p]
+			part.remap = part.remap[:0]
+			for id := range part.dict.len() {
+				part.remap = append(part.remap, dict.id(part.dict.term(uint32(id))))
+			}
+			total += len(part.occs)
+		}
+		nterms := dict.len()
+		starts = append(starts[:0], make([]uint32, nterms+1)...)
+		for p := range parts {
+			for _, o := range parts[p].occs {
+				starts[parts[p].global(o.term)+1]++
+			}
+		}
+		for i := 1; i < len(starts); i++ {
+			starts[i] += starts[i-1]
+		}
+		if cap(grouped) < total {
+			grouped = make([]ordPos, total)
+		}
+		grouped = grouped[:total]
+		next := append([]uint32(nil), starts[:nterms]...)
+		for p := range parts {
+			for _, o := range parts[p].occs {
+				id := parts[p].global(o.term)
+				grouped[next[id]] = ordPos{ord: o.ord, pos: o.pos}
+				next[id]++
+			}
+		}
+		var eg errGroup
+		for w := range workers {
+			lo, hi := w*nterms/workers, (w+1)*nterms/workers
+			eg.Go(func() error {
+				var mem arena
+				var val, key []byte
+				var ords []uint32
+				bm := roaring.New()
+				for id := lo; id < hi; id++ {
+					group := grouped[starts[id]:starts[id+1]]
+					val, ords = encodeOccurrences(val[:0], bm, ords, group)
+					key = appendPostingKey(key[:0], t.tid, seg, byte(f), dict.term(uint32(id)))
+					if err := put(mem.copy(key), mem.copy(val)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+		if err := eg.Wait(); err != nil {
+			g.Wait()
+			return nil, err
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	s.index()
+	return s, nil
+}
+
+const (
+	maxBuildWorkers  = 4
+	minDocsPerWorker = 32
+)
+
+// tokenized is one worker's share of one field of a segment being built.
+type tokenized struct {
+	it    tokenize.Iter
+	dict  *termDict
+	occs  []occurrence
+	remap []uint32 // local term id -> id in the merged dictionary (all but the first worker)
+}
+
+func (p *tokenized) global(id uint32) uint32 {
+	if p.remap == nil {
+		return id
+	}
+	return p.remap[id]
+}
+
+// tokenize collects the occurrences of field f (column col) of docs[lo:hi] and
+// records the field lengths in s.lens.
+func (p *tokenized) tokenize(ctx context.Context, tok *tokenize.Tokenizer, s *segment, f, col int,
+	docs []pendingDoc, lo, hi int) error {
+	p.dict = newTermDict()
+	p.remap = nil
+	size := 0
+	for _, d := range docs[lo:hi] {
+		size += len(d.vals[col].(string))
+	}
+	if est := size/5 + 16; cap(p.occs) < est { // about one word per 5-6 bytes
+		p.occs = make([]occurrence, 0, est)
+	}
+	p.occs = p.occs[:0]
+	for ord := lo; ord < hi; ord++ {
+		if ord%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		p.it.Reset(tok, docs[ord].vals[col].(string))
+		for p.it.Next() {
+			id := p.dict.id(p.it.Term())
+			p.occs = append(p.occs, occurrence{term: id, ord: uint32(ord), pos: uint32(p.it.Pos())})
+		}
+		s.lens[ord*s.nf+f] = uint32(p.it.Pos())
+	}
+	return nil
+}
+
+// errGroup runs functions in goroutines and keeps the first error.
+type errGroup struct {
+	wg   sync.WaitGroup
+	once sync.Once
+	err  error
+}
+
+func (g *errGroup) Go(fn func() error) {
+	g.wg.Go(func() {
+		if err := fn(); err != nil {
+			g.once.Do(func() { g.err = err })
+		}
+	})
+}
+
+func (g *errGroup) Wait() error {
+	g.wg.Wait()
+	return g.err
+}
+
+// occurrence is one word of a field: term id, document ordinal, position.
+type occurrence struct{ term, ord, pos uint32 }
+
+type ordPos struct{ ord, pos uint32 }
+
+// encodeOccurrences appends the posting list of the occurrences of one term
+// (in (ord, pos) order) to dst; bm and ords are scratch space.
+func encodeOccurrences(dst []byte, bm *roaring.Bitmap, ords []uint32, occs []ordPos) ([]byte, []uint32) {
+	ords = ords[:0]
+	for i, o := range occs {
+		if i == 0 || o.ord != occs[i-1].ord {
+			ords = append(ords, o.ord)
+		}
+	}
+	bm.Clear()
+	bm.AddMany(ords)
+	dst = append(dst, postingVersion)
+	dst = binary.AppendUvarint(dst, uint64(len(occs)))
+	dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
+	w := appendWriter{dst}
+	_, _ = bm.WriteTo(&w) // appendWriter does not fail
+	dst = w.b
+	// Counts: one uvarint per ordinal; reserve the length's room (at most 5 bytes) later.
+	at := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0)
+	countsAt := len(dst)
+	n := uint64(0)
+	for i, o := range occs {
+		n++
+		if i+1 == len(occs) || occs[i+1].ord != o.ord {
+			dst = binary.AppendUvarint(dst, n)
+			n = 0
+		}
+	}
+	countsLen := len(dst) - countsAt
+	// Move the counts right after their length.
+	var lenBuf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(lenBuf[:], uint64(countsLen))
+	copy(dst[at:], lenBuf[:k])
+	copy(dst[at+k:], dst[countsAt:])
+	dst = dst[:at+k+countsLen]
+	var last uint32
+	for i, o := range occs {
+		if i == 0 || o.ord != occs[i-1].ord {
+			last = 0
+		}
+		dst = binary.AppendUvarint(dst, uint64(o.pos-last))
+		last = o.pos
+	}
+	return dst, ords
+}

@@ -1,0 +1,442 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// DB is the storage engine: a catalog of tables, each an inverted index plus
+// attributes, and the document store, all in one badger database.
+// Methods are safe for concurrent use.
+type DB struct {
+	bdb *badger.DB
+
+	// wmu orders badger writes against what must run alone: table writes and
+	// DDL hold it shared; DropPrefix (which makes concurrent badger writes fail)
+	// and Close hold it exclusively.
+	wmu    sync.RWMutex
+	closed bool
+
+	mu        sync.RWMutex
+	tables    map[string]*Table // by lower-case name
+	nextTable uint32            // guarded by wmu (exclusive) or mu
+}
+
+// catalogEntry is the JSON value of a table's catalog key.
+type catalogEntry struct {
+	ID     uint32 // table id, the prefix of all its keys; a TRUNCATE gives a new one
+	NextID uint64 // floor of the next auto id (kept across TRUNCATE)
+	Schema Schema
+}
+
+// badgerLogger passes badger's warnings and errors to a *log.Logger.
+type badgerLogger struct{ l *log.Logger }
+
+func (b badgerLogger) Errorf(f string, a ...any) {
+	if b.l != nil {
+		b.l.Printf("badger error: "+strings.TrimSuffix(f, "\n"), a...)
+	}
+}
+
+func (b badgerLogger) Warningf(f string, a ...any) {
+	if b.l != nil {
+		b.l.Printf("badger warning: "+strings.TrimSuffix(f, "\n"), a...)
+	}
+}
+func (badgerLogger) Infof(string, ...any)  {}
+func (badgerLogger) Debugf(string, ...any) {}
+
+// badgerOptions tunes badger for modest memory (see notes/stack.md).
+func badgerOptions(o Options) badger.Options {
+	dir := o.Dir
+	threshold := int64(1 << 10) // larger values go to the value log
+	if o.InMemory {
+		// No value log in memory: every value stays in the LSM tree, and
+		// badger refuses values above the threshold.
+		dir = ""
+		threshold = 1 << 20
+	}
+	return badger.DefaultOptions(dir).
+		WithInMemory(o.InMemory).
+		WithSyncWrites(o.SyncWrites).
+		WithLogger(badgerLogger{o.Logger}).
+		WithMemTableSize(32 << 20).
+		WithNumMemtables(3).
+		WithBlockCacheSize(16 << 20).
+		WithIndexCacheSize(16 << 20).
+		WithValueLogFileSize(64 << 20).
+		WithValueThreshold(threshold).
+		WithNumCompactors(2).
+		WithMetricsEnabled(false)
+}
+
+// Open opens or creates the database described by o, recovering every table.
+func Open(o Options) (*DB, error) {
+	bdb, err := badger.Open(badgerOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("index: open %s: %w", o.Dir, err)
+	}
+	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1}
+	if err := db.recover(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// recover loads the catalog and every table, and removes the leftovers of
+// statements and DDL interrupted by a crash.
+func (db *DB) recover() error {
+	var entries []catalogEntry
+	var garbage [][]byte
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		if item, err := txn.Get(keyNextTable); err == nil {
+			if err := item.Value(func(v []byte) error {
+				if len(v) != 4 {
+					return fmt.Errorf("%w: next table id", errCorrupt)
+				}
+				db.nextTable = binary.BigEndian.Uint32(v)
+				return nil
+			}); err != nil {
+				return err
+			}
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixCatalog}})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var e catalogEntry
+			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &e) }); err != nil {
+				return fmt.Errorf("index: catalog entry %q: %w", it.Item().Key(), err)
+			}
+			entries = append(entries, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	live := map[uint32]bool{}
+	for _, e := range entries {
+		t := newTable(db, e)
+		live[e.ID] = true
+		db.nextTable = max(db.nextTable, e.ID+1)
+		pending, err := t.load()
+		if err != nil {
+			return fmt.Errorf("index: table %s: %w", e.Schema.Name, err)
+		}
+		garbage = append(garbage, pending...)
+		db.tables[strings.ToLower(e.Schema.Name)] = t
+	}
+	// Tables dropped or truncated whose data was not yet removed.
+	err = db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixTable}})
+		defer it.Close()
+		for it.Seek([]byte{prefixTable}); it.Valid(); {
+			key := it.Item().Key()
+			if len(key) < 5 {
+				it.Next()
+				continue
+			}
+			tid := keyTable(key)
+			db.nextTable = max(db.nextTable, tid+1)
+			if !live[tid] {
+				garbage = append(garbage, tableKey(tid))
+			}
+			if tid == ^uint32(0) {
+				break
+			}
+			it.Seek(tableKey(tid + 1))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(garbage) > 0 {
+		if err := db.bdb.DropPrefix(garbage...); err != nil {
+			return fmt.Errorf("index: removing leftovers: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close waits for running writes and closes the storage. Later calls return nil.
+func (db *DB) Close() error {
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	if db.closed {
+		return nil
+	}
+	db.closed = true
+	return db.bdb.Close()
+}
+
+func validateSchema(s *Schema) error {
+	if s.Name == "" {
+		return fmt.Errorf("%w: empty table name", ErrBadSchema)
+	}
+	seen := map[string]bool{"id": true}
+	indexed := 0
+	for _, c := range s.Columns {
+		name := strings.ToLower(c.Name)
+		if name == "" {
+			return fmt.Errorf("%w: empty column name", ErrBadSchema)
+		}
+		if seen[name] {
+			return fmt.Errorf("%w: duplicate column %q", ErrBadSchema, c.Name)
+		}
+		seen[name] = true
+		if c.Type < TypeText || c.Type > TypeJSON {
+			return fmt.Errorf("%w: column %q has unknown type %d", ErrBadSchema, c.Name, c.Type)
+		}
+		if c.Type == TypeText && c.Indexed {
+			indexed++
+		}
+		if c.Type != TypeText && (c.Indexed || c.Stored) {
+			return fmt.Errorf("%w: column %q: only text columns are indexed or stored", ErrBadSchema, c.Name)
+		}
+	}
+	if indexed > 256 {
+		return fmt.Errorf("%w: more than 256 indexed text columns", ErrBadSchema)
+	}
+	return nil
+}
+
+func cloneSchema(s Schema) Schema {
+	s.Columns = slices.Clone(s.Columns)
+	s.Settings = slices.Clone(s.Settings)
+	return s
+}
+
+// putCatalog writes a catalog entry and the next table id in txn.
+func (db *DB) putCatalog(txn *badger.Txn, e catalogEntry) error {
+	v, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := txn.Set(catalogKey(strings.ToLower(e.Schema.Name)), v); err != nil {
+		return err
+	}
+	return txn.Set(keyNextTable, binary.BigEndian.AppendUint32(nil, db.nextTable))
+}
+
+// CreateTable creates a table. ErrTableExists if the name is taken.
+func (db *DB) CreateTable(s Schema) error {
+	s = cloneSchema(s)
+	if err := validateSchema(&s); err != nil {
+		return err
+	}
+	db.wmu.RLock()
+	defer db.wmu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	lower := strings.ToLower(s.Name)
+	if _, ok := db.tables[lower]; ok {
+		return fmt.Errorf("%w: %s", ErrTableExists, s.Name)
+	}
+	e := catalogEntry{ID: db.nextTable, NextID: 1, Schema: s}
+	db.nextTable++
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) }); err != nil {
+		return fmt.Errorf("index: create table %s: %w", s.Name, err)
+	}
+	db.tables[lower] = newTable(db, e)
+	return nil
+}
+
+// DropTable removes a table and all its data. ErrNoSuchTable if missing.
+func (db *DB) DropTable(name string) error {
+	db.wmu.Lock() // no table write runs; DropPrefix needs that
+	defer db.wmu.Unlock()
+	if db.closed {
+		return ErrClosed
+	}
+	lower := strings.ToLower(name)
+	db.mu.Lock()
+	t, ok := db.tables[lower]
+	if !ok {
+		db.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoSuchTable, name)
+	}
+	tid := t.tid
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(catalogKey(lower)) }); err != nil {
+		db.mu.Unlock()
+		return fmt.Errorf("index: drop table %s: %w", name, err)
+	}
+	delete(db.tables, lower)
+	t.dropped = true
+	db.mu.Unlock()
+	// The table is gone; its keys are garbage that Open also removes.
+	if err := db.bdb.DropPrefix(tableKey(tid)); err != nil {
+		return fmt.Errorf("index: drop table %s: removing data: %w", name, err)
+	}
+	return nil
+}
+
+// TruncateTable removes every document of a table, keeping its schema.
+func (db *DB) TruncateTable(name string) error {
+	db.wmu.Lock()
+	defer db.wmu.Unlock()
+	if db.closed {
+		return ErrClosed
+	}
+	db.mu.Lock()
+	t, ok := db.tables[strings.ToLower(name)]
+	if !ok {
+		db.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNoSuchTable, name)
+	}
+	old := t.tid
+	e := catalogEntry{ID: db.nextTable, NextID: t.nextID, Schema: *t.schema}
+	db.nextTable++
+	err := db.bdb.Update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) })
+	if err != nil {
+		db.mu.Unlock()
+		return fmt.Errorf("index: truncate table %s: %w", name, err)
+	}
+	t.reset(e.ID)
+	db.mu.Unlock()
+	if err := db.bdb.DropPrefix(tableKey(old)); err != nil {
+		return fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
+	}
+	return nil
+}
+
+// TableNames lists the tables in byte order of their names.
+func (db *DB) TableNames() []string {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	names := make([]string, 0, len(db.tables))
+	for _, t := range db.tables {
+		names = append(names, t.schema.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Table returns the named table (names are case-insensitive). ErrNoSuchTable if missing.
+func (db *DB) Table(name string) (*Table, error) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	t, ok := db.tables[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoSuchTable, name)
+	}
+	return t, nil
+}
+
+// load reads the table's segments from badger. It returns the key prefixes of
+// segments that were staged but never registered (to be dropped).
+func (t *Table) load() ([][]byte, error) {
+	var garbage [][]byte
+	var segs []*segment
+	err := t.db.bdb.View(func(txn *badger.Txn) error {
+		// Staged, unregistered segments.
+		err := iteratePrefix(txn, kindKey(t.tid, kindPending), false, func(key, _ []byte) error {
+			seg := keySeg(key)
+			garbage = append(garbage,
+				segKey(t.tid, kindPending, seg),
+				segKey(t.tid, kindPosting, seg),
+				segKey(t.tid, kindDoc, seg))
+			t.nextSeg = max(t.nextSeg, seg+1)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = iteratePrefix(txn, kindKey(t.tid, kindSeg), true, func(key, val []byte) error {
+			s, err := decodeSegMeta(keySeg(key), val)
+			if err != nil {
+				return err
+			}
+			segs = append(segs, s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range segs {
+			if s.nf != len(t.layout.indexed) {
+				return fmt.Errorf("%w: segment %d has %d fields", errCorrupt, s.seg, s.nf)
+			}
+			item, err := txn.Get(segKey(t.tid, kindAttr, s.seg))
+			if err != nil {
+				return fmt.Errorf("segment %d attributes: %w", s.seg, err)
+			}
+			if err := item.Value(func(v []byte) error { return decodeAttrs(t.layout, s, v) }); err != nil {
+				return err
+			}
+			item, err = txn.Get(segKey(t.tid, kindDeleted, s.seg))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			err = item.Value(func(v []byte) error {
+				bm := roaring.New()
+				if _, err := bm.FromUnsafeBytes(bytes.Clone(v)); err != nil {
+					return fmt.Errorf("%w: segment %d deletions: %v", errCorrupt, s.seg, err)
+				}
+				s.deleted = bm
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range segs {
+		t.nextSeg = max(t.nextSeg, s.seg+1)
+		t.nextID = max(t.nextID, s.nextID)
+	}
+	t.snap.Store(newSnapshot(t, segs))
+	return garbage, nil
+}
+
+// iteratePrefix calls fn for every key under prefix (with its value if values).
+func iteratePrefix(txn *badger.Txn, prefix []byte, values bool, fn func(key, val []byte) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: values, PrefetchSize: 16})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		var err error
+		if values {
+			err = item.Value(func(v []byte) error { return fn(item.Key(), v) })
+		} else {
+			err = fn(item.Key(), nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tokenizerFor builds the tokenizer of a schema's settings.
+func tokenizerFor(s *Schema) *tokenize.Tokenizer {
+	tok, err := tokenize.New(tokenize.Settings{})
+	if err != nil { // cannot happen with empty settings
+		panic(err)
+	}
+	return tok
+}

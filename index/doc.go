@@ -1,0 +1,50 @@
+// Package index is glint's storage engine: a catalog of tables, each an
+// inverted index (roaring bitmaps plus word positions) with attribute columns
+// and a document store, all in one badger database.
+//
+// A worked example:
+//
+//	db, _ := index.Open(index.DefaultOptions("./data"))
+//	defer db.Close()
+//	_ = db.CreateTable(index.Schema{Name: "books", Columns: []index.Column{
+//		{Name: "title", Type: index.TypeText, Indexed: true, Stored: true},
+//		{Name: "year", Type: index.TypeUint},
+//	}})
+//	t, _ := db.Table("books")
+//	_ = t.Write(ctx, func(w *index.Writer) error {
+//		_, err := w.Insert([]index.Document{
+//			{ID: 1, Values: []index.Value{"The Quick Brown Fox", int64(1999)}},
+//			{Values: []index.Value{"A lazy dog", int64(2001)}}, // gets id 2
+//		})
+//		return err
+//	})
+//	snap := t.Snapshot()
+//	q, _ := query.Parse("quick fox", t.Tokenizer())
+//	matches, _ := snap.Search(ctx, q) // one Match: id 1
+//	texts, _ := snap.Stored(ctx, []index.DocRef{matches[0].Ref}, []int{0})
+//	// snap.ID(matches[0].Ref) == 1, texts[0][0] == "The Quick Brown Fox",
+//	// snap.Attr(matches[0].Ref, 1) == int64(1999)
+//
+// # Writes
+//
+// Each Write that inserts documents makes one new immutable segment. Its
+// posting lists and stored text are written first, with a badger WriteBatch
+// (so a statement is not limited by badger's transaction size), under keys that
+// no reader looks at; then one small transaction registers the segment together
+// with the statement's deletions and attribute updates. A crash between the
+// two leaves garbage that Open removes, so every statement is all or nothing,
+// and an acknowledged one survives kill -9 (and power loss with SyncWrites).
+// See keys.go for the key layout.
+//
+// # Reads
+//
+// A Snapshot is an immutable view (segments, deletions, attributes, an id
+// map) that readers take without locks; Write builds the next one copy on
+// write and swaps it in after its commit. Posting lists are read from badger
+// per Search; stored text per Stored call, in one read transaction.
+//
+// # Weights
+//
+// Search weights are 1 + round(1000 * BM25) over the whole table; see
+// Snapshot.Search.
+package index

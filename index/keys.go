@@ -1,0 +1,80 @@
+package index
+
+import "encoding/binary"
+
+// Key layout of the badger database (all integers big-endian, so keys of one
+// kind sort by number):
+//
+//	'm' "nexttable"                          -> uint32: the next table id (never reused)
+//	'c' <lower-case table name>              -> JSON catalogEntry (schema, table id, id floor)
+//	't' <tid:4> 'Q' <seg:4>                  -> empty: segment seg is being staged
+//	't' <tid:4> 'P' <seg:4> <field:1> <term> -> posting list (postings.go)
+//	't' <tid:4> 'D' <seg:4> <ord:4>          -> docstore record of the stored text fields
+//	't' <tid:4> 'S' <seg:4>                  -> segment meta: ids, field lengths (segment.go)
+//	't' <tid:4> 'A' <seg:4>                  -> attribute columns of the segment (segment.go)
+//	't' <tid:4> 'X' <seg:4>                  -> roaring bitmap of deleted ordinals
+//
+// A segment is visible once its 'S' key exists; 'P' and 'D' keys are written
+// before that (under a 'Q' marker) and are garbage if the 'S' key never comes.
+const (
+	prefixMeta    = 'm'
+	prefixCatalog = 'c'
+	prefixTable   = 't'
+
+	kindPending = 'Q'
+	kindPosting = 'P'
+	kindDoc     = 'D'
+	kindSeg     = 'S'
+	kindAttr    = 'A'
+	kindDeleted = 'X'
+)
+
+var keyNextTable = []byte("mnexttable")
+
+func catalogKey(lowerName string) []byte {
+	return append([]byte{prefixCatalog}, lowerName...)
+}
+
+// tableKey is the prefix of every key of table tid.
+func tableKey(tid uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{prefixTable}, tid)
+}
+
+// kindKey is the prefix of every key of one kind in table tid.
+func kindKey(tid uint32, kind byte) []byte {
+	return append(tableKey(tid), kind)
+}
+
+// segKey is the key (or prefix) of one segment's keys of one kind.
+func segKey(tid uint32, kind byte, seg uint32) []byte {
+	k := make([]byte, 0, 10)
+	k = append(k, prefixTable)
+	k = binary.BigEndian.AppendUint32(k, tid)
+	k = append(k, kind)
+	return binary.BigEndian.AppendUint32(k, seg)
+}
+
+// appendPostingKey appends the key of one (field, term) posting list.
+func appendPostingKey(dst []byte, tid, seg uint32, field byte, term []byte) []byte {
+	dst = append(dst, prefixTable)
+	dst = binary.BigEndian.AppendUint32(dst, tid)
+	dst = append(dst, kindPosting)
+	dst = binary.BigEndian.AppendUint32(dst, seg)
+	dst = append(dst, field)
+	return append(dst, term...)
+}
+
+// appendDocKey appends the docstore key of one document.
+func appendDocKey(dst []byte, tid, seg, ord uint32) []byte {
+	dst = append(dst, prefixTable)
+	dst = binary.BigEndian.AppendUint32(dst, tid)
+	dst = append(dst, kindDoc)
+	dst = binary.BigEndian.AppendUint32(dst, seg)
+	return binary.BigEndian.AppendUint32(dst, ord)
+}
+
+// keySeg returns the segment number of a key made by segKey.
+func keySeg(key []byte) uint32 { return binary.BigEndian.Uint32(key[6:10]) }
+
+// keyTable returns the table id of a key under prefixTable.
+func keyTable(key []byte) uint32 { return binary.BigEndian.Uint32(key[1:5]) }

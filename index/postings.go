@@ -1,0 +1,192 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+var errCorrupt = errors.New("index: corrupt data")
+
+// postingVersion is the first byte of every posting list.
+const postingVersion = 1
+
+// A posting list is the value of one (segment, field, term) key:
+//
+//	version:1
+//	uvarint hits                 total occurrences (sum of counts)
+//	uvarint len(bitmap) bitmap   portable roaring bitmap of the ordinals
+//	uvarint len(counts) counts   uvarint occurrences per ordinal, in ordinal order
+//	positions                    per ordinal, in ordinal order, its counts[i]
+//	                             1-based word positions as uvarint deltas
+//	                             (first one from 0)
+type postingBuilder struct {
+	ords    []uint32
+	counts  []uint32
+	pos     []byte
+	lastPos uint32
+}
+
+// add records that word position pos (1-based, increasing within a document)
+// of document ord holds the term. Documents must come in ascending ord order.
+func (p *postingBuilder) add(ord, pos uint32) {
+	n := len(p.ords)
+	if n == 0 || p.ords[n-1] != ord {
+		p.ords = append(p.ords, ord)
+		p.counts = append(p.counts, 0)
+		p.lastPos = 0
+		n++
+	}
+	p.counts[n-1]++
+	p.pos = binary.AppendUvarint(p.pos, uint64(pos-p.lastPos))
+	p.lastPos = pos
+}
+
+// appendWriter is an io.Writer that appends to a slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// encodePosting appends the posting list of ords, counts and the encoded
+// positions to dst. bm is scratch space (cleared and reused).
+func encodePosting(dst []byte, bm *roaring.Bitmap, ords, counts []uint32, pos []byte) []byte {
+	bm.Clear()
+	bm.AddMany(ords)
+	var hits uint64
+	for _, c := range counts {
+		hits += uint64(c)
+	}
+	dst = append(dst, postingVersion)
+	dst = binary.AppendUvarint(dst, hits)
+	dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
+	w := appendWriter{dst}
+	_, _ = bm.WriteTo(&w) // appendWriter does not fail
+	dst = w.b
+	n := 0
+	for _, c := range counts {
+		n += uvarintLen(uint64(c))
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for _, c := range counts {
+		dst = binary.AppendUvarint(dst, uint64(c))
+	}
+	return append(dst, pos...)
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// posting is a decoded posting list. It shares the memory of the value it was
+// decoded from.
+type posting struct {
+	bm     *roaring.Bitmap
+	hits   uint64
+	counts []byte // uvarint per ordinal
+	pos    []byte // positions, see postingBuilder
+}
+
+func decodePosting(val []byte) (posting, error) {
+	var p posting
+	if len(val) < 1 || val[0] != postingVersion {
+		return p, fmt.Errorf("%w: posting version", errCorrupt)
+	}
+	val = val[1:]
+	hits, k := binary.Uvarint(val)
+	if k <= 0 {
+		return p, fmt.Errorf("%w: posting hits", errCorrupt)
+	}
+	val = val[k:]
+	p.hits = hits
+	n, k := binary.Uvarint(val)
+	if k <= 0 || n > uint64(len(val)-k) {
+		return p, fmt.Errorf("%w: posting bitmap", errCorrupt)
+	}
+	p.bm = roaring.New()
+	if _, err := p.bm.FromBuffer(val[k : k+int(n)]); err != nil {
+		return p, fmt.Errorf("%w: posting bitmap: %v", errCorrupt, err)
+	}
+	val = val[k+int(n):]
+	n, k = binary.Uvarint(val)
+	if k <= 0 || n > uint64(len(val)-k) {
+		return p, fmt.Errorf("%w: posting counts", errCorrupt)
+	}
+	p.counts = val[k : k+int(n)]
+	p.pos = val[k+int(n):]
+	return p, nil
+}
+
+// postingCursor walks the ordinals of a posting in order with their counts and,
+// on demand, positions (which are skipped lazily, so counting costs nothing).
+type postingCursor struct {
+	it     roaring.IntPeekable
+	counts []byte
+	pos    []byte
+	skip   uint32 // position values before the current ordinal's not yet skipped
+	ord    uint32
+	count  uint32
+	read   bool // the current ordinal's positions were consumed
+}
+
+func (p *posting) cursor() postingCursor {
+	return postingCursor{it: p.bm.Iterator(), counts: p.counts, pos: p.pos}
+}
+
+// next moves to the next ordinal. It returns false at the end or on corrupt data.
+func (c *postingCursor) next() bool {
+	if !c.it.HasNext() {
+		return false
+	}
+	if !c.read {
+		c.skip += c.count
+	}
+	c.read = false
+	c.ord = c.it.Next()
+	n, k := binary.Uvarint(c.counts)
+	if k <= 0 {
+		c.count = 0
+		return false
+	}
+	c.counts = c.counts[k:]
+	c.count = uint32(n)
+	return true
+}
+
+// positions appends the positions of the current ordinal to dst. Call it at
+// most once per ordinal.
+func (c *postingCursor) positions(dst []uint32) []uint32 {
+	if c.read {
+		return dst
+	}
+	for ; c.skip > 0; c.skip-- {
+		_, k := binary.Uvarint(c.pos)
+		if k <= 0 {
+			return dst
+		}
+		c.pos = c.pos[k:]
+	}
+	var last uint32
+	b := c.pos
+	for i := uint32(0); i < c.count; i++ {
+		d, k := binary.Uvarint(b)
+		if k <= 0 {
+			break
+		}
+		b = b[k:]
+		last += uint32(d)
+		dst = append(dst, last)
+	}
+	c.pos = b
+	c.read = true
+	return dst
+}

@@ -1,0 +1,308 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// Table is one table. Reads go through a Snapshot; writes through Write.
+type Table struct {
+	db     *DB
+	schema *Schema
+	layout *layout
+	tok    *tokenize.Tokenizer
+	snap   atomic.Pointer[Snapshot]
+
+	mu      sync.Mutex // held by Write; the fields below change under it (and db.wmu)
+	tid     uint32
+	nextSeg uint32
+	nextID  uint64
+	dropped bool
+}
+
+func newTable(db *DB, e catalogEntry) *Table {
+	s := e.Schema
+	t := &Table{db: db, schema: &s, layout: newLayout(&s), tok: tokenizerFor(&s), tid: e.ID, nextID: max(e.NextID, 1)}
+	t.snap.Store(newSnapshot(t, nil))
+	return t
+}
+
+// reset empties the table under a new table id (TRUNCATE). Holds db.wmu.
+func (t *Table) reset(tid uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.tid = tid
+	t.nextSeg = 0
+	t.snap.Store(newSnapshot(t, nil))
+}
+
+// Schema returns the table's schema. The caller must not modify it.
+func (t *Table) Schema() *Schema { return t.schema }
+
+// Tokenizer returns the tokenizer of the table's settings: the one its text
+// was indexed with, to parse queries and highlight with.
+func (t *Table) Tokenizer() *tokenize.Tokenizer { return t.tok }
+
+// Snapshot returns an immutable view of the table's current contents.
+func (t *Table) Snapshot() *Snapshot { return t.snap.Load() }
+
+// Write runs fn with exclusive write access to the table. Everything fn does
+// through the Writer is committed atomically when fn returns nil (index, attributes
+// and document store together), and nothing is when fn returns an error or ctx is
+// cancelled. Readers see either all of it or none of it.
+func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
+	db := t.db
+	db.wmu.RLock()
+	defer db.wmu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return fmt.Errorf("%w: %s", ErrNoSuchTable, t.schema.Name)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w := newWriter(t)
+	err := fn(w)
+	w.done = true
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return t.commit(ctx, w)
+}
+
+// commit makes the staged changes of w durable and visible: first the postings
+// and stored text of a new segment (invisible, under a pending marker), then one
+// small transaction that registers the segment and the other changes.
+func (t *Table) commit(ctx context.Context, w *Writer) error {
+	base := w.snap
+	segs := append([]*segment(nil), base.segs...)
+	changed := map[int]bool{}
+	for pos, del := range w.dels {
+		s := *segs[pos]
+		if s.deleted != nil {
+			del.Or(s.deleted)
+		}
+		del.RunOptimize()
+		s.deleted = del
+		segs[pos] = &s
+		changed[pos] = true
+	}
+	for pos, u := range w.upds {
+		s := *segs[pos]
+		s.attrs = u.attrs
+		segs[pos] = &s
+		changed[pos] = true
+	}
+
+	var newSeg *segment
+	var staged *stagedSegment
+	if docs := w.liveDocs(); len(docs) > 0 {
+		seg := t.nextSeg
+		t.nextSeg++
+		var err error
+		staged, err = t.stage(ctx, seg, docs, w.nextID)
+		if err != nil {
+			return err
+		}
+		newSeg = staged.seg
+	}
+
+	err := t.db.bdb.Update(func(txn *badger.Txn) error {
+		if newSeg != nil {
+			if err := txn.Set(segKey(t.tid, kindSeg, newSeg.seg), encodeSegMeta(newSeg)); err != nil {
+				return err
+			}
+			if err := txn.Set(segKey(t.tid, kindAttr, newSeg.seg), encodeAttrs(t.layout, newSeg)); err != nil {
+				return err
+			}
+			if err := txn.Delete(segKey(t.tid, kindPending, newSeg.seg)); err != nil {
+				return err
+			}
+		}
+		for pos := range changed {
+			s := segs[pos]
+			if _, ok := w.dels[pos]; ok {
+				v, err := s.deleted.ToBytes()
+				if err != nil {
+					return err
+				}
+				if err := txn.Set(segKey(t.tid, kindDeleted, s.seg), v); err != nil {
+					return err
+				}
+			}
+			if _, ok := w.upds[pos]; ok {
+				if err := txn.Set(segKey(t.tid, kindAttr, s.seg), encodeAttrs(t.layout, s)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if staged != nil {
+			t.unstage(staged)
+		}
+		return fmt.Errorf("index: commit to %s: %w", t.schema.Name, err)
+	}
+	if newSeg != nil {
+		segs = append(segs, newSeg)
+		t.nextID = max(t.nextID, newSeg.nextID)
+	}
+	if len(changed) == 0 && newSeg == nil {
+		return nil
+	}
+	t.snap.Store(base.next(segs, changed, newSeg != nil))
+	return nil
+}
+
+// stagedSegment is a segment whose keys are written but not yet registered.
+type stagedSegment struct {
+	num  uint32
+	seg  *segment // nil until built
+	keys [][]byte
+}
+
+// unstage removes the keys of a segment that will not be registered. On
+// failure the pending marker stays, and the next Open removes them.
+func (t *Table) unstage(s *stagedSegment) {
+	wb := t.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range s.keys {
+		if wb.Delete(k) != nil {
+			return
+		}
+	}
+	if wb.Delete(segKey(t.tid, kindPending, s.num)) != nil {
+		return
+	}
+	_ = wb.Flush()
+}
+
+// stage writes the postings and stored text of a new segment made of docs,
+// under a pending marker, and returns the segment (not yet visible).
+func (t *Table) stage(ctx context.Context, seg uint32, docs []pendingDoc, nextID uint64) (*stagedSegment, error) {
+	db := t.db.bdb
+	marker := segKey(t.tid, kindPending, seg)
+	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(marker, nil) }); err != nil {
+		return nil, fmt.Errorf("index: write to %s: %w", t.schema.Name, err)
+	}
+	s := &stagedSegment{num: seg}
+	wb := db.NewWriteBatch()
+	defer wb.Cancel()
+	var mu sync.Mutex
+	put := func(k, v []byte) error { // called from several goroutines
+		mu.Lock()
+		s.keys = append(s.keys, k)
+		mu.Unlock()
+		return wb.Set(k, v)
+	}
+	var err error
+	s.seg, err = buildSegment(ctx, t, seg, docs, nextID, put)
+	if err == nil {
+		err = wb.Flush()
+	}
+	if err != nil {
+		t.unstage(s)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("index: write to %s: %w", t.schema.Name, err)
+	}
+	return s, nil
+}
+
+// newSnapshot makes the snapshot of a table with the given segments.
+func newSnapshot(t *Table, segs []*segment) *Snapshot {
+	s := &Snapshot{t: t, tid: t.tid, schema: t.schema, layout: t.layout, segs: segs}
+	for _, seg := range segs {
+		s.live += seg.live()
+		s.liveLen += seg.totalLen - deletedLen(seg)
+	}
+	s.rebuildIDMap()
+	return s
+}
+
+func deletedLen(s *segment) int64 {
+	if s.deleted == nil || s.nf == 0 {
+		return 0
+	}
+	var n int64
+	it := s.deleted.Iterator()
+	for it.HasNext() {
+		n += int64(s.docLen(it.Next()))
+	}
+	return n
+}
+
+// next derives the snapshot with segs from s: segs holds s's segments (those
+// at the positions in changed replaced) and maybe one new one at the end.
+func (s *Snapshot) next(segs []*segment, changed map[int]bool, added bool) *Snapshot {
+	n := &Snapshot{t: s.t, tid: s.tid, schema: s.schema, layout: s.layout, segs: segs,
+		live: s.live, liveLen: s.liveLen, idMap: s.idMap, mapped: s.mapped}
+	for pos := range changed {
+		old, cur := s.segs[pos], segs[pos]
+		if old.deleted == cur.deleted {
+			continue
+		}
+		n.live += cur.live() - old.live()
+		var gone *roaring.Bitmap
+		if old.deleted == nil {
+			gone = cur.deleted
+		} else {
+			gone = roaring.AndNot(cur.deleted, old.deleted)
+		}
+		if cur.nf > 0 {
+			it := gone.Iterator()
+			for it.HasNext() {
+				n.liveLen -= int64(cur.docLen(it.Next()))
+			}
+		}
+	}
+	if added {
+		seg := segs[len(segs)-1]
+		n.live += seg.live()
+		n.liveLen += seg.totalLen
+	}
+	// Keep the id map covering most documents: rebuild it when the segments
+	// outside it hold many documents or are many.
+	outside, docs := len(segs)-n.mapped, 0
+	for _, seg := range segs[n.mapped:] {
+		docs += seg.n()
+	}
+	if outside > maxUnmappedSegments || docs > max(len(n.idMap)/2, minUnmappedDocs) {
+		n.rebuildIDMap()
+	}
+	return n
+}
+
+const (
+	maxUnmappedSegments = 32
+	minUnmappedDocs     = 4096
+)
+
+// rebuildIDMap maps the id of every live document to its DocRef.
+func (s *Snapshot) rebuildIDMap() {
+	m := make(map[uint64]DocRef, s.live)
+	for pos, seg := range s.segs {
+		for ord, id := range seg.ids {
+			if !seg.isDeleted(uint32(ord)) {
+				m[id] = DocRef{Seg: uint32(pos), Ord: uint32(ord)}
+			}
+		}
+	}
+	s.idMap, s.mapped = m, len(s.segs)
+}

@@ -1,0 +1,44 @@
+package server
+
+import (
+	"context"
+
+	"github.com/glint-search/glint/sql"
+)
+
+// Engine starts one Session per MySQL connection or HTTP request. It must be safe
+// for concurrent use. *sql.Engine becomes an Engine through SessionFunc:
+//
+//	server.SessionFunc(func(user string) server.Session { return eng.NewSession(user) })
+type Engine interface {
+	NewSession(user string) Session
+}
+
+// SessionFunc adapts a function to the Engine interface, like http.HandlerFunc.
+type SessionFunc func(user string) Session
+
+// NewSession calls f(user).
+func (f SessionFunc) NewSession(user string) Session { return f(user) }
+
+// Session is the state of one client: *sql.Session satisfies it. The server uses
+// a Session from one goroutine at a time. If a Session also implements io.Closer,
+// the server closes it when its connection or request ends.
+type Session interface {
+	// Exec runs every statement of query in order and returns one Result each.
+	// On an error it returns the results of the statements before the failing
+	// one together with the error. ctx is cancelled when the client goes away or
+	// the server shuts down.
+	Exec(ctx context.Context, query string) ([]*sql.Result, error)
+	// Prepare checks one statement with ? placeholders.
+	Prepare(query string) (*sql.Prepared, error)
+	// ExecPrepared runs p with args bound in order; each arg is nil, int64,
+	// uint64, float64, string or []byte.
+	ExecPrepared(ctx context.Context, p *sql.Prepared, args []any) (*sql.Result, error)
+	// UseDB sets the current database (COM_INIT_DB and the handshake's database).
+	UseDB(name string) error
+	// FieldList lists the columns of a table (COM_FIELD_LIST).
+	FieldList(table string) ([]sql.Column, error)
+}
+
+// Compile-time check that the SQL layer's session fits.
+var _ Session = (*sql.Session)(nil)

@@ -1,0 +1,256 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/sql"
+)
+
+// POST /sql runs SQL and answers JSON. The shapes real clients send:
+//
+//   - form body "query=<urlencoded>" (also with mode=raw and raw_response in the
+//     body). The body's start decides, not its Content-Type: the official
+//     clients label forms text/plain, and curl -d labels raw statements as
+//     forms;
+//   - the raw statement as the body, with ?mode=raw and/or ?raw_response=;
+//   - an empty body with ?query= in the URL.
+//
+// The answer is "raw" (an array with one object per statement, Manticore's
+// shape) when mode=raw or raw_response=true, or when the body is a raw statement
+// and raw_response is not false. Otherwise (a form without mode=raw, or
+// raw_response=false) a single SELECT is answered in /search's shape:
+// {"took":ms,"timed_out":false,"hits":{"total":n,"total_relation":"eq",
+// "hits":[{"_id":..,"_score":..,"_source":{..}}]}}, with _id from the column
+// "id" and _score from "weight()" (1 without it); anything else falls back to
+// the raw shape. An error is {"error":"..."} with a 4xx status (bad request or
+// statement) or 5xx (server fault), and no partial results.
+
+// sqlRequest is a decoded /sql request.
+type sqlRequest struct {
+	query string
+	raw   bool // answer in the raw shape
+}
+
+// formKeys start a body that is a form rather than a raw statement.
+var formKeys = []string{"query=", "mode=", "raw_response="}
+
+// parseSQLRequest decodes a /sql request from its URL parameters and body.
+func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
+	text := string(body)
+	trimmed := strings.TrimLeft(text, " \t\r\n")
+	isForm := false
+	for _, k := range formKeys {
+		isForm = isForm || strings.HasPrefix(trimmed, k)
+	}
+	mode, rawResponse := params.Get("mode"), params.Get("raw_response")
+	var req sqlRequest
+	rawBody := false
+	switch {
+	case isForm:
+		form, err := url.ParseQuery(strings.TrimSpace(text))
+		if err != nil {
+			return req, fmt.Errorf("bad form body: %v", err)
+		}
+		if !form.Has("query") {
+			return req, errors.New(`the form body has no "query"`)
+		}
+		req.query = form.Get("query")
+		if form.Has("mode") {
+			mode = form.Get("mode")
+		}
+		if form.Has("raw_response") {
+			rawResponse = form.Get("raw_response")
+		}
+	case strings.TrimSpace(text) == "":
+		if !params.Has("query") {
+			return req, errors.New("no statement: send it as the body (raw, with ?mode=raw) or as query=<urlencoded>")
+		}
+		req.query = params.Get("query")
+	default:
+		req.query, rawBody = text, true
+	}
+	switch mode {
+	case "", "raw":
+	default:
+		return req, fmt.Errorf("unknown mode %q (expected raw)", mode)
+	}
+	switch strings.ToLower(rawResponse) {
+	case "true", "1":
+		req.raw = true
+	case "false", "0":
+		req.raw = false
+	case "":
+		req.raw = mode == "raw" || rawBody
+	default:
+		return req, fmt.Errorf("bad raw_response %q (expected true or false)", rawResponse)
+	}
+	return req, nil
+}
+
+func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSONError(w, http.StatusMethodNotAllowed, "use POST for /sql")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxHTTPBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("request body over %d bytes (max_http_body)", tooBig.Limit))
+			return
+		}
+		writeJSONError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return
+	}
+	req, err := parseSQLRequest(r.URL.Query(), body)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	start := time.Now()
+	sess := s.engine.NewSession(httpUser(r))
+	defer closeSession(sess)
+	results, err := sess.Exec(r.Context(), req.query)
+	if err != nil {
+		writeHTTPError(w, err)
+		return
+	}
+	if !req.raw && len(results) == 1 && isResultSet(results[0]) {
+		writeJSON(w, http.StatusOK, appendSearchShape(nil, results[0], time.Since(start)))
+		return
+	}
+	writeJSON(w, http.StatusOK, appendRawShape(nil, results))
+}
+
+// appendRawShape appends the raw answer: per statement
+// {"columns":[{"name":{"type":"..."}}],"data":[{"name":value}],"total":n,"error":"","warning":""},
+// or {"total":affected,"error":"","warning":""} for a statement without a
+// result set.
+func appendRawShape(b []byte, results []*sql.Result) []byte {
+	b = append(b, '[')
+	for i, r := range results {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '{')
+		total := r.AffectedRows
+		if isResultSet(r) {
+			b = append(b, `"columns":[`...)
+			for j, col := range r.Columns {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, '{')
+				b = appendJSONString(b, col.Name)
+				b = append(b, `:{"type":`...)
+				b = appendJSONString(b, httpTypeName(col.Type))
+				b = append(b, "}}"...)
+			}
+			b = append(b, `],"data":[`...)
+			for j, row := range r.Rows {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendRowObject(b, r.Columns, row, nil)
+			}
+			b = append(b, "],"...)
+			total = uint64(len(r.Rows))
+		}
+		b = append(b, `"total":`...)
+		b = appendJSONValue(b, total)
+		b = append(b, `,"error":"","warning":""}`...)
+	}
+	return append(b, ']')
+}
+
+// appendSearchShape appends a result set in /search's answer shape.
+func appendSearchShape(b []byte, r *sql.Result, took time.Duration) []byte {
+	idCol, scoreCol := -1, -1
+	for j, col := range r.Columns {
+		switch strings.ToLower(col.Name) {
+		case "id":
+			if idCol < 0 {
+				idCol = j
+			}
+		case "weight()", "_score":
+			if scoreCol < 0 {
+				scoreCol = j
+			}
+		}
+	}
+	b = append(b, `{"took":`...)
+	b = appendJSONValue(b, took.Milliseconds())
+	b = append(b, `,"timed_out":false,"hits":{"total":`...)
+	b = appendJSONValue(b, int64(len(r.Rows)))
+	b = append(b, `,"total_relation":"eq","hits":[`...)
+	for i, row := range r.Rows {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"_id":`...)
+		if idCol >= 0 {
+			b = appendJSONValue(b, row[idCol])
+		} else {
+			b = appendJSONValue(b, nil)
+		}
+		b = append(b, `,"_score":`...)
+		if scoreCol >= 0 {
+			b = appendJSONValue(b, row[scoreCol])
+		} else {
+			b = append(b, '1')
+		}
+		b = append(b, `,"_source":`...)
+		b = appendRowObject(b, r.Columns, row, func(j int) bool { return j != idCol && j != scoreCol })
+		b = append(b, '}')
+	}
+	return append(b, "]}}"...)
+}
+
+// appendRowObject appends a row as a JSON object with the columns in order;
+// keep, when set, selects the columns.
+func appendRowObject(b []byte, cols []sql.Column, row []any, keep func(int) bool) []byte {
+	b = append(b, '{')
+	first := true
+	for j, col := range cols {
+		if keep != nil && !keep(j) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, col.Name)
+		b = append(b, ':')
+		var v any
+		if j < len(row) {
+			v = row[j]
+		}
+		b = appendJSONValue(b, v)
+	}
+	return append(b, '}')
+}
+
+// httpTypeName is the type name of a column in the raw answer (Manticore's).
+func httpTypeName(t sql.ColumnType) string {
+	switch t {
+	case sql.ColInt, sql.ColUint:
+		return "long long"
+	case sql.ColFloat:
+		return "float"
+	}
+	return "string"
+}
+
+func closeSession(sess Session) {
+	if cl, ok := sess.(io.Closer); ok {
+		_ = cl.Close()
+	}
+}

@@ -1,0 +1,387 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/sql"
+	"github.com/go-mysql-org/go-mysql/mysql"
+	gms "github.com/go-mysql-org/go-mysql/server"
+)
+
+// Commands go-mysql hands to HandleOtherCommand.
+const (
+	comSetOption       = 0x1b
+	comResetConnection = 0x1f
+)
+
+// maxParams is the most placeholders a prepared statement may have: the
+// prepare response carries the count in 16 bits.
+const maxParams = 65535
+
+// mysqlConn is one MySQL client connection: it implements go-mysql's Handler
+// (and, through connAuth, its AuthenticationHandler) over a Session. Its methods
+// run on the connection's goroutine, one command at a time.
+type mysqlConn struct {
+	srv    *Server
+	wire   *wireConn
+	ctx    context.Context // cancelled when the connection ends or the server gives up waiting
+	cancel context.CancelFunc
+
+	conn      *gms.Conn // set once authenticated
+	sess      Session   // set once authenticated
+	pendingDB string    // the handshake's database, applied once authenticated
+	stmts     int       // prepared statements open
+	broken    bool      // a panic happened: close after this command's answer
+
+	busy bool // a command is being handled; guarded by srv.mu
+}
+
+func (s *Server) newConn(nc net.Conn) *mysqlConn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	c := &mysqlConn{srv: s, wire: newWireConn(nc, &s.cfg), ctx: ctx, cancel: cancel}
+	s.conns[c] = struct{}{}
+	select {
+	case s.wakeWatch <- struct{}{}:
+	default:
+	}
+	return c
+}
+
+// serve runs the handshake and then answers commands until the client quits,
+// the connection fails, or the server shuts down.
+func (c *mysqlConn) serve() {
+	defer func() {
+		c.srv.mu.Lock()
+		delete(c.srv.conns, c)
+		c.srv.mu.Unlock()
+	}()
+	defer c.wire.Close() // the raw connection; never gms.Conn.Close, which can panic
+	defer c.cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("mysql: panic; closing the connection", "remote", c.wire.RemoteAddr().String(),
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	defer func() {
+		if cl, ok := c.sess.(io.Closer); ok {
+			_ = cl.Close()
+		}
+	}()
+
+	c.wire.handshakeDeadline = time.Now().Add(c.srv.cfg.HandshakeTimeout)
+	conn, err := c.srv.wire.NewCustomizedConn(c.wire, connAuth{c}, c)
+	if err != nil {
+		c.srv.log.Debug("mysql: handshake failed", "remote", c.wire.RemoteAddr().String(), "err", err)
+		return
+	}
+	c.wire.handshakeDeadline = time.Time{}
+	for {
+		err := conn.HandleCommand()
+		c.srv.mu.Lock()
+		c.busy = false
+		closing := c.srv.closing
+		c.srv.mu.Unlock()
+		if err != nil {
+			if !errors.Is(err, errPacketTooLarge) && !isDisconnect(err) {
+				c.srv.log.Debug("mysql: connection ended", "remote", c.wire.RemoteAddr().String(), "err", err)
+			}
+			return
+		}
+		if conn.Closed() || c.broken || closing {
+			return
+		}
+	}
+}
+
+// isDisconnect reports whether err only says that the client went away.
+func isDisconnect(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, mysql.ErrBadConn) || errors.Is(err, context.Canceled)
+}
+
+// begin marks the connection busy: Shutdown waits for it instead of closing it.
+func (c *mysqlConn) begin() {
+	c.srv.mu.Lock()
+	c.busy = true
+	c.srv.mu.Unlock()
+}
+
+// start is called once the client is authenticated, before the handshake's OK:
+// it creates the session and applies the handshake's database. An error is sent
+// to the client instead of the OK.
+func (c *mysqlConn) start(conn *gms.Conn) error {
+	c.conn = conn
+	c.sess = c.srv.engine.NewSession(conn.GetUser())
+	if c.pendingDB != "" {
+		if err := c.sess.UseDB(c.pendingDB); err != nil {
+			return mysqlError(err)
+		}
+	}
+	conn.SetStatus(mysql.SERVER_STATUS_AUTOCOMMIT)
+	return nil
+}
+
+// recoverPanic turns a panic of the handler into error 1105 for the client and
+// marks the connection to be closed after that answer.
+func (c *mysqlConn) recoverPanic(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	c.srv.log.Error("mysql: panic while handling a command; closing the connection",
+		"remote", c.wire.RemoteAddr().String(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	c.broken = true
+	if c.conn != nil {
+		c.conn.UnsetStatus(mysql.SERVER_MORE_RESULTS_EXISTS)
+	}
+	*err = &mysql.MyError{Code: mysql.ER_UNKNOWN_ERROR, State: "HY000",
+		Message: fmt.Sprintf("internal error: %v (the connection will be closed)", p)}
+}
+
+// statementContext returns the context of one statement: cancelled when the
+// client goes away while it runs, or with the connection. done must be called
+// before anything is written or read; calling it again does nothing.
+func (c *mysqlConn) statementContext() (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.wire.beginWatch(cancel)
+	finished := false
+	return ctx, func() {
+		if !finished {
+			finished = true
+			c.wire.endWatch()
+			cancel()
+		}
+	}
+}
+
+// UseDB answers COM_INIT_DB, and takes the handshake's database.
+func (c *mysqlConn) UseDB(name string) (err error) {
+	if c.sess == nil { // during the handshake
+		c.pendingDB = name
+		return nil
+	}
+	c.begin()
+	defer c.recoverPanic(&err)
+	if err := c.sess.UseDB(name); err != nil {
+		return mysqlError(err)
+	}
+	return nil
+}
+
+// HandleQuery answers COM_QUERY. Every result but the last is written here with
+// SERVER_MORE_RESULTS_EXISTS; so is the last one when it is a result set.
+func (c *mysqlConn) HandleQuery(query string) (res *mysql.Result, err error) {
+	c.begin()
+	defer c.recoverPanic(&err)
+	ctx, done := c.statementContext()
+	defer done()
+	results, execErr := c.sess.Exec(ctx, query)
+	done()
+	return c.reply(results, execErr, false)
+}
+
+// HandleStmtPrepare answers COM_STMT_PREPARE. The result columns are not known
+// before execution, so none are announced.
+func (c *mysqlConn) HandleStmtPrepare(query string) (params, columns int, ctx any, err error) {
+	c.begin()
+	defer c.recoverPanic(&err)
+	if c.stmts >= c.srv.cfg.MaxPreparedStmts {
+		return 0, 0, nil, errTooManyStatements(c.srv.cfg.MaxPreparedStmts)
+	}
+	p, err := c.sess.Prepare(query)
+	if err != nil {
+		return 0, 0, nil, mysqlError(err)
+	}
+	if p.NumParams > maxParams {
+		return 0, 0, nil, &mysql.MyError{Code: mysql.ER_PS_MANY_PARAM, State: "HY000",
+			Message: fmt.Sprintf("Prepared statement contains too many placeholders (%d > %d)", p.NumParams, maxParams)}
+	}
+	c.stmts++
+	return p.NumParams, 0, p, nil
+}
+
+// HandleStmtExecute answers COM_STMT_EXECUTE with a binary result. go-mysql
+// wraps the error this returns, which would turn every error into 1105, so
+// errors are written here.
+func (c *mysqlConn) HandleStmtExecute(stmt any, _ string, args []any) (*mysql.Result, error) {
+	res, err := c.stmtExecute(stmt, args)
+	if err == nil {
+		return res, nil
+	}
+	if werr := c.conn.WriteValue(mysqlError(err)); werr != nil {
+		return nil, werr
+	}
+	return written(), nil
+}
+
+func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err error) {
+	c.begin()
+	defer c.recoverPanic(&err)
+	p, ok := stmt.(*sql.Prepared)
+	if !ok {
+		return nil, fmt.Errorf("server: prepared statement of type %T", stmt)
+	}
+	vals := make([]any, len(args))
+	for i, a := range args {
+		v, err := argValue(a)
+		if err != nil {
+			return nil, &mysql.MyError{Code: mysql.ER_WRONG_ARGUMENTS, State: "HY000",
+				Message: fmt.Sprintf("argument %d: %v", i+1, err)}
+		}
+		vals[i] = v
+	}
+	ctx, done := c.statementContext()
+	defer done()
+	r, execErr := c.sess.ExecPrepared(ctx, p, vals)
+	done()
+	var results []*sql.Result
+	if r != nil {
+		results = []*sql.Result{r}
+	}
+	return c.reply(results, execErr, true)
+}
+
+// HandleStmtClose forgets a prepared statement (COM_STMT_CLOSE).
+func (c *mysqlConn) HandleStmtClose(any) error {
+	if c.stmts > 0 {
+		c.stmts--
+	}
+	return nil
+}
+
+// HandleFieldList answers COM_FIELD_LIST (the mysql CLI sends it per table
+// when started with a database and auto-rehash).
+func (c *mysqlConn) HandleFieldList(table, wildcard string) (fields []*mysql.Field, err error) {
+	c.begin()
+	defer c.recoverPanic(&err)
+	cols, err := c.sess.FieldList(table)
+	if err != nil {
+		return nil, mysqlError(err)
+	}
+	for _, col := range cols {
+		if !likeMatch(wildcard, col.Name) {
+			continue
+		}
+		f := fieldOf(col)
+		f.Table, f.OrgTable, f.OrgName = []byte(table), []byte(table), f.Name
+		fields = append(fields, f)
+	}
+	return fields, nil
+}
+
+// HandleOtherCommand answers COM_SET_OPTION (accepted: multi-statements are
+// always on) and COM_RESET_CONNECTION (a fresh session); others are error 1047.
+func (c *mysqlConn) HandleOtherCommand(cmd byte, _ []byte) (err error) {
+	switch cmd {
+	case comSetOption:
+		return nil
+	case comResetConnection:
+		c.begin()
+		defer c.recoverPanic(&err)
+		if cl, ok := c.sess.(io.Closer); ok {
+			_ = cl.Close()
+		}
+		c.sess = c.srv.engine.NewSession(c.conn.GetUser())
+		return nil
+	}
+	return &mysql.MyError{Code: mysql.ER_UNKNOWN_COM_ERROR, State: "08S01",
+		Message: fmt.Sprintf("Unknown command %d", cmd)}
+}
+
+// reply writes the results of a COM_QUERY or COM_STMT_EXECUTE and returns what
+// go-mysql should write last: nothing more (every result was written here), an
+// OK packet, or the error that ends the answer.
+func (c *mysqlConn) reply(results []*sql.Result, execErr error, binary bool) (*mysql.Result, error) {
+	for i, r := range results {
+		last := i == len(results)-1 && execErr == nil
+		if last && !isResultSet(r) {
+			return &mysql.Result{AffectedRows: r.AffectedRows, InsertId: r.InsertID, Warnings: r.Warnings}, nil
+		}
+		if err := c.writeResult(r, binary, !last); err != nil {
+			return nil, err
+		}
+	}
+	if execErr != nil {
+		return nil, mysqlError(execErr)
+	}
+	if len(results) == 0 {
+		return nil, nil
+	}
+	return written(), nil
+}
+
+// written is a result that makes go-mysql write nothing: the handler has
+// written the answer itself.
+func written() *mysql.Result {
+	return &mysql.Result{Resultset: &mysql.Resultset{
+		Fields:    []*mysql.Field{{}},
+		Streaming: mysql.StreamingMultiple, StreamingDone: true,
+	}}
+}
+
+// writeResult writes one result; more sets SERVER_MORE_RESULTS_EXISTS.
+func (c *mysqlConn) writeResult(r *sql.Result, binary, more bool) error {
+	if more {
+		c.conn.SetStatus(mysql.SERVER_MORE_RESULTS_EXISTS)
+		defer c.conn.UnsetStatus(mysql.SERVER_MORE_RESULTS_EXISTS)
+	}
+	if !isResultSet(r) {
+		return c.conn.WriteValue(&mysql.Result{AffectedRows: r.AffectedRows, InsertId: r.InsertID, Warnings: r.Warnings})
+	}
+	status := mysql.SERVER_STATUS_AUTOCOMMIT
+	if more {
+		status |= mysql.SERVER_MORE_RESULTS_EXISTS
+	}
+	return writeResultSet(c.conn, r, binary, status)
+}
+
+func isResultSet(r *sql.Result) bool { return r.IsResultSet() && len(r.Columns) > 0 }
+
+// likeMatch matches name against a COM_FIELD_LIST wildcard (SQL LIKE: % and _).
+func likeMatch(pattern, name string) bool {
+	if pattern == "" || pattern == "%" {
+		return true
+	}
+	var b strings.Builder
+	for _, r := range pattern {
+		switch r {
+		case '%':
+			b.WriteByte('*')
+		case '_':
+			b.WriteByte('?')
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	ok, err := path.Match(b.String(), name)
+	return err == nil && ok
+}
+
+// connAuth is go-mysql's AuthenticationHandler for one connection.
+type connAuth struct{ c *mysqlConn }
+
+func (a connAuth) GetCredential(user string) (gms.Credential, bool, error) {
+	return a.c.srv.auth.credential(user), true, nil
+}
+
+func (a connAuth) OnAuthSuccess(conn *gms.Conn) error { return a.c.start(conn) }
+
+func (a connAuth) OnAuthFailure(conn *gms.Conn, err error) {
+	a.c.srv.log.Info("mysql: access denied", "user", conn.GetUser(), "remote", a.c.wire.RemoteAddr().String())
+}

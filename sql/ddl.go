@@ -1,0 +1,257 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// settingKind says what values a table setting takes.
+type settingKind int
+
+const (
+	settingText settingKind = iota // any string
+	settingInt                     // a non-negative integer
+	settingFlag                    // 0 or 1
+)
+
+// tableSettings are the table settings of dialect.md ("Tables"). Settings that a
+// later capability acts on are validated, stored and shown already.
+var tableSettings = map[string]settingKind{
+	"charset_table":        settingText,
+	"ignore_chars":         settingText,
+	"blend_chars":          settingText,
+	"blend_mode":           settingText,
+	"min_word_len":         settingInt,
+	"stopwords":            settingText,
+	"morphology":           settingText,
+	"wordforms":            settingText,
+	"exceptions":           settingText,
+	"index_exact_words":    settingFlag,
+	"min_prefix_len":       settingInt,
+	"min_infix_len":        settingInt,
+	"html_strip":           settingFlag,
+	"html_remove_elements": settingText,
+	"html_index_attrs":     settingText,
+	"index_sp":             settingFlag,
+	"index_zones":          settingText,
+	"phrase_boundary":      settingText,
+	"phrase_boundary_step": settingInt,
+	"ngram_len":            settingInt,
+	"ngram_chars":          settingText,
+}
+
+// columnTypes maps the canonical type names of the bridge to column types.
+var columnTypes = map[string]index.Column{
+	"text":         {Type: index.TypeText, Indexed: true, Stored: true},
+	"text indexed": {Type: index.TypeText, Indexed: true},
+	"text stored":  {Type: index.TypeText, Stored: true},
+	"string":       {Type: index.TypeString},
+	"uint":         {Type: index.TypeUint},
+	"bigint":       {Type: index.TypeBigint},
+	"float":        {Type: index.TypeFloat},
+	"bool":         {Type: index.TypeBool},
+	"timestamp":    {Type: index.TypeTimestamp},
+	"multi":        {Type: index.TypeMulti},
+	"multi64":      {Type: index.TypeMulti64},
+	"json":         {Type: index.TypeJSON},
+}
+
+// typeName is the dialect name of a column's type, as DESC and SHOW CREATE TABLE
+// show it.
+func typeName(c index.Column) string {
+	switch c.Type {
+	case index.TypeText:
+		switch {
+		case c.Indexed && c.Stored:
+			return "text"
+		case c.Indexed:
+			return "text indexed"
+		default:
+			return "text stored"
+		}
+	case index.TypeString:
+		return "string"
+	case index.TypeUint:
+		return "uint"
+	case index.TypeBigint:
+		return "bigint"
+	case index.TypeFloat:
+		return "float"
+	case index.TypeBool:
+		return "bool"
+	case index.TypeTimestamp:
+		return "timestamp"
+	case index.TypeMulti:
+		return "multi"
+	case index.TypeMulti64:
+		return "multi64"
+	case index.TypeJSON:
+		return "json"
+	}
+	return "unknown"
+}
+
+func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
+	if n.ReferTable != nil || len(n.Constraints) > 0 || n.Partition != nil || len(n.Options) > 0 {
+		return nil, Errorf(CodeUnsupported, "CREATE TABLE takes only a column list and table settings")
+	}
+	schema := index.Schema{Name: n.Table.Name.O}
+	seen := map[string]bool{}
+	for _, def := range n.Cols {
+		name := def.Name.Name.O
+		canonical := ""
+		for _, opt := range def.Options {
+			if opt.Tp != ast.ColumnOptionComment {
+				return nil, Errorf(CodeSyntax, "column '%s': only a type is allowed after the column name", name)
+			}
+			if v, ok := opt.Expr.(ast.ValueExpr); ok {
+				if str, ok := v.GetValue().(string); ok && strings.HasPrefix(str, dialect.ColumnTypePrefix) {
+					canonical = strings.TrimPrefix(str, dialect.ColumnTypePrefix)
+				}
+			}
+		}
+		col, ok := columnTypes[canonical]
+		if !ok {
+			return nil, Errorf(CodeSyntax, "column '%s' has no type glint knows", name)
+		}
+		if strings.EqualFold(name, "id") {
+			if col.Type != index.TypeBigint && col.Type != index.TypeUint {
+				return nil, Errorf(CodeWrongValue, "column 'id' is the implicit document id; it can only be declared as bigint")
+			}
+			continue // the implicit id, declared explicitly (SHOW CREATE TABLE prints it)
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, Errorf(CodeSyntax, "duplicate column name '%s'", name)
+		}
+		seen[strings.ToLower(name)] = true
+		col.Name = name
+		schema.Columns = append(schema.Columns, col)
+	}
+	given := map[string]bool{}
+	for _, st := range settings {
+		kind, ok := tableSettings[st.Name]
+		if !ok {
+			return nil, Errorf(CodeBadOption, "unknown table setting '%s'", st.Name)
+		}
+		if given[st.Name] {
+			return nil, Errorf(CodeBadOption, "table setting '%s' is given twice", st.Name)
+		}
+		given[st.Name] = true
+		value, err := settingValue(st, kind)
+		if err != nil {
+			return nil, err
+		}
+		schema.Settings = append(schema.Settings, index.Setting{Name: st.Name, Value: value})
+	}
+	err := s.engine.db.CreateTable(schema)
+	if errors.Is(err, index.ErrTableExists) {
+		if n.IfNotExists {
+			return &Result{}, nil
+		}
+		return nil, Errorf(CodeTableExists, "table '%s' already exists", schema.Name)
+	}
+	if err != nil {
+		return nil, asError(err)
+	}
+	return &Result{}, nil
+}
+
+// settingValue checks and renders the value of a table setting.
+func settingValue(st dialect.Setting, kind settingKind) (string, error) {
+	var raw string
+	switch v := st.Value.(type) {
+	case ast.ValueExpr:
+		lit, err := literal(v.GetValue())
+		if err != nil || lit == nil {
+			return "", Errorf(CodeBadOption, "table setting '%s' needs a value", st.Name)
+		}
+		raw = displayString(lit)
+		if f, ok := lit.(float64); ok {
+			raw = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	case *ast.ColumnNameExpr:
+		raw = v.Name.Name.O
+	default:
+		return "", Errorf(CodeBadOption, "table setting '%s' takes a quoted value", st.Name)
+	}
+	switch kind {
+	case settingInt:
+		if n, err := strconv.ParseUint(raw, 10, 31); err != nil {
+			return "", Errorf(CodeBadOption, "table setting '%s' takes a non-negative integer, got '%s'", st.Name, raw)
+		} else {
+			raw = strconv.FormatUint(n, 10)
+		}
+	case settingFlag:
+		if raw != "0" && raw != "1" {
+			return "", Errorf(CodeBadOption, "table setting '%s' takes 0 or 1, got '%s'", st.Name, raw)
+		}
+	}
+	return raw, nil
+}
+
+func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
+	if n.IsView {
+		return nil, Errorf(CodeUnsupported, "views are not supported")
+	}
+	for _, tn := range n.Tables {
+		if _, err := s.engine.db.Table(tn.Name.O); err != nil {
+			if errors.Is(err, index.ErrNoSuchTable) && n.IfExists {
+				continue
+			}
+			return nil, s.tableError(tn.Name.O, err)
+		}
+	}
+	for _, tn := range n.Tables {
+		err := s.engine.db.DropTable(tn.Name.O)
+		if err != nil && !(errors.Is(err, index.ErrNoSuchTable) && n.IfExists) {
+			return nil, s.tableError(tn.Name.O, err)
+		}
+	}
+	return &Result{}, nil
+}
+
+func (s *Session) execTruncate(n *ast.TruncateTableStmt) (*Result, error) {
+	if err := s.engine.db.TruncateTable(n.Table.Name.O); err != nil {
+		return nil, s.tableError(n.Table.Name.O, err)
+	}
+	return &Result{}, nil
+}
+
+// table finds a table by name, with an error that names it.
+func (s *Session) table(name string) (*index.Table, error) {
+	t, err := s.engine.db.Table(name)
+	if err != nil {
+		return nil, s.tableError(name, err)
+	}
+	return t, nil
+}
+
+func (s *Session) tableError(name string, err error) error {
+	if errors.Is(err, index.ErrNoSuchTable) {
+		return Errorf(CodeNoSuchTable, "unknown table '%s'", name)
+	}
+	return asError(err)
+}
+
+// createTableText renders the statement that re-creates a table.
+func createTableText(sc *index.Schema) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\nid bigint", sc.Name)
+	for _, c := range sc.Columns {
+		fmt.Fprintf(&b, ",\n%s %s", c.Name, typeName(c))
+	}
+	b.WriteString("\n)")
+	settings := append([]index.Setting(nil), sc.Settings...)
+	sort.SliceStable(settings, func(i, j int) bool { return settings[i].Name < settings[j].Name })
+	for _, st := range settings {
+		fmt.Fprintf(&b, " %s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
+	}
+	return b.String()
+}

@@ -1,0 +1,78 @@
+// Package dialect bridges the Sphinx/Manticore SQL dialect to the TiDB parser. It is
+// the one place that knows the pieces of the dialect the TiDB parser does not: it
+// rewrites them, outside string literals and comments only, into text the TiDB
+// parser accepts, and maps error positions back to the client's text.
+//
+// The work goes in stages, one file each:
+//
+//   - lexer.go cuts text into tokens the way MySQL does: strings, quoted
+//     identifiers, comments (-- , #, /* */), numbers, words and punctuation.
+//     Everything else stands on it, so a rewrite never touches the inside of a
+//     literal or a comment.
+//   - split.go cuts a text of several statements at ';' (Split);
+//     placeholder.go finds ? placeholders and binds values (Placeholders,
+//     Interpolate).
+//   - rewrite.go, create.go and settings.go rewrite one statement; output.go
+//     keeps the map from the rewritten text back to the original.
+//   - parse.go runs the TiDB parser and turns its errors into a SyntaxError
+//     that points into the original text (errors.go).
+//
+// The rewrite:
+//
+//	MATCH('q')                    `MATCH`('q')                     an ordinary function call
+//	{before_match='<b>', limit=5} __glint_map('before_match', '<b>', 'limit', 5)
+//	{}                            __glint_map()
+//	CALL f(x, 5 AS around)        CALL f(x, __glint_as(5, 'around'))
+//	SHOW META [LIKE 'p']          SELECT __glint_show_meta(['p'])
+//	title text stored             title TEXT COMMENT 'glint:text stored'
+//	... OPTION ranker=bm25        cut off into Statement.Settings
+//	CREATE TABLE t (...) a='1'    cut off into Statement.Settings
+//
+// Option map names keep the case they were written in; Setting names are lower
+// case. A setting's value is one of: a number with an optional sign, a string, a ?
+// placeholder, a name (ranker=bm25), a call (ranker=expr('...')) or a list in
+// parentheses (field_weights=(title=10, content=1)), which is always an
+// *ast.RowExpr, even with one element. The OPTION tail is read after SELECT,
+// UPDATE and DELETE; it is for the SQL layer to reject it where it means nothing.
+//
+// Column types are text [indexed] [stored], string, int, integer, uint, bigint,
+// float, bool, timestamp, multi, multi64 and json, in any case; the comment holds
+// ColumnTypePrefix and the canonical name (int and integer are uint; text indexed
+// stored is text). Other words after the type (NOT NULL) are left for TiDB to
+// parse and the SQL layer to reject. An unknown type is a SyntaxError.
+//
+// # Example
+//
+// The statement
+//
+//	SELECT HIGHLIGHT({limit=50}) FROM books WHERE MATCH('cat') OPTION ranker=bm25
+//
+// is parsed by TiDB as
+//
+//	SELECT HIGHLIGHT(__glint_map('limit', 50)) FROM books WHERE `MATCH`('cat')
+//
+// and its Statement has one Setting, {Name: "ranker", Value: bm25 as an
+// *ast.ColumnNameExpr, Pos: 66}. A mistake anywhere is reported against the text
+// the client sent:
+//
+//	SELECT * FROM books WHERE MATCH('cat') LIMIT OPTION ranker=bm25
+//	syntax error at line 1 column 46 near 'OPTION ranker=bm25'
+//
+// # Errors
+//
+// Every error of Parse is a *SyntaxError. Its Error method reads
+//
+//	<what is wrong> at line L column C near '<up to 40 bytes of the original text>'
+//	<what is wrong> at line L column C (end of statement)
+//
+// with a 1-based line and a 1-based byte column. What is wrong is "syntax error"
+// for what TiDB rejects, or a message of this package ("unknown column type
+// 'varchar' for column 'x'", "unterminated string literal", "OPTION: missing
+// value for 'ranker'", ...).
+//
+// # Limits
+//
+// The content of /*! ... */ and /*+ ... */ comments, which MySQL and TiDB read as
+// code, is never rewritten. The sql_mode is MySQL's default: a backslash escapes
+// in strings and "..." is a string, not an identifier.
+package dialect

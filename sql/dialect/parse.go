@@ -1,0 +1,111 @@
+package dialect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the parser
+)
+
+// Parse rewrites one statement's text and parses it with p. A syntax error is a
+// *SyntaxError whose position is in the original text.
+//
+// text holds one statement; a trailing ';' is allowed. Every error Parse returns is
+// a *SyntaxError, also for an empty text. p is not safe for concurrent use; a nil
+// p means a new parser.
+func Parse(p *parser.Parser, text string) (*Statement, error) {
+	if p == nil {
+		p = parser.New()
+	}
+	rw, err := rewrite(text)
+	if err != nil {
+		return nil, err
+	}
+	node, err := parseOne(p, rw.main, text)
+	if err != nil {
+		return nil, err
+	}
+	st := &Statement{Node: node, Text: text}
+	if rw.tail != nil {
+		if st.Settings, err = rw.tail.parse(p, text); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// parseOne parses out, a rewrite of src, which must hold one statement.
+func parseOne(p *parser.Parser, out *output, src string) (node ast.StmtNode, err error) {
+	defer func() {
+		// A statement that makes the TiDB parser panic is a bad statement, not a
+		// reason to take the connection (or the server) down.
+		if v := recover(); v != nil {
+			node, err = nil, &SyntaxError{Msg: fmt.Sprintf("the SQL parser failed on this statement: %v", v)}
+		}
+	}()
+	stmts, _, err := p.Parse(out.text, "", "")
+	if err != nil {
+		return nil, tidbError(err, out, src)
+	}
+	if len(stmts) != 1 {
+		return nil, errorAt(src, 0, "expected one statement, found %d", len(stmts))
+	}
+	return stmts[0], nil
+}
+
+// tidbError converts an error of the TiDB parser on out into a SyntaxError at
+// the matching place of src. TiDB's message reads
+//
+//	line L column C near "<the text from the start of the last token read>" [(total length N)]
+//
+// where L and C are where the lexer stopped, after the token it looked ahead at.
+func tidbError(err error, out *output, src string) *SyntaxError {
+	off, ok := tidbOffset(err.Error(), out.text)
+	if !ok {
+		return &SyntaxError{Msg: err.Error()}
+	}
+	return errorAt(src, out.origin(off), "syntax error")
+}
+
+// tidbOffset finds the offset in text of the error message msg of the TiDB
+// parser: the start of its "near" text, or, if that cannot be found, the
+// lexer's position.
+func tidbOffset(msg, text string) (int, bool) {
+	head, near, ok := strings.Cut(msg, ` near "`)
+	if !ok {
+		return 0, false
+	}
+	if i := strings.LastIndex(near, "(total length "); i >= 0 {
+		// The near text was cut at 2048 bytes; N is its whole length.
+		if n, err := strconv.Atoi(strings.TrimSuffix(near[i+len("(total length "):], ")")); err == nil && n <= len(text) {
+			return len(text) - n, true
+		}
+	}
+	if val, ok := strings.CutSuffix(near, `" `); ok && strings.HasSuffix(text, val) {
+		return len(text) - len(val), true
+	}
+	var line, col int
+	i := strings.LastIndex(head, "line ")
+	if i < 0 {
+		return 0, false
+	}
+	if _, err := fmt.Sscanf(head[i:], "line %d column %d", &line, &col); err != nil || line < 1 {
+		return 0, false
+	}
+	// The lexer counts columns from 0 on line 1 and from 1 on later lines.
+	start := 0
+	for l := 1; l < line; l++ {
+		nl := strings.IndexByte(text[start:], '\n')
+		if nl < 0 {
+			return 0, false
+		}
+		start += nl + 1
+	}
+	if line > 1 {
+		col--
+	}
+	return max(0, min(start+col, len(text))), true
+}

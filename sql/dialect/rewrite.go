@@ -1,0 +1,272 @@
+package dialect
+
+import (
+	"strings"
+)
+
+// rewritten is one statement after the rewrite.
+type rewritten struct {
+	main *output // the statement as TiDB reads it
+	tail *tail   // the OPTION tail or the CREATE TABLE settings, or nil
+}
+
+// rewriter rewrites one statement. It works on the significant tokens (white
+// space and comments are copied with the bytes around them) and collects edits
+// of the source text.
+type rewriter struct {
+	src   string
+	s     []token // significant tokens of the statement, without a trailing ';'
+	edits []edit
+}
+
+// rewrite turns one statement of the dialect into text the TiDB parser reads:
+// see the package documentation for what it changes. The cut-off tail of
+// settings, if any, is returned apart.
+func rewrite(src string) (*rewritten, error) {
+	toks := lex(src)
+	for _, t := range toks {
+		if t.unterminated {
+			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])
+		}
+	}
+	s := significant(toks)
+	for len(s) > 0 && isPunct(src, s[len(s)-1], ';') {
+		s = s[:len(s)-1]
+	}
+	if len(s) == 0 {
+		return nil, errorAt(src, 0, "empty statement")
+	}
+	for _, t := range s {
+		if isPunct(src, t, ';') {
+			return nil, errorAt(src, t.start, "only one statement is allowed here, and ';' ends it")
+		}
+	}
+	r := &rewriter{src: src, s: s}
+	cut := len(s) // the tokens from cut on are the tail of settings
+	var tl *tail
+	var err error
+	switch {
+	case r.word(0, "CREATE"):
+		cut, tl, err = r.createTable()
+	case r.word(0, "SELECT") || r.word(0, "UPDATE") || r.word(0, "DELETE"):
+		cut, tl, err = r.optionTail()
+	case r.word(0, "SHOW") && r.word(1, "META"):
+		r.showMeta()
+	case r.word(0, "CALL"):
+		r.callArgs()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.functionsAndMaps(cut); err != nil {
+		return nil, err
+	}
+	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)
+	if err != nil {
+		return nil, &SyntaxError{Msg: err.Error()} // a bug of this package, not of the statement
+	}
+	if cut < len(s) {
+		main.end = s[cut].start // an error at the end points at the tail
+	}
+	return &rewritten{main: main, tail: tl}, nil
+}
+
+var unterminatedName = map[tokenKind]string{
+	tokString:  "string literal",
+	tokQuoted:  "quoted identifier",
+	tokComment: "comment",
+}
+
+// functionsAndMaps rewrites MATCH( into `MATCH`( and {k=v, ...} into
+// __glint_map('k', v, ...) in the tokens s[:n], maps inside maps included.
+func (r *rewriter) functionsAndMaps(n int) error {
+	type frame struct{ open, depth int } // a '{' and the paren depth at it
+	var maps []frame
+	depth := 0
+	for i := 0; i < n; i++ {
+		t := r.s[i]
+		inMap := len(maps) > 0 && maps[len(maps)-1].depth == depth
+		switch {
+		case r.word(i, "MATCH") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
+			r.replace(t, "`"+r.text(t)+"`")
+		case r.punct(i, '(') || r.punct(i, '['):
+			depth++
+		case r.punct(i, ')') || r.punct(i, ']'):
+			if inMap {
+				return errorAt(r.src, t.start, "expected ',' or '}' in option map, found '%s'", r.text(t))
+			}
+			depth--
+		case r.punct(i, '{'):
+			r.replace(t, FuncOptionMap+"(")
+			maps = append(maps, frame{open: i, depth: depth})
+			if r.punct(i+1, '}') {
+				continue // {}
+			}
+			if err := r.mapEntry(i+1, n); err != nil {
+				return err
+			}
+			i += 2 // name =
+		case r.punct(i, ',') && inMap:
+			if err := r.mapEntry(i+1, n); err != nil {
+				return err
+			}
+			i += 2
+		case r.punct(i, '}'):
+			if !inMap {
+				return errorAt(r.src, t.start, "unexpected '}'")
+			}
+			r.replace(t, ")")
+			maps = maps[:len(maps)-1]
+		}
+	}
+	if len(maps) > 0 {
+		return errorAt(r.src, r.s[maps[len(maps)-1].open].start, "option map without its closing '}'")
+	}
+	return nil
+}
+
+// mapEntry rewrites the "name =" of the option map entry at s[i] into "'name', ".
+func (r *rewriter) mapEntry(i, n int) error {
+	name, ok := r.name(i)
+	if i >= n || !ok {
+		return r.errorAtToken(i, n, "expected name=value in option map")
+	}
+	if i+1 >= n || !r.punct(i+1, '=') {
+		return r.errorAtToken(i+1, n, "expected '=' after '%s' in option map", name)
+	}
+	if i+2 >= n || r.punct(i+2, ',') || r.punct(i+2, '}') {
+		return r.errorAtToken(i+2, n, "missing value for '%s' in option map", name)
+	}
+	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteString(name) + ", "})
+	return nil
+}
+
+// callArgs rewrites the top-level arguments "expr AS name" of CALL f(...) into
+// __glint_as(expr, 'name').
+func (r *rewriter) callArgs() {
+	open := 1
+	for open < len(r.s) && !r.punct(open, '(') {
+		open++
+	}
+	depth, first := 0, open+1
+	for i := open + 1; i < len(r.s); i++ {
+		switch {
+		case r.opens(i):
+			depth++
+		case r.closes(i) && depth > 0:
+			depth--
+		case (r.closes(i) || r.punct(i, ',')) && depth == 0:
+			r.asArg(first, i)
+			if r.closes(i) {
+				return
+			}
+			first = i + 1
+		}
+	}
+}
+
+// asArg rewrites the argument s[from:to] if it is "expr AS name".
+func (r *rewriter) asArg(from, to int) {
+	if to-from < 3 || !r.word(to-2, "AS") {
+		return
+	}
+	name, ok := r.name(to - 1)
+	if !ok {
+		return
+	}
+	r.edits = append(r.edits,
+		edit{start: r.s[from].start, end: r.s[from].start, text: FuncAs + "("},
+		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: ", " + quoteString(name) + ")"})
+}
+
+// showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT __glint_show_meta(['pattern']).
+func (r *rewriter) showMeta() {
+	call := "SELECT " + FuncShowMeta + "("
+	if r.word(2, "LIKE") && len(r.s) > 3 {
+		r.edits = append(r.edits,
+			edit{start: r.s[0].start, end: r.s[3].start, text: call},
+			edit{start: r.s[3].end, end: r.s[3].end, text: ")"})
+		return
+	}
+	r.edits = append(r.edits, edit{start: r.s[0].start, end: r.s[1].end, text: call + ")"})
+}
+
+// optionTail finds the OPTION tail of a SELECT (UPDATE, DELETE): the word
+// OPTION outside parentheses and everything after it.
+func (r *rewriter) optionTail() (int, *tail, error) {
+	depth := 0
+	for i := 1; i < len(r.s); i++ {
+		switch {
+		case r.opens(i):
+			depth++
+		case r.closes(i):
+			depth--
+		case depth == 0 && r.word(i, "OPTION") && !r.punct(i-1, '.'):
+			tl, err := r.settings("OPTION", i+1, true)
+			return i, tl, err
+		}
+	}
+	return len(r.s), nil, nil
+}
+
+// replace replaces the token t with text.
+func (r *rewriter) replace(t token, text string) {
+	r.edits = append(r.edits, edit{start: t.start, end: t.end, text: text})
+}
+
+func (r *rewriter) text(t token) string { return r.src[t.start:t.end] }
+
+// word reports whether s[i] is the word w, in any case.
+func (r *rewriter) word(i int, w string) bool {
+	return i >= 0 && i < len(r.s) && r.s[i].kind == tokWord && strings.EqualFold(r.text(r.s[i]), w)
+}
+
+// punct reports whether s[i] is the punctuation c.
+func (r *rewriter) punct(i int, c byte) bool {
+	return i >= 0 && i < len(r.s) && isPunct(r.src, r.s[i], c)
+}
+
+func (r *rewriter) opens(i int) bool  { return r.punct(i, '(') || r.punct(i, '[') || r.punct(i, '{') }
+func (r *rewriter) closes(i int) bool { return r.punct(i, ')') || r.punct(i, ']') || r.punct(i, '}') }
+
+// closing returns the index of the bracket that closes the one at s[i], or -1.
+func (r *rewriter) closing(i, n int) int {
+	depth := 0
+	for j := i; j < n; j++ {
+		switch {
+		case r.opens(j):
+			depth++
+		case r.closes(j):
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// name returns the name s[i] stands for if it is a word or a quoted identifier.
+func (r *rewriter) name(i int) (string, bool) {
+	if i < 0 || i >= len(r.s) {
+		return "", false
+	}
+	switch t := r.s[i]; t.kind {
+	case tokWord:
+		return r.text(t), true
+	case tokQuoted:
+		return strings.ReplaceAll(r.src[t.start+1:t.end-1], "``", "`"), true
+	}
+	return "", false
+}
+
+// errorAtToken returns a SyntaxError at s[i], or at the end of s[:n] when i >= n.
+func (r *rewriter) errorAtToken(i, n int, format string, args ...any) *SyntaxError {
+	off := r.s[n-1].end
+	if i < n {
+		off = r.s[i].start
+	}
+	return errorAt(r.src, off, format, args...)
+}
+
+func isPunct(src string, t token, c byte) bool { return t.kind == tokPunct && src[t.start] == c }

@@ -1,0 +1,127 @@
+package dialect
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// tail is a list of settings cut off a statement (OPTION a=1, b=2 or the
+// settings after CREATE TABLE's column list), written as one SELECT for TiDB to
+// parse the values: SELECT __glint_map('a', 1, 'b', 2).
+type tail struct {
+	label string
+	sql   *output
+	items []settingItem
+}
+
+// settingItem is one name=value of a tail.
+type settingItem struct {
+	name string // as written
+	pos  int    // source offset of the name
+	list bool   // the value is in parentheses: a row even with one element
+}
+
+// settings reads the name=value pairs of s[from:]. With commas, pairs are
+// separated by commas (OPTION); without, commas between them are optional
+// (CREATE TABLE).
+func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) {
+	n := len(r.s)
+	if from == n {
+		return nil, r.errorAtToken(from, n, "%s: expected name=value", label)
+	}
+	tl := &tail{label: label}
+	b := &builder{src: r.src}
+	b.insert("SELECT "+FuncOptionMap+"(", r.s[from].start)
+	for i := from; i < n; {
+		name, ok := r.name(i)
+		if !ok {
+			return nil, r.errorAtToken(i, n, "%s: expected name=value", label)
+		}
+		if !r.punct(i+1, '=') {
+			return nil, r.errorAtToken(i+1, n, "%s: expected '=' after '%s'", label, name)
+		}
+		end, err := r.value(label, name, i+2)
+		if err != nil {
+			return nil, err
+		}
+		if i > from {
+			b.insert(", ", r.s[i].start)
+		}
+		b.insert(quoteString(name)+", ", r.s[i].start)
+		b.copy(r.s[i+2].start, r.s[end-1].end)
+		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(i+2, '(')})
+		i = end
+		switch {
+		case i == n:
+		case r.punct(i, ','):
+			if i++; i == n {
+				return nil, r.errorAtToken(i, n, "%s: expected name=value after ','", label)
+			}
+		case commas:
+			return nil, r.errorAtToken(i, n, "%s: expected ',' after the value of '%s'", label, name)
+		}
+	}
+	b.insert(")", r.s[n-1].end)
+	tl.sql = b.output(r.s[n-1].end)
+	return tl, nil
+}
+
+// value returns the end of the setting value at s[i]: a number with an optional
+// sign, a string, a ? placeholder, a name, a function call f(...), or a list in
+// parentheses.
+func (r *rewriter) value(label, name string, i int) (int, error) {
+	n := len(r.s)
+	if i >= n {
+		return 0, r.errorAtToken(i, n, "%s: missing value for '%s'", label, name)
+	}
+	switch t := r.s[i]; {
+	case r.punct(i, '-') || r.punct(i, '+'):
+		if i+1 < n && r.s[i+1].kind == tokNumber {
+			return i + 2, nil
+		}
+	case t.kind == tokNumber || t.kind == tokString || t.kind == tokQuoted || r.punct(i, '?'):
+		return i + 1, nil
+	case t.kind == tokWord:
+		if r.punct(i+1, '(') {
+			if end := r.closing(i+1, n); end >= 0 {
+				return end + 1, nil
+			}
+			return 0, r.errorAtToken(i+1, n, "%s: '(' without ')' in the value of '%s'", label, name)
+		}
+		return i + 1, nil
+	case r.punct(i, '('):
+		if end := r.closing(i, n); end >= 0 {
+			return end + 1, nil
+		}
+		return 0, r.errorAtToken(i, n, "%s: '(' without ')' in the value of '%s'", label, name)
+	}
+	return 0, r.errorAtToken(i, n, "%s: expected a value for '%s'", label, name)
+}
+
+// parse parses the values of the tail with p.
+func (tl *tail) parse(p *parser.Parser, src string) ([]Setting, error) {
+	node, err := parseOne(p, tl.sql, src)
+	if err != nil {
+		return nil, err
+	}
+	var args []ast.ExprNode
+	if sel, ok := node.(*ast.SelectStmt); ok && sel.Fields != nil && len(sel.Fields.Fields) == 1 {
+		if call, ok := sel.Fields.Fields[0].Expr.(*ast.FuncCallExpr); ok {
+			args = call.Args
+		}
+	}
+	if len(args) != 2*len(tl.items) {
+		return nil, errorAt(src, tl.items[0].pos, "%s: cannot read the values", tl.label)
+	}
+	settings := make([]Setting, len(tl.items))
+	for i, it := range tl.items {
+		value := args[2*i+1]
+		if paren, ok := value.(*ast.ParenthesesExpr); ok && it.list {
+			value = &ast.RowExpr{Values: []ast.ExprNode{paren.Expr}}
+		}
+		settings[i] = Setting{Name: strings.ToLower(it.name), Value: value, Pos: it.pos}
+	}
+	return settings, nil
+}

@@ -1,0 +1,41 @@
+package dialect
+
+// Split cuts a text into statements at ';' outside literals and comments,
+// dropping statements that are only white space and comments.
+//
+// Each Piece's Text is trimmed of the white space around it (comments stay), and
+// text[p.Offset:p.Offset+len(p.Text)] == p.Text. An unterminated literal or
+// comment runs to the end of the text, so it swallows any ';' after it; Parse
+// then reports it.
+func Split(text string) []Piece {
+	var pieces []Piece
+	toks := lex(text)
+	first := 0 // index of the first token of the current statement
+	for i, t := range toks {
+		if t.kind == tokPunct && text[t.start] == ';' {
+			pieces = appendPiece(pieces, text, toks[first:i])
+			first = i + 1
+		}
+	}
+	return appendPiece(pieces, text, toks[first:])
+}
+
+// appendPiece appends the statement made of toks, without the white space around
+// it, unless it is only white space and comments.
+func appendPiece(pieces []Piece, text string, toks []token) []Piece {
+	hasCode := false
+	for _, t := range toks {
+		hasCode = hasCode || !t.trivia()
+	}
+	if !hasCode {
+		return pieces
+	}
+	for toks[0].kind == tokSpace {
+		toks = toks[1:]
+	}
+	for toks[len(toks)-1].kind == tokSpace {
+		toks = toks[:len(toks)-1]
+	}
+	from, to := toks[0].start, toks[len(toks)-1].end
+	return append(pieces, Piece{Text: text[from:to], Offset: from})
+}

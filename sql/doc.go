@@ -1,0 +1,18 @@
+// Package sql runs the statements of glint's SQL dialect: it parses them with the
+// TiDB parser through the dialect bridge (package sql/dialect), plans them, and
+// executes them against the storage engine (package index). It knows nothing of
+// the wire: results are plain data (Result) and errors carry a Code that the
+// server maps to MySQL error numbers in one place.
+//
+// A statement is a pipeline: parse (dialect.Parse), plan (planSelect compiles the
+// WHERE clause, the select list and ORDER BY into expressions), execute (candidates
+// from the full-text index or a scan, a bounded heap for ORDER BY and LIMIT, and
+// only then the stored text of the rows that are returned).
+//
+//	db, _ := index.Open(index.DefaultOptions("data"))
+//	s := sql.NewEngine(db).NewSession("root")
+//	s.Exec(ctx, "CREATE TABLE books (title text, price float)")
+//	s.Exec(ctx, "INSERT INTO books (id, title, price) VALUES (1, 'The Hobbit', 9.5)")
+//	res, _ := s.Exec(ctx, "SELECT id, title FROM books WHERE MATCH('hobbit')")
+//	// res[0].Rows == [][]any{{uint64(1), "The Hobbit"}}
+package sql

@@ -1,0 +1,584 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/glint-search/glint/index"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// expr is a compiled expression, evaluated once per row.
+type expr interface {
+	eval(r *row) (any, error)
+}
+
+// row is what an expression sees of one document.
+type row struct {
+	snap   *index.Snapshot
+	ref    index.DocRef
+	weight int64
+	text   map[int]string // stored text of text columns, filled after LIMIT
+}
+
+// scope is what names mean while compiling: a table's columns (nil when the
+// statement has no FROM), and which constructs the clause allows.
+type scope struct {
+	schema    *index.Schema
+	sess      *Session
+	allowText bool // text columns may be read (select list, after LIMIT)
+	allowAgg  bool // COUNT(*) may appear
+	match     *matchExpr
+	usesText  map[int]bool
+	usesAgg   bool
+	usesMatch bool
+}
+
+// columnIndex finds a column by name, case-insensitively.
+func columnIndex(s *index.Schema, name string) int {
+	for i, c := range s.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+type constExpr struct{ v any }
+
+func (e constExpr) eval(*row) (any, error) { return e.v, nil }
+
+type idExpr struct{}
+
+func (idExpr) eval(r *row) (any, error) { return r.snap.ID(r.ref), nil }
+
+type attrExpr struct{ col int }
+
+func (e attrExpr) eval(r *row) (any, error) { return r.snap.Attr(r.ref, e.col), nil }
+
+type textExpr struct{ col int }
+
+func (e textExpr) eval(r *row) (any, error) { return r.text[e.col], nil }
+
+type weightExpr struct{}
+
+func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
+
+// matchExpr is MATCH('query') in WHERE: true for documents the query matched.
+// The planner fills matched before rows are evaluated.
+type matchExpr struct {
+	query   string
+	matched map[index.DocRef]int64
+}
+
+func (e *matchExpr) eval(r *row) (any, error) {
+	_, ok := e.matched[r.ref]
+	return boolValue(ok), nil
+}
+
+type notExpr struct{ x expr }
+
+func (e notExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return boolValue(!truthy(v)), nil
+}
+
+type negExpr struct{ x expr }
+
+func (e negExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case int64:
+		return -x, nil
+	case uint64:
+		if x <= math.MaxInt64 {
+			return -int64(x), nil
+		}
+		return -float64(x), nil
+	case float64:
+		return -x, nil
+	}
+	return nil, Errorf(CodeWrongValue, "cannot negate %s", describe(v))
+}
+
+type logicExpr struct {
+	and  bool
+	l, r expr
+}
+
+func (e logicExpr) eval(r *row) (any, error) {
+	a, err := e.l.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	if e.and && a != nil && !truthy(a) {
+		return int64(0), nil
+	}
+	if !e.and && truthy(a) {
+		return int64(1), nil
+	}
+	b, err := e.r.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	if e.and {
+		if b != nil && !truthy(b) {
+			return int64(0), nil
+		}
+		if a == nil || b == nil {
+			return nil, nil
+		}
+		return int64(1), nil
+	}
+	if truthy(b) {
+		return int64(1), nil
+	}
+	if a == nil || b == nil {
+		return nil, nil
+	}
+	return int64(0), nil
+}
+
+type cmpExpr struct {
+	op   opcode.Op
+	l, r expr
+}
+
+func (e cmpExpr) eval(r *row) (any, error) {
+	a, err := e.l.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.r.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil || b == nil {
+		return nil, nil
+	}
+	if set, ok := a.([]int64); ok { // multi = v: any element
+		return boolValue(anyElement(set, e.op, b)), nil
+	}
+	c, ok := compare(a, b)
+	if !ok {
+		return nil, Errorf(CodeWrongValue, "cannot compare %s with %s", describe(a), describe(b))
+	}
+	return boolValue(cmpHolds(e.op, c)), nil
+}
+
+func cmpHolds(op opcode.Op, c int) bool {
+	switch op {
+	case opcode.EQ:
+		return c == 0
+	case opcode.NE:
+		return c != 0
+	case opcode.LT:
+		return c < 0
+	case opcode.LE:
+		return c <= 0
+	case opcode.GT:
+		return c > 0
+	case opcode.GE:
+		return c >= 0
+	}
+	return false
+}
+
+func anyElement(set []int64, op opcode.Op, v any) bool {
+	for _, n := range set {
+		if c, ok := compare(n, v); ok && cmpHolds(op, c) {
+			return true
+		}
+	}
+	return false
+}
+
+type arithExpr struct {
+	op   opcode.Op
+	l, r expr
+}
+
+func (e arithExpr) eval(r *row) (any, error) {
+	a, err := e.l.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.r.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil || b == nil {
+		return nil, nil
+	}
+	x, okx := a.(int64)
+	y, oky := b.(int64)
+	if okx && oky && e.op != opcode.Div {
+		switch e.op {
+		case opcode.Plus:
+			return x + y, nil
+		case opcode.Minus:
+			return x - y, nil
+		case opcode.Mul:
+			return x * y, nil
+		case opcode.IntDiv, opcode.Mod:
+			if y == 0 {
+				return nil, nil
+			}
+			if e.op == opcode.Mod {
+				return x % y, nil
+			}
+			return x / y, nil
+		}
+	}
+	f, ok1 := toFloat(a)
+	g, ok2 := toFloat(b)
+	if !ok1 || !ok2 {
+		return nil, Errorf(CodeWrongValue, "arithmetic on %s and %s", describe(a), describe(b))
+	}
+	switch e.op {
+	case opcode.Plus:
+		return f + g, nil
+	case opcode.Minus:
+		return f - g, nil
+	case opcode.Mul:
+		return f * g, nil
+	case opcode.Div:
+		if g == 0 {
+			return nil, nil
+		}
+		return f / g, nil
+	case opcode.IntDiv:
+		if g == 0 {
+			return nil, nil
+		}
+		return int64(f / g), nil
+	case opcode.Mod:
+		if g == 0 {
+			return nil, nil
+		}
+		return math.Mod(f, g), nil
+	}
+	return nil, Errorf(CodeUnsupported, "operator %s is not supported", e.op)
+}
+
+type inExpr struct {
+	x    expr
+	list []expr
+	not  bool
+}
+
+func (e inExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	found := false
+	for _, le := range e.list {
+		w, err := le.eval(r)
+		if err != nil {
+			return nil, err
+		}
+		if set, ok := v.([]int64); ok {
+			if setContains(set, w) {
+				found = true
+				break
+			}
+			continue
+		}
+		if c, ok := compare(v, w); ok && c == 0 {
+			found = true
+			break
+		}
+	}
+	return boolValue(found != e.not), nil
+}
+
+type betweenExpr struct {
+	x, lo, hi expr
+	not       bool
+}
+
+func (e betweenExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := e.lo.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := e.hi.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil || lo == nil || hi == nil {
+		return nil, nil
+	}
+	c1, ok1 := compare(v, lo)
+	c2, ok2 := compare(v, hi)
+	if !ok1 || !ok2 {
+		return nil, Errorf(CodeWrongValue, "cannot compare %s in BETWEEN", describe(v))
+	}
+	return boolValue((c1 >= 0 && c2 <= 0) != e.not), nil
+}
+
+type isNullExpr struct {
+	x   expr
+	not bool
+}
+
+func (e isNullExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil {
+		return nil, err
+	}
+	return boolValue((v == nil) != e.not), nil
+}
+
+// compile turns a TiDB expression into an expr within scope sc.
+func (sc *scope) compile(n ast.ExprNode) (expr, error) {
+	switch x := n.(type) {
+	case ast.ValueExpr:
+		v, err := literal(x.GetValue())
+		if err != nil {
+			return nil, Errorf(CodeSyntax, "%v", err)
+		}
+		return constExpr{v}, nil
+	case *ast.ParenthesesExpr:
+		return sc.compile(x.Expr)
+	case *ast.ColumnNameExpr:
+		return sc.column(x.Name.Name.O)
+	case *ast.UnaryOperationExpr:
+		inner, err := sc.compile(x.V)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case opcode.Not, opcode.Not2:
+			return notExpr{inner}, nil
+		case opcode.Minus:
+			if c, ok := inner.(constExpr); ok {
+				v, err := negExpr{c}.eval(nil)
+				return constExpr{v}, err
+			}
+			return negExpr{inner}, nil
+		case opcode.Plus:
+			return inner, nil
+		}
+		return nil, Errorf(CodeUnsupported, "operator %s is not supported", x.Op)
+	case *ast.BinaryOperationExpr:
+		l, err := sc.compile(x.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := sc.compile(x.R)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case opcode.LogicAnd:
+			return logicExpr{and: true, l: l, r: r}, nil
+		case opcode.LogicOr:
+			return logicExpr{and: false, l: l, r: r}, nil
+		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+			return cmpExpr{op: x.Op, l: l, r: r}, nil
+		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+			return arithExpr{op: x.Op, l: l, r: r}, nil
+		}
+		return nil, Errorf(CodeUnsupported, "operator %s is not supported", x.Op)
+	case *ast.PatternInExpr:
+		if x.Sel != nil {
+			return nil, Errorf(CodeUnsupported, "subqueries are not supported")
+		}
+		v, err := sc.compile(x.Expr)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]expr, len(x.List))
+		for i, le := range x.List {
+			if list[i], err = sc.compile(le); err != nil {
+				return nil, err
+			}
+		}
+		return inExpr{x: v, list: list, not: x.Not}, nil
+	case *ast.BetweenExpr:
+		v, err := sc.compile(x.Expr)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := sc.compile(x.Left)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := sc.compile(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not}, nil
+	case *ast.IsNullExpr:
+		v, err := sc.compile(x.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return isNullExpr{x: v, not: x.Not}, nil
+	case *ast.VariableExpr:
+		if !x.IsSystem {
+			return nil, Errorf(CodeUnsupported, "user variables (@%s) are not supported", x.Name)
+		}
+		v, ok := sc.sess.variable(x.Name)
+		if !ok {
+			return nil, Errorf(CodeUnknownVariable, "unknown system variable '%s'", x.Name)
+		}
+		return constExpr{v}, nil
+	case *ast.AggregateFuncExpr:
+		if !sc.allowAgg {
+			return nil, Errorf(CodeSyntax, "%s() is allowed only in the select list", strings.ToUpper(x.F))
+		}
+		if !strings.EqualFold(x.F, "count") || x.Distinct || !isCountStar(x) {
+			return nil, Errorf(CodeUnsupported, "aggregate %s is not supported; only COUNT(*)", exprText(x))
+		}
+		sc.usesAgg = true
+		return countExpr{}, nil
+	case *ast.FuncCallExpr:
+		return sc.function(x)
+	}
+	return nil, Errorf(CodeUnsupported, "expression %s is not supported", exprText(n))
+}
+
+func isCountStar(x *ast.AggregateFuncExpr) bool {
+	if len(x.Args) != 1 {
+		return false
+	}
+	v, ok := x.Args[0].(ast.ValueExpr)
+	return ok && v.GetValue() != nil // COUNT(*) parses as COUNT(1)
+}
+
+// countExpr stands for COUNT(*); the planner replaces its value per result.
+type countExpr struct{}
+
+func (countExpr) eval(r *row) (any, error) { return nil, nil }
+
+// column resolves a column name in scope.
+func (sc *scope) column(name string) (expr, error) {
+	if sc.schema == nil {
+		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' (the statement has no table)", name)
+	}
+	if strings.EqualFold(name, "id") {
+		return idExpr{}, nil
+	}
+	i := columnIndex(sc.schema, name)
+	if i < 0 {
+		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", name, sc.schema.Name)
+	}
+	if sc.schema.Columns[i].Type != index.TypeText {
+		return attrExpr{i}, nil
+	}
+	if !sc.allowText {
+		return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field: search it with MATCH()", name)
+	}
+	if !sc.schema.Columns[i].Stored {
+		return nil, Errorf(CodeWrongValue, "column '%s' is indexed but not stored, so its text cannot be returned", name)
+	}
+	sc.usesText[i] = true
+	return textExpr{i}, nil
+}
+
+// function compiles a function call.
+func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
+	name := x.FnName.L
+	argc := func(n int) error {
+		if len(x.Args) != n {
+			return Errorf(CodeSyntax, "%s() takes %d argument(s), got %d", strings.ToUpper(name), n, len(x.Args))
+		}
+		return nil
+	}
+	switch name {
+	case "match":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		if sc.schema == nil {
+			return nil, Errorf(CodeSyntax, "MATCH() needs a table in FROM")
+		}
+		v, ok := x.Args[0].(ast.ValueExpr)
+		q, isString := any(nil), false
+		if ok {
+			q = v.GetValue()
+			_, isString = q.(string)
+		}
+		if !isString {
+			return nil, Errorf(CodeSyntax, "MATCH() takes a quoted query string")
+		}
+		if sc.match != nil {
+			return nil, Errorf(CodeSyntax, "only one MATCH() is allowed per query")
+		}
+		if sc.allowText {
+			return nil, Errorf(CodeSyntax, "MATCH() is allowed only in WHERE")
+		}
+		sc.match = &matchExpr{query: q.(string)}
+		sc.usesMatch = true
+		return sc.match, nil
+	case "weight":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		if sc.schema == nil {
+			return nil, Errorf(CodeSyntax, "WEIGHT() needs a table in FROM")
+		}
+		return weightExpr{}, nil
+	case "database", "schema":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		return constExpr{sc.sess.db}, nil
+	case "user", "current_user", "session_user", "system_user":
+		return constExpr{sc.sess.user + "@localhost"}, nil
+	case "version":
+		return constExpr{sc.sess.engine.version()}, nil
+	case "connection_id":
+		return constExpr{int64(sc.sess.id)}, nil
+	case "last_insert_id":
+		return constExpr{sc.sess.lastInsertID}, nil
+	case "to_string":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		inner, err := sc.compile(x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		return toStringExpr{inner}, nil
+	}
+	return nil, Errorf(CodeUnsupported, "function %s() is not supported", strings.ToUpper(x.FnName.O))
+}
+
+type toStringExpr struct{ x expr }
+
+func (e toStringExpr) eval(r *row) (any, error) {
+	v, err := e.x.eval(r)
+	if err != nil || v == nil {
+		return v, err
+	}
+	return displayString(v), nil
+}
+
+// exprText renders an expression back to SQL text, for column names and errors.
+func exprText(n ast.Node) string {
+	var b strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameLowercase, &b)
+	if err := n.Restore(ctx); err != nil {
+		return fmt.Sprintf("%T", n)
+	}
+	return b.String()
+}

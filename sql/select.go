@@ -1,0 +1,597 @@
+package sql
+
+import (
+	"container/heap"
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// defaultLimit is the row count of a SELECT without LIMIT (dialect.md).
+const defaultLimit = 20
+
+// defaultMaxMatches is how many best matches a SELECT keeps in memory for
+// sorting when OPTION max_matches is not given and LIMIT asks for fewer.
+const defaultMaxMatches = 1000
+
+// field is one compiled select-list item.
+type field struct {
+	name string
+	e    expr
+	typ  ColumnType
+}
+
+// orderKey is one compiled ORDER BY item.
+type orderKey struct {
+	e    expr
+	desc bool
+}
+
+// selectPlan is a SELECT ready to run against one table snapshot.
+type selectPlan struct {
+	table      *index.Table
+	sc         *scope
+	fields     []field
+	where      expr // nil: every document
+	order      []orderKey
+	offset     int
+	count      int
+	maxMatches int
+	aggregate  bool // the select list has COUNT(*): one row
+}
+
+func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting) (*Result, error) {
+	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
+		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
+	}
+	if meta, ok := showMetaCall(n); ok {
+		return s.showMeta(meta)
+	}
+	if n.From == nil {
+		if len(options) > 0 {
+			return nil, Errorf(CodeSyntax, "OPTION needs a table in FROM")
+		}
+		return s.selectConstants(n)
+	}
+	start := time.Now()
+	p, err := s.planSelect(n, options)
+	if err != nil {
+		return nil, err
+	}
+	r, totalFound, err := s.runSelect(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	total := totalFound
+	if total > p.maxMatches {
+		total = p.maxMatches
+	}
+	s.meta = []metaRow{
+		{"total", strconv.Itoa(total)},
+		{"total_found", strconv.Itoa(totalFound)},
+		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
+	}
+	return r, nil
+}
+
+// showMetaCall recognises the bridge's rewrite of SHOW META [LIKE 'p'].
+func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
+	if n.From != nil || n.Fields == nil || len(n.Fields.Fields) != 1 {
+		return nil, false
+	}
+	call, isCall := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	if !isCall || call.FnName.L != dialect.FuncShowMeta {
+		return nil, false
+	}
+	if len(call.Args) == 1 {
+		if v, isValue := call.Args[0].(ast.ValueExpr); isValue {
+			if p, isString := v.GetValue().(string); isString {
+				return &p, true
+			}
+		}
+	}
+	return nil, true
+}
+
+func (s *Session) showMeta(pattern *string) (*Result, error) {
+	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
+	for _, m := range s.meta {
+		if pattern == nil || likeMatch(*pattern, m.name) {
+			r.Rows = append(r.Rows, []any{m.name, m.value})
+		}
+	}
+	return r, nil
+}
+
+// selectConstants answers a SELECT without FROM: SELECT 1, SELECT @@version_comment, ...
+func (s *Session) selectConstants(n *ast.SelectStmt) (*Result, error) {
+	if n.Where != nil || n.GroupBy != nil || n.Having != nil || n.OrderBy != nil {
+		return nil, Errorf(CodeUnsupported, "SELECT without FROM takes only a select list and LIMIT")
+	}
+	sc := &scope{sess: s}
+	r := &Result{}
+	values := make([]any, 0, len(n.Fields.Fields))
+	for _, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			return nil, Errorf(CodeSyntax, "SELECT * needs a table in FROM")
+		}
+		e, err := sc.compile(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		v, err := e.eval(nil)
+		if err != nil {
+			return nil, err
+		}
+		typ := valueType(v)
+		r.Columns = append(r.Columns, Column{Name: fieldName(f), Type: typ})
+		values = append(values, wireValue(typ, v))
+	}
+	offset, count, err := limitOf(n.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if offset == 0 && count > 0 {
+		r.Rows = [][]any{values}
+	} else {
+		r.Rows = [][]any{}
+	}
+	return r, nil
+}
+
+// fieldName is the column name of a select-list item: its alias, or its text.
+func fieldName(f *ast.SelectField) string {
+	if f.AsName.O != "" {
+		return f.AsName.O
+	}
+	if c, ok := f.Expr.(*ast.ColumnNameExpr); ok {
+		return c.Name.Name.O
+	}
+	return exprText(f.Expr)
+}
+
+// limitOf reads LIMIT [offset,] count.
+func limitOf(l *ast.Limit) (offset, count int, err error) {
+	if l == nil {
+		return 0, defaultLimit, nil
+	}
+	get := func(e ast.ExprNode, what string) (int, error) {
+		if e == nil {
+			return 0, nil
+		}
+		if v, ok := e.(ast.ValueExpr); ok {
+			switch n := v.GetValue().(type) {
+			case int64:
+				if n >= 0 && n <= 1<<31-1 {
+					return int(n), nil
+				}
+			case uint64:
+				if n <= 1<<31-1 {
+					return int(n), nil
+				}
+			}
+		}
+		return 0, Errorf(CodeSyntax, "LIMIT %s must be an integer from 0 to 2147483647", what)
+	}
+	if offset, err = get(l.Offset, "offset"); err != nil {
+		return 0, 0, err
+	}
+	if count, err = get(l.Count, "count"); err != nil {
+		return 0, 0, err
+	}
+	return offset, count, nil
+}
+
+// tableOf returns the single table a statement names.
+func tableOf(refs *ast.TableRefsClause) (string, error) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return "", Errorf(CodeUnsupported, "a statement reads exactly one table; joins are not supported")
+	}
+	src, ok := refs.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return "", Errorf(CodeUnsupported, "a statement reads exactly one table; joins are not supported")
+	}
+	tn, ok := src.Source.(*ast.TableName)
+	if !ok {
+		return "", Errorf(CodeUnsupported, "subqueries are not supported")
+	}
+	if tn.Schema.O != "" && !strings.EqualFold(tn.Schema.O, Database) {
+		return "", Errorf(CodeNoSuchDB, "unknown database '%s'", tn.Schema.O)
+	}
+	return tn.Name.O, nil
+}
+
+func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*selectPlan, error) {
+	if n.GroupBy != nil || n.Having != nil {
+		return nil, Errorf(CodeUnsupported, "GROUP BY and HAVING are not supported yet")
+	}
+	if n.Distinct {
+		return nil, Errorf(CodeUnsupported, "SELECT DISTINCT is not supported")
+	}
+	name, err := tableOf(n.From)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	schema := t.Schema()
+	p := &selectPlan{table: t, maxMatches: -1}
+
+	// WHERE: attributes only, plus one MATCH().
+	where := &scope{schema: schema, sess: s}
+	if n.Where != nil {
+		if p.where, err = where.compile(n.Where); err != nil {
+			return nil, err
+		}
+	}
+	p.sc = where
+
+	// The select list may read stored text, which is fetched after LIMIT.
+	list := &scope{schema: schema, sess: s, allowText: true, allowAgg: true, usesText: map[int]bool{}}
+	for _, f := range n.Fields.Fields {
+		if f.WildCard != nil {
+			if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, schema.Name) {
+				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
+			}
+			p.fields = append(p.fields, field{name: "id", e: idExpr{}, typ: ColUint})
+			for i, c := range schema.Columns {
+				if c.Type == index.TypeText && !c.Stored {
+					continue
+				}
+				e, err := list.column(c.Name)
+				if err != nil {
+					return nil, err
+				}
+				p.fields = append(p.fields, field{name: c.Name, e: e, typ: exprType(e, schema)})
+				_ = i
+			}
+			continue
+		}
+		e, err := list.compile(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		p.fields = append(p.fields, field{name: fieldName(f), e: e, typ: exprType(e, schema)})
+	}
+	if list.usesAgg {
+		for _, f := range p.fields {
+			if _, isCount := f.e.(countExpr); !isCount {
+				if _, isConst := f.e.(constExpr); !isConst {
+					return nil, Errorf(CodeUnsupported, "COUNT(*) with other columns needs GROUP BY, which is not supported yet")
+				}
+			}
+		}
+		p.aggregate = true
+	}
+
+	// ORDER BY: select-list aliases, columns, WEIGHT(), expressions.
+	if n.OrderBy != nil {
+		order := &scope{schema: schema, sess: s}
+		for _, item := range n.OrderBy.Items {
+			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, p.fields)
+			if err != nil {
+				return nil, err
+			}
+			p.order = append(p.order, orderKey{e: e, desc: item.Desc})
+		}
+	} else if where.match != nil {
+		p.order = []orderKey{{e: weightExpr{}, desc: true}}
+	}
+
+	if p.offset, p.count, err = limitOf(n.Limit); err != nil {
+		return nil, err
+	}
+	for _, o := range options {
+		switch o.Name {
+		case "max_matches":
+			v, ok := o.Value.(ast.ValueExpr)
+			var n int64
+			if ok {
+				n, ok = v.GetValue().(int64)
+			}
+			if !ok || n < 1 || n > 100_000_000 {
+				return nil, Errorf(CodeBadOption, "OPTION max_matches takes an integer from 1 to 100000000")
+			}
+			p.maxMatches = int(n)
+		default:
+			return nil, Errorf(CodeBadOption, "unknown or not yet supported OPTION '%s'", o.Name)
+		}
+	}
+	want := p.offset + p.count
+	if p.maxMatches < 0 {
+		p.maxMatches = max(defaultMaxMatches, want)
+	} else if want > p.maxMatches {
+		return nil, Errorf(CodeBadOption, "LIMIT offset+count (%d) exceeds OPTION max_matches (%d)", want, p.maxMatches)
+	}
+	p.sc.usesText = list.usesText
+	return p, nil
+}
+
+// orderExpr compiles one ORDER BY item: an alias of a select-list item, or an
+// expression over attributes.
+func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, fields []field) (expr, error) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		for i, f := range asts {
+			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
+				if _, isText := fields[i].e.(textExpr); isText {
+					return nil, Errorf(CodeWrongValue, "cannot ORDER BY full-text field '%s'", c.Name.Name.O)
+				}
+				return fields[i].e, nil
+			}
+		}
+	}
+	return sc.compile(n)
+}
+
+// candidate is one document that passed WHERE, with its sort keys.
+type candidate struct {
+	ref    index.DocRef
+	id     uint64
+	weight int64
+	keys   []any
+}
+
+// matches evaluates WHERE over a snapshot, calling fn for each document that
+// passes, in ascending id order.
+func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, where expr, fn func(r *row) error) error {
+	r := &row{snap: snap}
+	check := func(ref index.DocRef, weight int64) error {
+		r.ref, r.weight = ref, weight
+		if where != nil {
+			v, err := where.eval(r)
+			if err != nil {
+				return err
+			}
+			if !truthy(v) {
+				return nil
+			}
+		}
+		return fn(r)
+	}
+	if sc.match == nil {
+		var err error
+		scanErr := snap.Scan(ctx, func(ref index.DocRef) bool {
+			err = check(ref, 0)
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+		return scanErr
+	}
+	q, err := snap.ParseQuery(sc.match.query)
+	if err != nil {
+		return Errorf(CodeQuerySyntax, "MATCH(): %v", err)
+	}
+	found, err := snap.Search(ctx, q)
+	if err != nil {
+		return asError(err)
+	}
+	sc.match.matched = make(map[index.DocRef]int64, len(found))
+	for _, m := range found {
+		sc.match.matched[m.Ref] = m.Weight
+	}
+	if matchIsRequired(where, sc.match) {
+		for i, m := range found {
+			if i%1024 == 0 && ctx.Err() != nil {
+				return cancelled(ctx.Err())
+			}
+			if err := check(m.Ref, m.Weight); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// MATCH under OR or NOT: every document is a candidate.
+	var cbErr error
+	scanErr := snap.Scan(ctx, func(ref index.DocRef) bool {
+		cbErr = check(ref, sc.match.matched[ref])
+		return cbErr == nil
+	})
+	if cbErr != nil {
+		return cbErr
+	}
+	return scanErr
+}
+
+// matchIsRequired reports whether m is a top-level conjunct of where, so that
+// only matched documents can pass.
+func matchIsRequired(where expr, m *matchExpr) bool {
+	switch x := where.(type) {
+	case *matchExpr:
+		return x == m
+	case logicExpr:
+		return x.and && (matchIsRequired(x.l, m) || matchIsRequired(x.r, m))
+	}
+	return false
+}
+
+func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
+	snap := p.table.Snapshot()
+	want := p.offset + p.count
+	h := &candidateHeap{order: p.order}
+	total := 0
+	err := s.matches(ctx, snap, p.sc, p.where, func(r *row) error {
+		total++
+		if p.aggregate || want == 0 {
+			return nil
+		}
+		c := candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight}
+		if len(p.order) > 0 {
+			c.keys = make([]any, len(p.order))
+			for i, o := range p.order {
+				v, err := o.e.eval(r)
+				if err != nil {
+					return err
+				}
+				c.keys[i] = v
+			}
+		} else if h.Len() >= want {
+			return nil // id order: the first ones seen are the smallest ids
+		}
+		if h.Len() < want {
+			heap.Push(h, c)
+		} else if h.less(c, h.items[0]) {
+			h.items[0] = c
+			heap.Fix(h, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	res := &Result{Columns: make([]Column, len(p.fields)), Rows: [][]any{}}
+	for i, f := range p.fields {
+		res.Columns[i] = Column{Name: f.name, Type: f.typ}
+	}
+	if p.aggregate {
+		if p.offset == 0 && p.count > 0 {
+			out := make([]any, len(p.fields))
+			for i, f := range p.fields {
+				if _, isCount := f.e.(countExpr); isCount {
+					out[i] = int64(total)
+				} else {
+					v, _ := f.e.eval(nil)
+					out[i] = wireValue(f.typ, v)
+				}
+			}
+			res.Rows = append(res.Rows, out)
+		}
+		return res, total, nil
+	}
+
+	sorted := h.items
+	sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
+	if p.offset >= len(sorted) {
+		return res, total, nil
+	}
+	page := sorted[p.offset:]
+
+	// Post-LIMIT: read stored text only for the rows that are returned, in one batch.
+	texts, err := s.storedText(ctx, snap, p.sc.usesText, page)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := &row{snap: snap}
+	for i, c := range page {
+		r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
+		out := make([]any, len(p.fields))
+		for j, f := range p.fields {
+			v, err := f.e.eval(r)
+			if err != nil {
+				return nil, 0, err
+			}
+			out[j] = wireValue(f.typ, v)
+		}
+		res.Rows = append(res.Rows, out)
+	}
+	return res, total, nil
+}
+
+// storedText reads the text columns a select list uses for the page's rows.
+func (s *Session) storedText(ctx context.Context, snap *index.Snapshot, uses map[int]bool, page []candidate) ([]map[int]string, error) {
+	out := make([]map[int]string, len(page))
+	if len(uses) == 0 || len(page) == 0 {
+		return out, nil
+	}
+	cols := make([]int, 0, len(uses))
+	for c := range uses {
+		cols = append(cols, c)
+	}
+	sort.Ints(cols)
+	refs := make([]index.DocRef, len(page))
+	for i, c := range page {
+		refs[i] = c.ref
+	}
+	texts, err := snap.Stored(ctx, refs, cols)
+	if err != nil {
+		return nil, asError(err)
+	}
+	s.engine.stats.StoredDocReads.Add(uint64(len(refs)))
+	for i := range page {
+		m := make(map[int]string, len(cols))
+		for j, c := range cols {
+			m[c] = texts[i][j]
+		}
+		out[i] = m
+	}
+	return out, nil
+}
+
+// candidateHeap keeps the best candidates: its root is the worst kept one.
+type candidateHeap struct {
+	items []candidate
+	order []orderKey
+}
+
+// less reports whether a sorts before b: by the ORDER BY keys, then by id.
+func (h *candidateHeap) less(a, b candidate) bool {
+	for i, o := range h.order {
+		c, ok := compare(a.keys[i], b.keys[i])
+		if !ok || c == 0 {
+			continue
+		}
+		if o.desc {
+			return c > 0
+		}
+		return c < 0
+	}
+	return a.id < b.id
+}
+
+func (h *candidateHeap) Len() int           { return len(h.items) }
+func (h *candidateHeap) Less(i, j int) bool { return h.less(h.items[j], h.items[i]) }
+func (h *candidateHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *candidateHeap) Push(x any)         { h.items = append(h.items, x.(candidate)) }
+func (h *candidateHeap) Pop() any {
+	last := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return last
+}
+
+// exprType is the result column type of an expression.
+func exprType(e expr, schema *index.Schema) ColumnType {
+	switch x := e.(type) {
+	case idExpr:
+		return ColUint
+	case attrExpr:
+		return columnWireType(schema.Columns[x.col].Type)
+	case textExpr, toStringExpr:
+		return ColString
+	case weightExpr, countExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:
+		return ColInt
+	case constExpr:
+		return valueType(x.v)
+	case negExpr:
+		return exprType(x.x, schema)
+	case arithExpr:
+		l, r := exprType(x.l, schema), exprType(x.r, schema)
+		if x.op == opcode.Div || l == ColFloat || r == ColFloat {
+			return ColFloat
+		}
+		return ColInt
+	}
+	return ColString
+}
+
+// valueType is the column type that fits a value.
+func valueType(v any) ColumnType {
+	switch v.(type) {
+	case int64:
+		return ColInt
+	case uint64:
+		return ColUint
+	case float64:
+		return ColFloat
+	}
+	return ColString
+}

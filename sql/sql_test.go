@@ -1,0 +1,102 @@
+package sql
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/glint-search/glint/index"
+	"github.com/stretchr/testify/require"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected outputs in testdata/ with the actual ones")
+
+// newTestSession returns a session over a fresh in-memory database.
+func newTestSession(t *testing.T) *Session {
+	t.Helper()
+	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return NewEngine(db).NewSession("root")
+}
+
+// render prints the outcome of Exec the way the testdata files show it.
+func render(results []*Result, err error) string {
+	var b strings.Builder
+	for _, r := range results {
+		if !r.IsResultSet() {
+			fmt.Fprintf(&b, "ok %d\n", r.AffectedRows)
+			continue
+		}
+		names := make([]string, len(r.Columns))
+		for i, c := range r.Columns {
+			names[i] = fmt.Sprintf("%s:%s", c.Name, [...]string{"str", "int", "uint", "float"}[c.Type])
+		}
+		b.WriteString(strings.Join(names, " | ") + "\n")
+		for _, row := range r.Rows {
+			vals := make([]string, len(row))
+			for i, v := range row {
+				if v == nil {
+					vals[i] = "NULL"
+				} else {
+					vals[i] = fmt.Sprint(v)
+				}
+			}
+			b.WriteString(strings.Join(vals, " | ") + "\n")
+		}
+	}
+	if err != nil {
+		e, ok := err.(*Error)
+		if !ok {
+			fmt.Fprintf(&b, "error (not an *Error %T): %v\n", err, err)
+		} else {
+			fmt.Fprintf(&b, "error %d: %s\n", e.Code, e.Msg)
+		}
+	}
+	return b.String()
+}
+
+// TestScripts runs every testdata/*.test file: cases of SQL text, a line
+// "----", and the expected output, separated by blank lines. Cases of one file
+// share one session, so later cases see earlier writes.
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.test")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			s := newTestSession(t)
+			var out strings.Builder
+			for _, c := range parseCases(string(data)) {
+				got := render(s.Exec(context.Background(), c.input))
+				fmt.Fprintf(&out, "%s\n----\n%s\n", c.input, got)
+				if !*rewrite {
+					require.Equal(t, c.want, got, "%s: %s", file, c.input)
+				}
+			}
+			if *rewrite {
+				require.NoError(t, os.WriteFile(file, []byte(strings.TrimSuffix(out.String(), "\n")), 0o644))
+			}
+		})
+	}
+}
+
+type testCase struct{ input, want string }
+
+func parseCases(data string) []testCase {
+	var cases []testCase
+	for _, block := range strings.Split(strings.TrimSpace(data), "\n\n") {
+		input, want, ok := strings.Cut(block, "\n----\n")
+		if !ok {
+			input, want = strings.TrimSuffix(block, "\n----"), ""
+		}
+		cases = append(cases, testCase{input: strings.TrimSpace(input), want: strings.TrimSpace(want) + "\n"})
+	}
+	return cases
+}

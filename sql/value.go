@@ -1,0 +1,359 @@
+package sql
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/glint-search/glint/index"
+)
+
+// Values inside the executor are one of: nil, int64, uint64 (document ids),
+// float64, string, []int64 (multi attributes). This file converts between them,
+// compares them, and converts them to column values and to wire values.
+
+// literal returns the Go value of a TiDB literal: nil, int64, uint64, float64 or
+// string. Decimal literals such as 1.5 become float64.
+func literal(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, int64, uint64, float64, string:
+		return x, nil
+	case float32:
+		return float64(x), nil
+	case []byte:
+		return string(x), nil
+	case fmt.Stringer: // test_driver.MyDecimal
+		f, err := strconv.ParseFloat(x.String(), 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad number %s", x.String())
+		}
+		return f, nil
+	default:
+		return nil, fmt.Errorf("unsupported literal of type %T", v)
+	}
+}
+
+// toFloat converts a numeric value to float64; ok is false for non-numbers.
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
+}
+
+// truthy is the SQL truth of a value: non-zero numbers and non-empty sets.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case int64:
+		return x != 0
+	case uint64:
+		return x != 0
+	case float64:
+		return x != 0
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		return err == nil && f != 0
+	case []int64:
+		return len(x) > 0
+	}
+	return false
+}
+
+func boolValue(b bool) any {
+	if b {
+		return int64(1)
+	}
+	return int64(0)
+}
+
+// compare orders two values: numbers numerically (exactly for integers),
+// strings bytewise, nil first. ok is false when they cannot be compared.
+func compare(a, b any) (int, bool) {
+	if a == nil || b == nil {
+		switch {
+		case a == nil && b == nil:
+			return 0, true
+		case a == nil:
+			return -1, true
+		default:
+			return 1, true
+		}
+	}
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return cmp3(x < y, x > y), true
+		case uint64:
+			if x < 0 {
+				return -1, true
+			}
+			return cmp3(uint64(x) < y, uint64(x) > y), true
+		}
+	case uint64:
+		switch y := b.(type) {
+		case uint64:
+			return cmp3(x < y, x > y), true
+		case int64:
+			if y < 0 {
+				return 1, true
+			}
+			return cmp3(x < uint64(y), x > uint64(y)), true
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y), true
+		}
+		if f, ok := toFloat(b); ok {
+			if xf, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+				return cmp3(xf < f, xf > f), true
+			}
+			return 0, false
+		}
+	case []int64:
+		return 0, false
+	}
+	if s, ok := b.(string); ok {
+		c, ok := compare(s, a)
+		return -c, ok
+	}
+	xf, ok1 := toFloat(a)
+	yf, ok2 := toFloat(b)
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	return cmp3(xf < yf, xf > yf), true
+}
+
+func cmp3(less, greater bool) int {
+	switch {
+	case less:
+		return -1
+	case greater:
+		return 1
+	}
+	return 0
+}
+
+// setContains reports whether a multi value holds v (any numeric value).
+func setContains(set []int64, v any) bool {
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case uint64:
+		if x > math.MaxInt64 {
+			return false
+		}
+		n = int64(x)
+	case float64:
+		if x != math.Trunc(x) {
+			return false
+		}
+		n = int64(x)
+	default:
+		return false
+	}
+	i := sort.Search(len(set), func(i int) bool { return set[i] >= n })
+	return i < len(set) && set[i] == n
+}
+
+// columnValue converts an executor value to the value of a column of type t,
+// or returns a message saying why it does not fit.
+func columnValue(t index.ColumnType, v any) (index.Value, string) {
+	if v == nil {
+		return nil, ""
+	}
+	switch t {
+	case index.TypeText, index.TypeString, index.TypeJSON:
+		switch x := v.(type) {
+		case string:
+			return x, ""
+		case int64, uint64, float64:
+			return formatNumber(x), ""
+		}
+	case index.TypeUint, index.TypeTimestamp:
+		return intInRange(v, 0, math.MaxUint32)
+	case index.TypeBool:
+		return intInRange(v, 0, 1)
+	case index.TypeBigint:
+		return intInRange(v, math.MinInt64, math.MaxInt64)
+	case index.TypeFloat:
+		if s, ok := v.(string); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, fmt.Sprintf("expects a number, got string %s", quoteForError(s))
+			}
+			return f, ""
+		}
+		if f, ok := toFloat(v); ok {
+			return f, ""
+		}
+	case index.TypeMulti, index.TypeMulti64:
+		lo, hi := int64(0), int64(math.MaxUint32)
+		if t == index.TypeMulti64 {
+			lo, hi = math.MinInt64, math.MaxInt64
+		}
+		var in []any
+		switch x := v.(type) {
+		case []any:
+			in = x
+		case []int64:
+			for _, n := range x {
+				in = append(in, n)
+			}
+		default:
+			in = []any{x}
+		}
+		out := make([]int64, 0, len(in))
+		for _, e := range in {
+			n, msg := intInRange(e, lo, hi)
+			if msg != "" {
+				return nil, "element " + msg
+			}
+			out = append(out, n.(int64))
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+		uniq := out[:0]
+		for i, n := range out {
+			if i == 0 || n != out[i-1] {
+				uniq = append(uniq, n)
+			}
+		}
+		return uniq, ""
+	}
+	return nil, fmt.Sprintf("cannot hold %s", describe(v))
+}
+
+// intInRange converts v to an int64 within [lo, hi].
+func intInRange(v any, lo, hi int64) (index.Value, string) {
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case uint64:
+		if x > math.MaxInt64 {
+			return nil, fmt.Sprintf("value %d is out of range", x)
+		}
+		n = int64(x)
+	case float64:
+		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
+			return nil, fmt.Sprintf("expects an integer, got %s", formatNumber(x))
+		}
+		n = int64(x)
+	case string:
+		s := strings.TrimSpace(x)
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Sprintf("expects an integer, got string %s", quoteForError(x))
+		}
+		n = i
+	default:
+		return nil, fmt.Sprintf("expects an integer, got %s", describe(v))
+	}
+	if n < lo || n > hi {
+		return nil, fmt.Sprintf("value %d is out of range %d..%d", n, lo, hi)
+	}
+	return n, ""
+}
+
+// describe names a value for an error message.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "string " + quoteForError(x)
+	case []any, []int64:
+		return "a list of values"
+	default:
+		return formatNumber(x)
+	}
+}
+
+func quoteForError(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "..."
+	}
+	return "'" + s + "'"
+}
+
+func formatNumber(v any) string {
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// wireValue converts a value for a result column of type t.
+func wireValue(t ColumnType, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch t {
+	case ColInt:
+		switch x := v.(type) {
+		case int64:
+			return x
+		case uint64:
+			return int64(x)
+		case float64:
+			return int64(x)
+		}
+	case ColUint:
+		switch x := v.(type) {
+		case uint64:
+			return x
+		case int64:
+			return uint64(x)
+		}
+	case ColFloat:
+		if f, ok := toFloat(v); ok {
+			return f
+		}
+	}
+	return displayString(v)
+}
+
+// displayString renders any value as the text a client sees.
+func displayString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []int64:
+		parts := make([]string, len(x))
+		for i, n := range x {
+			parts[i] = strconv.FormatInt(n, 10)
+		}
+		return strings.Join(parts, ",")
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 32)
+	default:
+		return formatNumber(x)
+	}
+}
+
+// columnWireType is the result column type of a table column.
+func columnWireType(t index.ColumnType) ColumnType {
+	switch t {
+	case index.TypeUint, index.TypeBool, index.TypeTimestamp, index.TypeBigint:
+		return ColInt
+	case index.TypeFloat:
+		return ColFloat
+	}
+	return ColString
+}

@@ -1,0 +1,285 @@
+package sql
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/glint-search/glint/index"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// idColumn marks the implicit id in an INSERT's column positions.
+const idColumn = -1
+
+func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, error) {
+	if n.Select != nil || len(n.OnDuplicate) > 0 || n.IgnoreErr {
+		return nil, Errorf(CodeUnsupported, "INSERT takes VALUES only (no SELECT, IGNORE or ON DUPLICATE KEY)")
+	}
+	name, err := tableOf(n.Table)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	schema := t.Schema()
+
+	// Column positions: the list given, or id followed by every column.
+	var cols []int
+	if len(n.Columns) == 0 {
+		cols = append(cols, idColumn)
+		for i := range schema.Columns {
+			cols = append(cols, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range n.Columns {
+			i := idColumn
+			if !strings.EqualFold(c.Name.O, "id") {
+				if i = columnIndex(schema, c.Name.O); i < 0 {
+					return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", c.Name.O, schema.Name)
+				}
+			}
+			if seen[i] {
+				return nil, Errorf(CodeSyntax, "column '%s' is given twice", c.Name.O)
+			}
+			seen[i] = true
+			cols = append(cols, i)
+		}
+	}
+
+	docs := make([]index.Document, len(n.Lists))
+	consts := &scope{sess: s}
+	for r, list := range n.Lists {
+		if len(list) != len(cols) {
+			return nil, Errorf(CodeWrongCount, "row %d has %d value(s), but %d column(s) are named", r+1, len(list), len(cols))
+		}
+		doc := index.Document{Values: make([]index.Value, len(schema.Columns))}
+		for k, node := range list {
+			v, err := constantValue(consts, node)
+			if err != nil {
+				return nil, err
+			}
+			if cols[k] == idColumn {
+				if doc.ID, err = documentID(v, r+1); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			c := schema.Columns[cols[k]]
+			cv, msg := columnValue(c.Type, v)
+			if msg != "" {
+				return nil, Errorf(CodeWrongValue, "row %d, column '%s' (%s): %s", r+1, c.Name, typeName(c), msg)
+			}
+			doc.Values[cols[k]] = cv
+		}
+		docs[r] = doc
+	}
+
+	var ids []uint64
+	err = t.Write(ctx, func(w *index.Writer) error {
+		var err error
+		if n.IsReplace {
+			ids, err = w.Replace(docs)
+		} else {
+			ids, err = w.Insert(docs)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, s.tableError(name, err)
+	}
+	r := &Result{AffectedRows: uint64(len(ids))}
+	if len(ids) > 0 {
+		r.InsertID = ids[len(ids)-1]
+		s.lastInsertID = r.InsertID
+	}
+	return r, nil
+}
+
+// constantValue evaluates a VALUES item: a literal, an arithmetic of literals, or
+// a parenthesised list for a multi column.
+func constantValue(sc *scope, node ast.ExprNode) (any, error) {
+	if row, ok := node.(*ast.RowExpr); ok {
+		out := make([]any, len(row.Values))
+		for i, e := range row.Values {
+			v, err := constantValue(sc, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	if p, ok := node.(*ast.ParenthesesExpr); ok {
+		v, err := constantValue(sc, p.Expr)
+		if err != nil {
+			return nil, err
+		}
+		return []any{v}, nil
+	}
+	e, err := sc.compile(node)
+	if err != nil {
+		return nil, err
+	}
+	return e.eval(nil)
+}
+
+// documentID converts the value given for id.
+func documentID(v any, row int) (uint64, error) {
+	switch x := v.(type) {
+	case int64:
+		if x >= 0 {
+			return uint64(x), nil
+		}
+	case uint64:
+		return x, nil
+	case float64:
+		if x >= 0 && x == math.Trunc(x) && x < math.MaxUint64 {
+			return uint64(x), nil
+		}
+	case string:
+		n, msg := intInRange(x, 0, math.MaxInt64)
+		if msg == "" {
+			return uint64(n.(int64)), nil
+		}
+	case nil:
+		return 0, nil
+	}
+	return 0, Errorf(CodeWrongValue, "row %d: id must be a non-negative integer, got %s", row, describe(v))
+}
+
+func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, error) {
+	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
+		return nil, Errorf(CodeUnsupported, "DELETE takes one table and a WHERE clause (no ORDER BY or LIMIT)")
+	}
+	name, err := tableOf(n.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{schema: t.Schema(), sess: s}
+	var where expr
+	if n.Where != nil {
+		if where, err = sc.compile(n.Where); err != nil {
+			return nil, err
+		}
+	}
+	deleted := 0
+	err = t.Write(ctx, func(w *index.Writer) error {
+		snap := w.Snapshot()
+		var ids []uint64
+		err := s.matches(ctx, snap, sc, where, func(r *row) error {
+			ids = append(ids, snap.ID(r.ref))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		deleted, err = w.Delete(ids)
+		return err
+	})
+	if err != nil {
+		return nil, s.tableError(name, err)
+	}
+	return &Result{AffectedRows: uint64(deleted)}, nil
+}
+
+func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, error) {
+	if n.MultipleTable || n.Order != nil || n.Limit != nil || n.IgnoreErr {
+		return nil, Errorf(CodeUnsupported, "UPDATE takes one table, SET and WHERE (no ORDER BY, LIMIT or IGNORE)")
+	}
+	name, err := tableOf(n.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	schema := t.Schema()
+	sc := &scope{schema: schema, sess: s}
+	type assignment struct {
+		col int
+		e   expr
+	}
+	var set []assignment
+	for _, a := range n.List {
+		cname := a.Column.Name.O
+		if strings.EqualFold(cname, "id") {
+			return nil, Errorf(CodeWrongValue, "the id of a document cannot be updated")
+		}
+		i := columnIndex(schema, cname)
+		if i < 0 {
+			return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", cname, schema.Name)
+		}
+		if schema.Columns[i].Type == index.TypeText {
+			return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field; UPDATE changes attributes only (use REPLACE)", cname)
+		}
+		var e expr
+		if row, ok := a.Expr.(*ast.RowExpr); ok {
+			v, err := constantValue(&scope{sess: s}, row)
+			if err != nil {
+				return nil, err
+			}
+			e = constExpr{v}
+		} else if e, err = sc.compile(a.Expr); err != nil {
+			return nil, err
+		}
+		set = append(set, assignment{col: i, e: e})
+	}
+	var where expr
+	if n.Where != nil {
+		if where, err = sc.compile(n.Where); err != nil {
+			return nil, err
+		}
+	}
+	updated := 0
+	err = t.Write(ctx, func(w *index.Writer) error {
+		snap := w.Snapshot()
+		type change struct {
+			id     uint64
+			values map[int]index.Value
+		}
+		var changes []change
+		err := s.matches(ctx, snap, sc, where, func(r *row) error {
+			values := make(map[int]index.Value, len(set))
+			for _, a := range set {
+				v, err := a.e.eval(r)
+				if err != nil {
+					return err
+				}
+				c := schema.Columns[a.col]
+				cv, msg := columnValue(c.Type, v)
+				if msg != "" {
+					return Errorf(CodeWrongValue, "column '%s' (%s): %s", c.Name, typeName(c), msg)
+				}
+				values[a.col] = cv
+			}
+			changes = append(changes, change{id: snap.ID(r.ref), values: values})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			ok, err := w.Update(c.id, c.values)
+			if err != nil {
+				return err
+			}
+			if ok {
+				updated++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.tableError(name, err)
+	}
+	return &Result{AffectedRows: uint64(updated)}, nil
+}
