@@ -27,7 +27,7 @@ func TestCLI(t *testing.T) {
 			name:    "statements on stdin",
 			args:    []string{"--batch"},
 			stdin:   "SELECT COUNT(*) FROM books;\nSELECT id FROM books WHERE MATCH('brown fox');\n",
-			wantOut: "COUNT(*)\n4\nid\n1\n",
+			wantOut: "count(*)\n4\nid\n1\n",
 		},
 		{
 			name:    "version comment",

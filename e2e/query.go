@@ -160,7 +160,8 @@ func (s *Server) CLI(t testing.TB, stdin string, args ...string) CLIResult {
 	cmd := s.cliCommand(t, stdin, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	return CLIResult{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: runExit(t, cmd)}
+	code := runExit(t, cmd) // run before reading the buffers
+	return CLIResult{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: code}
 }
 
 // CLICombined is CLI with standard output and error in one stream, in the

@@ -86,8 +86,12 @@ func TestDelete(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.affected, n)
 			assert.ElementsMatch(t, tt.left, MustQuery(t, db, "SELECT id FROM books").Column(0))
-			// every row matches this query: the full-text index must agree with the rows
-			assert.ElementsMatch(t, tt.left, MustQuery(t, db, "SELECT id FROM books WHERE MATCH('fox | dog | bread')").Column(0))
+			// every row has one of these words: the full-text index must agree with the rows
+			var matched []string
+			for _, word := range []string{"fox", "dog", "bread"} {
+				matched = append(matched, MustQuery(t, db, "SELECT id FROM books WHERE MATCH('"+word+"')").Column(0)...)
+			}
+			assert.ElementsMatch(t, tt.left, dedupe(matched))
 		})
 	}
 }
@@ -136,4 +140,17 @@ func TestPreparedStatements(t *testing.T) {
 	MustExec(t, db, "DELETE FROM books WHERE id = ?", 1)
 	got = MustQuery(t, db, "SELECT id, price FROM books WHERE MATCH(?)", "fox")
 	assert.Equal(t, [][]string{{"2", "1.25"}}, got.Values)
+}
+
+// dedupe returns the distinct strings of ss, in first-seen order.
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -151,8 +151,13 @@ func fieldName(f *ast.SelectField) string {
 	if f.AsName.O != "" {
 		return f.AsName.O
 	}
-	if c, ok := f.Expr.(*ast.ColumnNameExpr); ok {
-		return c.Name.Name.O
+	switch x := f.Expr.(type) {
+	case *ast.ColumnNameExpr:
+		return x.Name.Name.O
+	case *ast.AggregateFuncExpr:
+		if isCountStar(x) {
+			return "count(*)"
+		}
 	}
 	return exprText(f.Expr)
 }

@@ -91,12 +91,12 @@ type testCase struct{ input, want string }
 
 func parseCases(data string) []testCase {
 	var cases []testCase
-	for _, block := range strings.Split(strings.TrimSpace(data), "\n\n") {
+	for _, block := range strings.Split(strings.Trim(data, "\n"), "\n\n") {
 		input, want, ok := strings.Cut(block, "\n----\n")
 		if !ok {
 			input, want = strings.TrimSuffix(block, "\n----"), ""
 		}
-		cases = append(cases, testCase{input: strings.TrimSpace(input), want: strings.TrimSpace(want) + "\n"})
+		cases = append(cases, testCase{input: strings.TrimSpace(input), want: strings.Trim(want, "\n") + "\n"})
 	}
 	return cases
 }

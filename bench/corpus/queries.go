@@ -44,6 +44,12 @@ func Queries(docs []Doc, seed uint64) []Query {
 	if len(rare) == 0 {
 		rare = v.withDocFreq(1, 1)
 	}
+	if len(rare) == 0 { // a tiny corpus where every word is common
+		rare = frequent
+	}
+	if len(frequent) == 0 {
+		return nil
+	}
 	pick := func(words []string) string { return words[rng.IntN(len(words))] }
 	var qs []Query
 	for range QueriesPerShape {
@@ -59,7 +65,7 @@ func Queries(docs []Doc, seed uint64) []Query {
 
 // phrase2 draws two adjacent words of a random document as a quoted phrase.
 func phrase2(docs []Doc, rng *rand.Rand) string {
-	for {
+	for range 10000 {
 		words := Words(docs[rng.IntN(len(docs))].Content)
 		if len(words) < 2 {
 			continue
@@ -67,6 +73,7 @@ func phrase2(docs []Doc, rng *rand.Rand) string {
 		i := rng.IntN(len(words) - 1)
 		return fmt.Sprintf("%q", words[i]+" "+words[i+1])
 	}
+	return fmt.Sprintf("%q", "no phrase") // no document has two words
 }
 
 // Words splits text into lower-case words: runs of letters of at least two.
