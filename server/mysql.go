@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/glint-search/glint/sql"
@@ -272,7 +270,7 @@ func (c *mysqlConn) HandleFieldList(table, wildcard string) (fields []*mysql.Fie
 		return nil, mysqlError(err)
 	}
 	for _, col := range cols {
-		if !likeMatch(wildcard, col.Name) {
+		if wildcard != "" && !sql.LikeMatch(wildcard, col.Name) {
 			continue
 		}
 		f := fieldOf(col)
@@ -350,28 +348,6 @@ func (c *mysqlConn) writeResult(r *sql.Result, binary, more bool) error {
 
 func isResultSet(r *sql.Result) bool { return r.IsResultSet() && len(r.Columns) > 0 }
 
-// likeMatch matches name against a COM_FIELD_LIST wildcard (SQL LIKE: % and _).
-func likeMatch(pattern, name string) bool {
-	if pattern == "" || pattern == "%" {
-		return true
-	}
-	var b strings.Builder
-	for _, r := range pattern {
-		switch r {
-		case '%':
-			b.WriteByte('*')
-		case '_':
-			b.WriteByte('?')
-		case '*', '?', '[', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	ok, err := path.Match(b.String(), name)
-	return err == nil && ok
-}
 
 // connAuth is go-mysql's AuthenticationHandler for one connection.
 type connAuth struct{ c *mysqlConn }

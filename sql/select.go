@@ -103,7 +103,7 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 func (s *Session) showMeta(pattern *string) (*Result, error) {
 	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
 	for _, m := range s.meta {
-		if pattern == nil || likeMatch(*pattern, m.name) {
+		if pattern == nil || LikeMatch(*pattern, m.name) {
 			r.Rows = append(r.Rows, []any{m.name, m.value})
 		}
 	}
@@ -194,7 +194,16 @@ func limitOf(l *ast.Limit) (offset, count int, err error) {
 	return offset, count, nil
 }
 
-// tableOf returns the single table a statement names.
+// tableIn finds the single table a statement names.
+func (s *Session) tableIn(refs *ast.TableRefsClause) (*index.Table, error) {
+	name, err := tableOf(refs)
+	if err != nil {
+		return nil, err
+	}
+	return s.table(name)
+}
+
+// tableOf returns the name of the single table a statement names.
 func tableOf(refs *ast.TableRefsClause) (string, error) {
 	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
 		return "", Errorf(CodeUnsupported, "a statement reads exactly one table; joins are not supported")
@@ -220,11 +229,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	if n.Distinct {
 		return nil, Errorf(CodeUnsupported, "SELECT DISTINCT is not supported")
 	}
-	name, err := tableOf(n.From)
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.table(name)
+	t, err := s.tableIn(n.From)
 	if err != nil {
 		return nil, err
 	}

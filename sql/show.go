@@ -89,8 +89,9 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 	return &Result{}, nil
 }
 
-// likeMatch reports whether name matches a SQL LIKE pattern (% and _), case-insensitively.
-func likeMatch(pattern, name string) bool {
+// LikeMatch reports whether name matches a SQL LIKE pattern (% and _),
+// case-insensitively.
+func LikeMatch(pattern, name string) bool {
 	var b strings.Builder
 	for _, r := range strings.ToLower(pattern) {
 		switch r {
@@ -133,7 +134,7 @@ func (s *Session) execShow(n *ast.ShowStmt) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	keep := func(name string) bool { return pattern == "" || likeMatch(pattern, name) }
+	keep := func(name string) bool { return pattern == "" || LikeMatch(pattern, name) }
 	switch n.Tp {
 	case ast.ShowTables:
 		r := &Result{Columns: []Column{{"Table", ColString}, {"Type", ColString}}}

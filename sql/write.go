@@ -16,14 +16,11 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 	if n.Select != nil || len(n.OnDuplicate) > 0 || n.IgnoreErr {
 		return nil, Errorf(CodeUnsupported, "INSERT takes VALUES only (no SELECT, IGNORE or ON DUPLICATE KEY)")
 	}
-	name, err := tableOf(n.Table)
+	t, err := s.tableIn(n.Table)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	name := t.Schema().Name
 	schema := t.Schema()
 
 	// Column positions: the list given, or id followed by every column.
@@ -155,14 +152,11 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 	if n.IsMultiTable || n.Order != nil || n.Limit != nil {
 		return nil, Errorf(CodeUnsupported, "DELETE takes one table and a WHERE clause (no ORDER BY or LIMIT)")
 	}
-	name, err := tableOf(n.TableRefs)
+	t, err := s.tableIn(n.TableRefs)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	name := t.Schema().Name
 	sc := &scope{schema: t.Schema(), sess: s}
 	var where expr
 	if n.Where != nil {
@@ -194,14 +188,11 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 	if n.MultipleTable || n.Order != nil || n.Limit != nil || n.IgnoreErr {
 		return nil, Errorf(CodeUnsupported, "UPDATE takes one table, SET and WHERE (no ORDER BY, LIMIT or IGNORE)")
 	}
-	name, err := tableOf(n.TableRefs)
+	t, err := s.tableIn(n.TableRefs)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.table(name)
-	if err != nil {
-		return nil, err
-	}
+	name := t.Schema().Name
 	schema := t.Schema()
 	sc := &scope{schema: schema, sess: s}
 	type assignment struct {
