@@ -348,7 +348,6 @@ func (c *mysqlConn) writeResult(r *sql.Result, binary, more bool) error {
 
 func isResultSet(r *sql.Result) bool { return r.IsResultSet() && len(r.Columns) > 0 }
 
-
 // connAuth is go-mysql's AuthenticationHandler for one connection.
 type connAuth struct{ c *mysqlConn }
 

@@ -60,11 +60,11 @@ func render(results []*Result, err error) string {
 	return b.String()
 }
 
-// TestScripts runs every testdata/*.test file: cases of SQL text, a line
+// TestScripts runs every testdata/*.txt file: cases of SQL text, a line
 // "----", and the expected output, separated by blank lines. Cases of one file
 // share one session, so later cases see earlier writes.
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.test")
+	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, file := range files {
