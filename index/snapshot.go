@@ -297,9 +297,8 @@ func distinctWords(q query.Node) []string {
 	return words
 }
 
-// TermStats returns the document and hit counts of the words of q.
-func (s *Snapshot) TermStats(ctx context.Context, q query.Node) ([]TermStat, error) {
-	words := distinctWords(q)
+// fetchWords reads the postings of words in one read transaction.
+func (s *Snapshot) fetchWords(ctx context.Context, words []string) (*searchData, error) {
 	var d *searchData
 	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
 		var err error
@@ -308,6 +307,16 @@ func (s *Snapshot) TermStats(ctx context.Context, q query.Node) ([]TermStat, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("index: search %s: %w", s.schema.Name, dbErr(err))
+	}
+	return d, nil
+}
+
+// TermStats returns the document and hit counts of the words of q.
+func (s *Snapshot) TermStats(ctx context.Context, q query.Node) ([]TermStat, error) {
+	words := distinctWords(q)
+	d, err := s.fetchWords(ctx, words)
+	if err != nil {
+		return nil, err
 	}
 	stats := make([]TermStat, len(words))
 	for i, w := range words {
@@ -331,14 +340,9 @@ func (s *Snapshot) Search(ctx context.Context, q query.Node) ([]Match, error) {
 	if s.live == 0 || len(s.layout.indexed) == 0 || len(words) == 0 {
 		return nil, nil
 	}
-	var d *searchData
-	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
-		var err error
-		d, err = s.fetch(ctx, txn, words)
-		return err
-	})
+	d, err := s.fetchWords(ctx, words)
 	if err != nil {
-		return nil, fmt.Errorf("index: search %s: %w", s.schema.Name, dbErr(err))
+		return nil, err
 	}
 	idf := make([]float64, len(words))
 	for w := range words {

@@ -150,22 +150,26 @@ func (e logicExpr) eval(r *row) (any, error) {
 	return int64(0), nil
 }
 
+// evalBoth evaluates the two operands of a binary operator.
+func evalBoth(l, r expr, row *row) (a, b any, err error) {
+	if a, err = l.eval(row); err != nil {
+		return nil, nil, err
+	}
+	if b, err = r.eval(row); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
 type cmpExpr struct {
 	op   opcode.Op
 	l, r expr
 }
 
 func (e cmpExpr) eval(r *row) (any, error) {
-	a, err := e.l.eval(r)
-	if err != nil {
+	a, b, err := evalBoth(e.l, e.r, r)
+	if err != nil || a == nil || b == nil {
 		return nil, err
-	}
-	b, err := e.r.eval(r)
-	if err != nil {
-		return nil, err
-	}
-	if a == nil || b == nil {
-		return nil, nil
 	}
 	if set, ok := a.([]int64); ok { // multi = v: any element
 		return boolValue(anyElement(set, e.op, b)), nil
@@ -210,16 +214,9 @@ type arithExpr struct {
 }
 
 func (e arithExpr) eval(r *row) (any, error) {
-	a, err := e.l.eval(r)
-	if err != nil {
+	a, b, err := evalBoth(e.l, e.r, r)
+	if err != nil || a == nil || b == nil {
 		return nil, err
-	}
-	b, err := e.r.eval(r)
-	if err != nil {
-		return nil, err
-	}
-	if a == nil || b == nil {
-		return nil, nil
 	}
 	x, okx := a.(int64)
 	y, oky := b.(int64)
