@@ -70,11 +70,15 @@ func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
 // matchExpr is MATCH('query') in WHERE: true for documents the query matched.
 // The planner fills matched before rows are evaluated.
 type matchExpr struct {
-	query   string
-	matched map[index.DocRef]int64
+	query    string
+	required bool                   // candidates are the matched documents only
+	matched  map[index.DocRef]int64 // when not required: the matched documents
 }
 
 func (e *matchExpr) eval(r *row) (any, error) {
+	if e.required {
+		return int64(1), nil
+	}
 	_, ok := e.matched[r.ref]
 	return boolValue(ok), nil
 }

@@ -253,7 +253,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
 			}
 			p.fields = append(p.fields, field{name: "id", e: idExpr{}, typ: ColUint})
-			for i, c := range schema.Columns {
+			for _, c := range schema.Columns {
 				if c.Type == index.TypeText && !c.Stored {
 					continue
 				}
@@ -262,7 +262,6 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 					return nil, err
 				}
 				p.fields = append(p.fields, field{name: c.Name, e: e, typ: exprType(e, schema)})
-				_ = i
 			}
 			continue
 		}
@@ -386,11 +385,10 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	if err != nil {
 		return asError(err)
 	}
-	sc.match.matched = make(map[index.DocRef]int64, len(found))
-	for _, m := range found {
-		sc.match.matched[m.Ref] = m.Weight
-	}
 	if matchIsRequired(where, sc.match) {
+		// Only matched documents are candidates, so MATCH() holds for each.
+		sc.match.matched = nil
+		sc.match.required = true
 		for i, m := range found {
 			if i%1024 == 0 && ctx.Err() != nil {
 				return cancelled(ctx.Err())
@@ -402,6 +400,10 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 		return nil
 	}
 	// MATCH under OR or NOT: every document is a candidate.
+	sc.match.matched = make(map[index.DocRef]int64, len(found))
+	for _, m := range found {
+		sc.match.matched[m.Ref] = m.Weight
+	}
 	var cbErr error
 	scanErr := snap.Scan(ctx, func(ref index.DocRef) bool {
 		cbErr = check(ref, sc.match.matched[ref])
@@ -429,28 +431,31 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	snap := p.table.Snapshot()
 	want := p.offset + p.count
 	h := &candidateHeap{order: p.order}
+	scratch := make([]any, len(p.order)) // sort keys of the document at hand
 	total := 0
 	err := s.matches(ctx, snap, p.sc, p.where, func(r *row) error {
 		total++
 		if p.aggregate || want == 0 {
 			return nil
 		}
-		c := candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight}
-		if len(p.order) > 0 {
-			c.keys = make([]any, len(p.order))
-			for i, o := range p.order {
-				v, err := o.e.eval(r)
-				if err != nil {
-					return err
-				}
-				c.keys[i] = v
-			}
-		} else if h.Len() >= want {
+		if len(p.order) == 0 && h.Len() >= want {
 			return nil // id order: the first ones seen are the smallest ids
 		}
+		c := candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight, keys: scratch}
+		for i, o := range p.order {
+			v, err := o.e.eval(r)
+			if err != nil {
+				return err
+			}
+			scratch[i] = v
+		}
+		if h.Len() >= want && !h.less(c, h.items[0]) {
+			return nil // not among the best: its keys are not kept
+		}
+		c.keys = append([]any(nil), scratch...)
 		if h.Len() < want {
 			heap.Push(h, c)
-		} else if h.less(c, h.items[0]) {
+		} else {
 			h.items[0] = c
 			heap.Fix(h, 0)
 		}
