@@ -414,7 +414,7 @@ func TestSearch(t *testing.T) {
 
 	t.Run("unsupported node", func(t *testing.T) {
 		type other struct{ query.Node }
-		_, err := s.Search(ctx, query.And{Children: []query.Node{query.Term{Word: "zzz"}, other{}}})
+		_, err := s.Search(ctx, query.And{Children: []query.Node{query.Keyword{Term: "zzz"}, other{}}})
 		require.Error(t, err)
 	})
 

@@ -289,9 +289,9 @@ func (s *Snapshot) fetch(ctx context.Context, txn *badger.Txn, words []string) (
 // distinctWords returns the distinct words of the terms of q in query order.
 func distinctWords(q query.Node) []string {
 	var words []string
-	for _, t := range query.Terms(nil, q) {
-		if !slices.Contains(words, t.Word) {
-			words = append(words, t.Word)
+	for _, t := range query.Keywords(nil, q) {
+		if !slices.Contains(words, t.Term) {
+			words = append(words, t.Term)
 		}
 	}
 	return words
@@ -450,8 +450,8 @@ type evaluator struct {
 // postings (callers must not modify it). nil means none. n has passed validate.
 func (e *evaluator) eval(n query.Node) (*roaring.Bitmap, error) {
 	switch n := n.(type) {
-	case query.Term:
-		return e.tps[slices.Index(e.words, n.Word)].any, nil
+	case query.Keyword:
+		return e.tps[slices.Index(e.words, n.Term)].any, nil
 	case query.And:
 		if len(n.Children) == 0 {
 			return nil, nil
@@ -481,7 +481,7 @@ func (e *evaluator) eval(n query.Node) (*roaring.Bitmap, error) {
 // validate reports query nodes the index cannot evaluate.
 func validate(n query.Node) error {
 	switch n := n.(type) {
-	case query.Term, nil:
+	case query.Keyword, nil:
 		return nil
 	case query.And:
 		for _, c := range n.Children {

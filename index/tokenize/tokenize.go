@@ -265,3 +265,46 @@ func (t *Tokenizer) Append(dst []Token, text string) []Token {
 	}
 	return dst
 }
+
+// IsWordRune reports whether r is a word character under the table's settings
+// (charset_table, blend_chars, ngram_chars). Every other character separates
+// words, and in a query may be an operator.
+func (t *Tokenizer) IsWordRune(r rune) bool {
+	if r < 0x80 {
+		cls := asciiClass[r]
+		return cls == clsWord || cls == clsUpper
+	}
+	c := classify(r)
+	return c == runeWord || c == runeFold
+}
+
+// Fold maps word through the character mapping (charset_table folding, with
+// ignore_chars dropped) and nothing else: no stemming, stopwords or
+// wordforms. Wildcard patterns are folded with it; characters that are not
+// word characters are kept as they are.
+func (t *Tokenizer) Fold(word string) string {
+	b := make([]byte, 0, len(word))
+	for _, r := range word {
+		if t.IsWordRune(r) {
+			if r < 0x80 && r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			} else if r >= 0x80 {
+				r = unicode.ToLower(r)
+			}
+		}
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+// Exact returns the term that =word searches for one word: ExactTerm of its
+// folded form when the table indexes exact words (index_exact_words), else
+// the word's ordinary term ("" when the word gives no term, e.g. a stopword).
+func (t *Tokenizer) Exact(word string) string {
+	var it Iter
+	it.Reset(t, word)
+	if it.Next() {
+		return string(it.Term())
+	}
+	return ""
+}

@@ -1,0 +1,228 @@
+package query
+
+// The typed tree of a parsed full-text query (dialect.md, "Full-text query
+// syntax"). The index evaluates it; the highlighter walks it to learn which
+// words to mark and where.
+//
+// Every node records Pos, the byte offset in the query text where it starts,
+// for error messages. Words are normalized by the table's tokenizer: a Keyword
+// holds the indexed form of one query word.
+
+// Node is one node of a parsed full-text query.
+type Node interface{ node() }
+
+// Keyword is one query word.
+type Keyword struct {
+	Text  string // the word as written in the query (unescaped), for SHOW META and errors
+	Term  string // the indexed form: what the tokenizer produced; for a wildcard, the folded pattern
+	Pos   int    // byte offset of the word in the query text
+	QPos  int    // 1-based position among the query's words (stopwords count), for phrases and ranking
+	Exact bool   // =word: the exact (unstemmed) form; Term is then tokenize's exact term
+
+	// Wildcard is set when Term is a pattern with '*' (any run of characters),
+	// '?' (one character) or '%' (zero or one character) that the index
+	// expands against its dictionary.
+	Wildcard bool
+
+	FieldStart bool    // ^word: the word must be the first of its field
+	FieldEnd   bool    // word$: the word must be the last of its field
+	Boost      float64 // word^N; 0 means not given (1)
+}
+
+// And matches documents that match every child. Children that are Not
+// exclude; an And needs at least one child that is not a Not.
+type And struct {
+	Children []Node
+	Pos      int
+}
+
+// Or matches documents that match any child.
+type Or struct {
+	Children []Node
+	Pos      int
+}
+
+// Not excludes the documents its child matches. It only appears as a child of
+// And (the parser rejects a query that is only negative).
+type Not struct {
+	Child Node
+	Pos   int
+}
+
+// Phrase matches the words adjacent and in order ("hello world"). Gaps left
+// by stopwords count: Words[i].QPos - Words[0].QPos is the required offset of
+// word i from the first.
+type Phrase struct {
+	Words []Keyword
+	Pos   int
+}
+
+// Proximity matches when all words occur, in any order, within a window:
+// "a b c"~N holds when some span of at most N+len(Words)-1 consecutive
+// positions contains every word (Sphinx's rule; the evaluator documents the
+// exact edge cases).
+type Proximity struct {
+	Words    []Keyword
+	Distance int
+	Pos      int
+}
+
+// Quorum matches when at least a number of the distinct words occur:
+// "a b c d"/3 (Count) or "a b c d"/0.5 (Fraction of the words, rounded as
+// the evaluator documents). Exactly one of Count and Fraction is set.
+type Quorum struct {
+	Words    []Keyword
+	Count    int
+	Fraction float64
+	Pos      int
+}
+
+// Near matches when Left and Right occur within Distance words of each other,
+// in any order (a NEAR/3 b). A chain a NEAR/3 b NEAR/4 c nests to the left.
+// Operands are keywords, phrases or other Near nodes.
+type Near struct {
+	Left, Right Node
+	Distance    int
+	Pos         int
+}
+
+// NotNear matches when Left occurs and Right does not occur within Distance
+// words of it (a NOTNEAR/3 b).
+type NotNear struct {
+	Left, Right Node
+	Distance    int
+	Pos         int
+}
+
+// Before matches when its children occur in this order (a << b << c).
+type Before struct {
+	Children []Node
+	Pos      int
+}
+
+// Maybe matches what Left matches; Right only adds to the weight (a MAYBE b).
+type Maybe struct {
+	Left, Right Node
+	Pos         int
+}
+
+// Sentence matches when its children occur within one sentence (a SENTENCE b);
+// Paragraph within one paragraph. Both need index_sp.
+type Sentence struct {
+	Children []Node
+	Pos      int
+}
+
+// Paragraph: see Sentence.
+type Paragraph struct {
+	Children []Node
+	Pos      int
+}
+
+// Zone limits Child to the text inside the named zones (ZONE:(h3,h4) ...);
+// with Span set (ZONESPAN) every match must lie within one single zone span.
+// Names ending in '*' are prefixes. Needs index_zones.
+type Zone struct {
+	Names []string
+	Span  bool
+	Child Node
+	Pos   int
+}
+
+// Field limits Child to some fields: @title, @(title,body), @!title (every
+// field but these: Negate), @* (all fields: Fields is nil and Negate false),
+// @title[50] (MaxPos: only the first 50 positions of the field). A field
+// limit applies to the rest of its group, so "@title a b @body c" is
+// And{Field{[title], And{a, b}}, Field{[body], c}}. Field names are lower case.
+type Field struct {
+	Fields []string
+	Negate bool
+	MaxPos int // 0: no limit
+	Child  Node
+	Pos    int
+}
+
+func (Keyword) node()   {}
+func (And) node()       {}
+func (Or) node()        {}
+func (Not) node()       {}
+func (Phrase) node()    {}
+func (Proximity) node() {}
+func (Quorum) node()    {}
+func (Near) node()      {}
+func (NotNear) node()   {}
+func (Before) node()    {}
+func (Maybe) node()     {}
+func (Sentence) node()  {}
+func (Paragraph) node() {}
+func (Zone) node()      {}
+func (Field) node()     {}
+
+// Walk calls fn for n and then, depth first and in query order, for every node
+// under it, until fn returns false (which skips the node's children).
+func Walk(n Node, fn func(Node) bool) {
+	if n == nil || !fn(n) {
+		return
+	}
+	switch n := n.(type) {
+	case And:
+		for _, c := range n.Children {
+			Walk(c, fn)
+		}
+	case Or:
+		for _, c := range n.Children {
+			Walk(c, fn)
+		}
+	case Not:
+		Walk(n.Child, fn)
+	case Phrase:
+		for _, w := range n.Words {
+			Walk(w, fn)
+		}
+	case Proximity:
+		for _, w := range n.Words {
+			Walk(w, fn)
+		}
+	case Quorum:
+		for _, w := range n.Words {
+			Walk(w, fn)
+		}
+	case Near:
+		Walk(n.Left, fn)
+		Walk(n.Right, fn)
+	case NotNear:
+		Walk(n.Left, fn)
+		Walk(n.Right, fn)
+	case Before:
+		for _, c := range n.Children {
+			Walk(c, fn)
+		}
+	case Maybe:
+		Walk(n.Left, fn)
+		Walk(n.Right, fn)
+	case Sentence:
+		for _, c := range n.Children {
+			Walk(c, fn)
+		}
+	case Paragraph:
+		for _, c := range n.Children {
+			Walk(c, fn)
+		}
+	case Zone:
+		Walk(n.Child, fn)
+	case Field:
+		Walk(n.Child, fn)
+	}
+}
+
+// Keywords appends every Keyword of the tree under n to dst, in query order
+// (negated ones included).
+func Keywords(dst []Keyword, n Node) []Keyword {
+	Walk(n, func(n Node) bool {
+		if k, ok := n.(Keyword); ok {
+			dst = append(dst, k)
+		}
+		return true
+	})
+	return dst
+}

@@ -1,0 +1,39 @@
+package tokenize
+
+// Reserved terms. Besides words, the tokenizer emits terms that record where
+// exact forms, sentences, paragraphs and zones are, so that the index can
+// answer =word, SENTENCE, PARAGRAPH and ZONE with the same posting lists as
+// words. They start with a control byte, which no word term can contain
+// (charset_table cannot map control characters), and share positions with
+// the words around them (they do not advance positions).
+const (
+	exactMark     = '\x01'
+	boundaryMark  = '\x02'
+	zoneOpenMark  = '\x03'
+	zoneCloseMark = '\x04'
+)
+
+const (
+	// SentenceTerm is emitted at the position of the first word of every
+	// sentence but the first of a field (index_sp).
+	SentenceTerm = "\x02s"
+	// ParagraphTerm is emitted at the position of the first word of every
+	// paragraph but the first of a field (index_sp).
+	ParagraphTerm = "\x02p"
+)
+
+// ExactTerm is the term under which index_exact_words indexes the exact
+// (case-folded, unstemmed) form of a word, at the word's position.
+func ExactTerm(folded string) string { return string(exactMark) + folded }
+
+// ZoneOpenTerm is emitted at the position of the first word inside an
+// element of zone name (index_zones); ZoneCloseTerm at the position of the
+// last word inside it. An element without words gives a close position one
+// less than its open position.
+func ZoneOpenTerm(name string) string { return string(zoneOpenMark) + name }
+
+// ZoneCloseTerm: see ZoneOpenTerm.
+func ZoneCloseTerm(name string) string { return string(zoneCloseMark) + name }
+
+// IsReserved reports whether term is a reserved term rather than a word.
+func IsReserved(term string) bool { return term != "" && term[0] <= zoneCloseMark }
