@@ -434,7 +434,7 @@ func iteratePrefix(txn *badger.Txn, prefix []byte, values bool, fn func(key, val
 
 // tokenizerFor builds the tokenizer of a schema's settings.
 func tokenizerFor(s *Schema) *tokenize.Tokenizer {
-	tok, err := tokenize.New(tokenize.Settings{})
+	tok, err := tokenize.New(tokenize.Config{})
 	if err != nil { // cannot happen with empty settings
 		panic(err)
 	}

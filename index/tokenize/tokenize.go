@@ -25,7 +25,7 @@ const MaxTermLen = 128
 // Settings are the table settings that change tokenization (charset_table,
 // min_word_len, stopwords, morphology, ...). None is supported yet: the zero
 // value means "letters and digits form words, case folded".
-type Settings struct{}
+type Settings struct{ config Config }
 
 // Tokenizer splits text into tokens. It is immutable and safe for concurrent use.
 //
@@ -39,8 +39,8 @@ type Tokenizer struct {
 }
 
 // New returns a Tokenizer for the given settings.
-func New(s Settings) (*Tokenizer, error) {
-	return &Tokenizer{settings: s}, nil
+func New(c Config) (*Tokenizer, error) {
+	return &Tokenizer{settings: Settings{config: c}}, nil
 }
 
 // Default is a Tokenizer with zero Settings.

@@ -34,7 +34,7 @@ func TestAppend(t *testing.T) {
 		{"nbsp and punctuation separate", "a\u00a0b\u2014c", []Token{tk("a", 1, 0, 1), tk("b", 2, 3, 4), tk("c", 3, 7, 8)}},
 		{"long word is cut", long + " x", []Token{tk(long[:MaxTermLen], 1, 0, 200), tk("x", 2, 201, 202)}},
 	}
-	tok, err := New(Settings{})
+	tok, err := New(Config{})
 	require.NoError(t, err)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
