@@ -130,7 +130,10 @@ func (db *DB) recover() error {
 	}
 	live := map[uint32]bool{}
 	for _, e := range entries {
-		t := newTable(db, e)
+		t, err := newTable(db, e)
+		if err != nil {
+			return err
+		}
 		live[e.ID] = true
 		db.nextTable = max(db.nextTable, e.ID+1)
 		pending, err := t.load()
@@ -251,11 +254,15 @@ func (db *DB) CreateTable(s Schema) error {
 		return fmt.Errorf("%w: %s", ErrTableExists, s.Name)
 	}
 	e := catalogEntry{ID: db.nextTable, NextID: 1, Schema: s}
+	t, err := newTable(db, e)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSchema, err)
+	}
 	db.nextTable++
 	if err := db.bdb.Update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) }); err != nil {
 		return fmt.Errorf("index: create table %s: %w", s.Name, err)
 	}
-	db.tables[lower] = newTable(db, e)
+	db.tables[lower] = t
 	return nil
 }
 
@@ -433,10 +440,10 @@ func iteratePrefix(txn *badger.Txn, prefix []byte, values bool, fn func(key, val
 }
 
 // tokenizerFor builds the tokenizer of a schema's settings.
-func tokenizerFor(s *Schema) *tokenize.Tokenizer {
-	tok, err := tokenize.New(tokenize.Config{})
-	if err != nil { // cannot happen with empty settings
-		panic(err)
+func tokenizerFor(s *Schema) (*tokenize.Tokenizer, error) {
+	tok, err := tokenize.New(s.Tokenization)
+	if err != nil {
+		return nil, fmt.Errorf("index: table %s: %w", s.Name, err)
 	}
-	return tok
+	return tok, nil
 }

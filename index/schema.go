@@ -1,5 +1,7 @@
 package index
 
+import "github.com/glint-search/glint/index/tokenize"
+
 // ColumnType is the type of one table column, as the dialect names it.
 type ColumnType int
 
@@ -38,6 +40,11 @@ type Schema struct {
 	Name     string
 	Columns  []Column
 	Settings []Setting
+
+	// Tokenization is the resolved form of the tokenization settings
+	// (tokenize.ParseSettings of Settings, files read at CREATE TABLE), which
+	// the table's tokenizer is built from.
+	Tokenization tokenize.Config `json:",omitzero"`
 }
 
 // Value is one column value. It is one of: nil (absent), int64 (uint, bigint,

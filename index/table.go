@@ -27,11 +27,15 @@ type Table struct {
 	dropped bool
 }
 
-func newTable(db *DB, e catalogEntry) *Table {
+func newTable(db *DB, e catalogEntry) (*Table, error) {
 	s := e.Schema
-	t := &Table{db: db, schema: &s, layout: newLayout(&s), tok: tokenizerFor(&s), tid: e.ID, nextID: max(e.NextID, 1)}
+	tok, err := tokenizerFor(&s)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{db: db, schema: &s, layout: newLayout(&s), tok: tok, tid: e.ID, nextID: max(e.NextID, 1)}
 	t.snap.Store(newSnapshot(t, nil))
-	return t
+	return t, nil
 }
 
 // reset empties the table under a new table id (TRUNCATE). Holds db.wmu.

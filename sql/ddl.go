@@ -3,11 +3,13 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -150,7 +152,12 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 		}
 		schema.Settings = append(schema.Settings, index.Setting{Name: st.Name, Value: value})
 	}
-	err := s.engine.db.CreateTable(schema)
+	cfg, err := tokenizationOf(schema.Settings)
+	if err != nil {
+		return nil, err
+	}
+	schema.Tokenization = cfg
+	err = s.engine.db.CreateTable(schema)
 	if errors.Is(err, index.ErrTableExists) {
 		if n.IfNotExists {
 			return &Result{}, nil
@@ -161,6 +168,22 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 		return nil, asError(err)
 	}
 	return &Result{}, nil
+}
+
+// tokenizationOf resolves the tokenization settings of a new table. Files
+// named by settings (stopwords, wordforms, exceptions) are read now, by the
+// server process, with relative paths taken from its working directory: the
+// table keeps their contents, so later changes to the files do not change it.
+func tokenizationOf(settings []index.Setting) (tokenize.Config, error) {
+	ts := make([]tokenize.Setting, len(settings))
+	for i, st := range settings {
+		ts[i] = tokenize.Setting{Name: st.Name, Value: st.Value}
+	}
+	cfg, err := tokenize.ParseSettings(ts, os.ReadFile)
+	if err != nil {
+		return tokenize.Config{}, Errorf(CodeBadOption, "%v", err)
+	}
+	return cfg, nil
 }
 
 // settingValue checks and renders the value of a table setting.

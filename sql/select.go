@@ -44,6 +44,7 @@ type selectPlan struct {
 	offset     int
 	count      int
 	maxMatches int
+	opts       selectOptions
 	aggregate  bool // the select list has COUNT(*): one row
 }
 
@@ -299,22 +300,15 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	if p.offset, p.count, err = limitOf(n.Limit); err != nil {
 		return nil, err
 	}
-	for _, o := range options {
-		switch o.Name {
-		case "max_matches":
-			v, ok := o.Value.(ast.ValueExpr)
-			var n int64
-			if ok {
-				n, ok = v.GetValue().(int64)
-			}
-			if !ok || n < 1 || n > 100_000_000 {
-				return nil, Errorf(CodeBadOption, "OPTION max_matches takes an integer from 1 to 100000000")
-			}
-			p.maxMatches = int(n)
-		default:
-			return nil, Errorf(CodeBadOption, "unknown or not yet supported OPTION '%s'", o.Name)
+	if p.opts, err = parseSelectOptions(options); err != nil {
+		return nil, err
+	}
+	for name := range p.opts.fieldWeights {
+		if !isIndexedField(schema, name) {
+			return nil, Errorf(CodeBadOption, "OPTION field_weights: '%s' is not a full-text field of table '%s'", name, schema.Name)
 		}
 	}
+	p.maxMatches = p.opts.maxMatches
 	want := p.offset + p.count
 	if p.maxMatches < 0 {
 		p.maxMatches = max(defaultMaxMatches, want)
@@ -323,6 +317,16 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	}
 	p.sc.usesText = list.usesText
 	return p, nil
+}
+
+// isIndexedField reports whether name is an indexed text column of schema.
+func isIndexedField(schema *index.Schema, name string) bool {
+	for _, c := range schema.Columns {
+		if c.Type == index.TypeText && c.Indexed && strings.EqualFold(c.Name, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // orderExpr compiles one ORDER BY item: an alias of a select-list item, or an

@@ -1,0 +1,120 @@
+package sql
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+)
+
+// maxMatchesLimit is the largest OPTION max_matches.
+const maxMatchesLimit = 100_000_000
+
+// selectOptions is the OPTION tail of a SELECT (dialect.md, "Searching").
+type selectOptions struct {
+	maxMatches   int            // -1: not given
+	ranker       string         // "" : the default ranker
+	fieldWeights map[string]int // nil: every field weighs 1
+}
+
+// rankers are the names OPTION ranker takes.
+var rankers = []string{"proximity_bm25", "bm25", "none", "wordcount", "proximity", "matchany", "fieldmask", "sph04"}
+
+// parseSelectOptions checks the OPTION tail. Every option is validated here;
+// names that glint does not know are errors rather than silently ignored.
+func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
+	o := selectOptions{maxMatches: -1}
+	seen := map[string]bool{}
+	for _, opt := range options {
+		if seen[opt.Name] {
+			return o, Errorf(CodeBadOption, "OPTION %s is given twice", opt.Name)
+		}
+		seen[opt.Name] = true
+		switch opt.Name {
+		case "max_matches":
+			n, ok := intOption(opt.Value)
+			if !ok || n < 1 || n > maxMatchesLimit {
+				return o, Errorf(CodeBadOption, "OPTION max_matches takes an integer from 1 to %d", maxMatchesLimit)
+			}
+			o.maxMatches = int(n)
+		case "ranker":
+			var r string
+			switch v := opt.Value.(type) {
+			case *ast.ColumnNameExpr:
+				r = v.Name.Name.O
+			case ast.ValueExpr:
+				r, _ = v.GetValue().(string)
+			case *ast.FuncCallExpr:
+				return o, Errorf(CodeBadOption, "OPTION ranker=%s(...) is not supported; use one of %s", v.FnName.O, strings.Join(rankers, ", "))
+			}
+			if !slices.Contains(rankers, strings.ToLower(r)) {
+				return o, Errorf(CodeBadOption, "unknown ranker '%s' in OPTION ranker; use one of %s", r, strings.Join(rankers, ", "))
+			}
+			r = strings.ToLower(r)
+			o.ranker = r
+		case "field_weights":
+			w, err := fieldWeights(opt.Value)
+			if err != nil {
+				return o, err
+			}
+			o.fieldWeights = w
+		default:
+			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows max_matches, ranker and field_weights", opt.Name)
+		}
+	}
+	return o, nil
+}
+
+// fieldWeights reads field_weights=(title=10, content=1).
+func fieldWeights(v ast.ExprNode) (map[string]int, error) {
+	bad := Errorf(CodeBadOption, "OPTION field_weights takes a list like (title=10, content=1) of fields and integer weights")
+	var items []ast.ExprNode
+	switch x := v.(type) {
+	case *ast.RowExpr:
+		items = x.Values
+	case *ast.ParenthesesExpr:
+		items = []ast.ExprNode{x.Expr}
+	default:
+		return nil, bad
+	}
+	weights := make(map[string]int, len(items))
+	for _, item := range items {
+		eq, ok := item.(*ast.BinaryOperationExpr)
+		if !ok || eq.Op != opcode.EQ {
+			return nil, bad
+		}
+		col, ok := eq.L.(*ast.ColumnNameExpr)
+		if !ok || col.Name.Table.O != "" {
+			return nil, bad
+		}
+		n, ok := intOption(eq.R)
+		if !ok || n < 0 || n > 1_000_000 {
+			return nil, Errorf(CodeBadOption, "OPTION field_weights: the weight of '%s' must be an integer from 0 to 1000000", col.Name.Name.O)
+		}
+		name := col.Name.Name.L
+		if _, dup := weights[name]; dup {
+			return nil, Errorf(CodeBadOption, "OPTION field_weights names '%s' twice", col.Name.Name.O)
+		}
+		weights[name] = int(n)
+	}
+	return weights, nil
+}
+
+// intOption is the integer value of an option literal.
+func intOption(v ast.ExprNode) (int64, bool) {
+	lit, ok := v.(ast.ValueExpr)
+	if !ok {
+		return 0, false
+	}
+	switch n := lit.GetValue().(type) {
+	case int64:
+		return n, true
+	case uint64:
+		if n <= 1<<62 {
+			return int64(n), true
+		}
+	}
+	return 0, false
+}
