@@ -3,6 +3,7 @@ package sql
 import (
 	"container/heap"
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
 	}
 	if meta, ok := showMetaCall(n); ok {
-		return s.showMeta(meta)
+		return s.showMeta(ctx, meta)
 	}
 	if n.From == nil {
 		if len(options) > 0 {
@@ -62,6 +63,7 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		return s.selectConstants(n)
 	}
 	start := time.Now()
+	s.metaQuery = nil
 	p, err := s.planSelect(n, options)
 	if err != nil {
 		return nil, err
@@ -101,9 +103,24 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 	return nil, true
 }
 
-func (s *Session) showMeta(pattern *string) (*Result, error) {
+func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error) {
 	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
-	for _, m := range s.meta {
+	rows := s.meta
+	if mq := s.metaQuery; mq != nil && mq.q != nil {
+		stats, err := mq.snap.TermStats(ctx, mq.q)
+		if err != nil {
+			return nil, asError(err)
+		}
+		rows = slices.Clip(rows)
+		for i, st := range stats {
+			n := strconv.Itoa(i)
+			rows = append(rows,
+				metaRow{"keyword[" + n + "]", st.Term},
+				metaRow{"docs[" + n + "]", strconv.FormatInt(st.Docs, 10)},
+				metaRow{"hits[" + n + "]", strconv.FormatInt(st.Hits, 10)})
+		}
+	}
+	for _, m := range rows {
 		if pattern == nil || LikeMatch(*pattern, m.name) {
 			r.Rows = append(r.Rows, []any{m.name, m.value})
 		}
@@ -384,6 +401,22 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	q, err := snap.ParseQuery(sc.match.query)
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "MATCH(): %v", err)
+	}
+	s.metaQuery = &metaQuery{snap: snap, q: q}
+	if q == nil {
+		// A query without words matches every document with weight 1, as in
+		// the Sphinx family (a "full scan").
+		sc.match.matched = nil
+		sc.match.required = true
+		var err error
+		scanErr := snap.Scan(ctx, func(ref index.DocRef) bool {
+			err = check(ref, 1)
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+		return scanErr
 	}
 	found, err := snap.Search(ctx, q)
 	if err != nil {

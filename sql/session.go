@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -24,12 +26,21 @@ type Session struct {
 	user         string
 	db           string
 	lastInsertID uint64
-	meta         []metaRow // SHOW META of the last SELECT
-	warnings     []warning // SHOW WARNINGS of the last statement
+	meta         []metaRow  // SHOW META of the last SELECT
+	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
+	warnings     []warning  // SHOW WARNINGS of the last statement
 	vars         map[string]any
 }
 
 type metaRow struct{ name, value string }
+
+// metaQuery is the full-text query of the last SELECT. SHOW META computes its
+// per-keyword statistics only when asked: the snapshot is immutable, so the
+// figures are those of the search.
+type metaQuery struct {
+	snap *index.Snapshot
+	q    query.Node
+}
 
 type warning struct {
 	level string
