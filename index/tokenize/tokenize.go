@@ -22,28 +22,21 @@ type Token struct {
 // bytes at a character boundary.
 const MaxTermLen = 128
 
-// Settings are the table settings that change tokenization (charset_table,
-// min_word_len, stopwords, morphology, ...). None is supported yet: the zero
-// value means "letters and digits form words, case folded".
-type Settings struct{ config Config }
-
 // Tokenizer splits text into tokens. It is immutable and safe for concurrent use.
 //
-// The rules: a word is a maximal run of Unicode letters and digits (plus
-// combining marks following a letter or digit); everything else separates words.
-// Terms are lower-cased with unicode.ToLower. Invalid UTF-8 separates words.
-// A run of CJK ideographs without separators is one word (until ngram settings
-// exist).
+// The default rules (the zero Config): a word is a maximal run of Unicode
+// letters and digits (plus combining marks following a letter or digit);
+// everything else separates words. Terms are lower-cased with
+// unicode.ToLower. Invalid UTF-8 separates words. A run of CJK ideographs
+// without separators is one word (ngram_chars splits it). The settings that
+// change these rules are described in the package documentation.
 type Tokenizer struct {
-	settings Settings
+	config Config
+	r      *rules     // nil: the default rules, on the fast path
+	query  *Tokenizer // Query, if it differs from t
 }
 
-// New returns a Tokenizer for the given settings.
-func New(c Config) (*Tokenizer, error) {
-	return &Tokenizer{settings: Settings{config: c}}, nil
-}
-
-// Default is a Tokenizer with zero Settings.
+// Default is a Tokenizer with the zero Config.
 func Default() *Tokenizer { return &Tokenizer{} }
 
 // Byte classes of the ASCII fast path.
@@ -68,58 +61,87 @@ var asciiClass = func() (t [256]uint8) {
 	return
 }()
 
-// Iter walks the tokens of one text without allocating (after its term buffer
-// has grown). The zero Iter is not usable: call Reset. An Iter is not safe for
-// concurrent use, but may be reused for any number of texts.
+// Iter walks the tokens of one text without allocating (after its buffers
+// have grown; stemming allocates for words it has not seen). The zero Iter
+// is not usable: call Reset. An Iter is not safe for concurrent use, but may
+// be reused for any number of texts and tokenizers.
 //
 //	var it tokenize.Iter
 //	it.Reset(tok, text)
 //	for it.Next() {
 //		use(it.Term(), it.Pos(), it.Start(), it.End())
 //	}
+//
+// Tokens come in text order with non-decreasing positions. Several tokens
+// may share a position: a word and its exact form (index_exact_words), a
+// blended token and its first part, a reserved term (IsReserved) and the
+// word it stands before or after. Reserved terms never advance positions. A
+// word that gives no term (a stopword, a word shorter than min_word_len)
+// still takes its position. After Next returns false, Pos is the position of
+// the last token that is not a reserved term (0 if there was none): the
+// length of the field, the position a "word$" query looks for.
 type Iter struct {
-	t     *Tokenizer
-	tab   *[0x10000]uint8
-	text  string
-	i     int // next byte to look at
-	pos   int
-	start int
-	end   int
-	term  []byte
-	same  bool // term equals text[start:end] byte for byte
+	tab     *[0x10000]uint8
+	text    string
+	i       int // next byte to look at
+	pos     int
+	start   int
+	end     int
+	term    []byte
+	same    bool // term equals text[start:end] byte for byte
+	blended bool
+	full    bool      // the general path (t has settings)
+	x       *fullIter // its state, kept across Resets
 }
 
 // Reset starts the iteration over text.
 func (it *Iter) Reset(t *Tokenizer, text string) {
-	it.t = t
-	if it.tab == nil {
-		it.tab = bmpClass()
-	}
 	it.text = text
 	it.i = 0
 	it.pos = 0
 	it.start, it.end = 0, 0
 	it.term = it.term[:0]
+	it.same, it.blended = false, false
+	it.full = t.r != nil
+	if it.full {
+		if it.x == nil {
+			it.x = new(fullIter)
+		}
+		it.x.reset(t.r, text)
+		it.i = len(text)
+		return
+	}
+	if it.tab == nil {
+		it.tab = bmpClass()
+	}
 }
 
-// Term is the normalized form of the current word. It is valid until the next
-// call of Next or Reset.
+// Term is the normalized form of the current token. It is valid until the
+// next call of Next or Reset.
 func (it *Iter) Term() []byte { return it.term }
 
-// Pos is the 1-based position of the current word.
+// Pos is the 1-based position of the current token.
 func (it *Iter) Pos() int { return it.pos }
 
-// Start is the byte offset of the current word in the text.
+// Start is the byte offset of the current token in the text. With
+// html_strip it is an offset into the HTML as given; a reserved term has
+// Start == End.
 func (it *Iter) Start() int { return it.start }
 
-// End is the byte offset just past the current word.
+// End is the byte offset just past the current token.
 func (it *Iter) End() int { return it.end }
 
-// Token returns the current word as a Token that owns its Term (a substring of
-// the text when folding changed nothing, else a new string).
+// Blended reports whether the current token is a blended token (blend_chars)
+// as a whole, or one of its blend_mode variants, rather than a word. A
+// blended token comes before its parts, which are ordinary words; the first
+// part has the blended token's position.
+func (it *Iter) Blended() bool { return it.blended }
+
+// Token returns the current token as a Token that owns its Term (a substring
+// of the text when folding changed nothing, else a new string).
 func (it *Iter) Token() Token {
 	var term string
-	if it.same {
+	if it.same || it.full && it.end-it.start == len(it.term) && string(it.term) == it.text[it.start:it.end] {
 		term = it.text[it.start:it.end]
 	} else {
 		term = string(it.term)
@@ -166,8 +188,11 @@ func runeClass(tab *[0x10000]uint8, r rune) uint8 {
 	return classify(r)
 }
 
-// Next advances to the next word. It returns false at the end of the text.
+// Next advances to the next token. It returns false at the end of the text.
 func (it *Iter) Next() bool {
+	// The default rules are scanned here. On the general path Reset has
+	// put i at the end of the text, so that the branch that hands over to
+	// the general path costs the default path nothing per word.
 	text := it.text
 	i := it.i
 	n := len(text)
@@ -192,6 +217,9 @@ func (it *Iter) Next() bool {
 		i++
 	}
 	if i >= n {
+		if it.full {
+			return it.x.next(it)
+		}
 		it.i = n
 		return false
 	}
@@ -268,14 +296,26 @@ func (t *Tokenizer) Append(dst []Token, text string) []Token {
 
 // IsWordRune reports whether r is a word character under the table's settings
 // (charset_table, blend_chars, ngram_chars). Every other character separates
-// words, and in a query may be an operator.
+// words, and in a query may be an operator. Characters that words may contain
+// without being word characters on their own (ignore_chars, combining marks
+// under the default rules) count as word characters.
 func (t *Tokenizer) IsWordRune(r rune) bool {
-	if r < 0x80 {
-		cls := asciiClass[r]
-		return cls == clsWord || cls == clsUpper
+	if t.r == nil {
+		if r < 0x80 {
+			if r < 0 {
+				return false
+			}
+			cls := asciiClass[r]
+			return cls == clsWord || cls == clsUpper
+		}
+		if r > unicode.MaxRune {
+			return false
+		}
+		c := classify(r)
+		return c == runeWord || c == runeFold || c == runeMark
 	}
-	c := classify(r)
-	return c == runeWord || c == runeFold
+	c, _ := t.r.tab.class(r)
+	return c != cSep && c != cBound
 }
 
 // Fold maps word through the character mapping (charset_table folding, with
@@ -284,15 +324,33 @@ func (t *Tokenizer) IsWordRune(r rune) bool {
 // word characters are kept as they are.
 func (t *Tokenizer) Fold(word string) string {
 	b := make([]byte, 0, len(word))
-	for _, r := range word {
-		if t.IsWordRune(r) {
-			if r < 0x80 && r >= 'A' && r <= 'Z' {
-				r += 'a' - 'A'
-			} else if r >= 0x80 {
+	if t.r == nil {
+		for _, r := range word {
+			if r < 0x80 {
+				if r >= 'A' && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+			} else if c := classify(r); c == runeFold {
 				r = unicode.ToLower(r)
 			}
+			b = utf8.AppendRune(b, r)
 		}
-		b = utf8.AppendRune(b, r)
+		return string(b)
+	}
+	for i, r := range word {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(word[i:]); size == 1 {
+				b = append(b, word[i])
+				continue
+			}
+		}
+		switch c, to := t.r.tab.class(r); c {
+		case cIgnore:
+		case cWord, cBlend, cNgram:
+			b = utf8.AppendRune(b, to)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
 	}
 	return string(b)
 }
@@ -300,11 +358,30 @@ func (t *Tokenizer) Fold(word string) string {
 // Exact returns the term that =word searches for one word: ExactTerm of its
 // folded form when the table indexes exact words (index_exact_words), else
 // the word's ordinary term ("" when the word gives no term, e.g. a stopword).
+// Exact forms are indexed only when morphology or wordforms can change a
+// word (see Config.IndexExactWords).
 func (t *Tokenizer) Exact(word string) string {
 	var it Iter
-	it.Reset(t, word)
-	if it.Next() {
-		return string(it.Term())
+	it.Reset(t.Query(), word)
+	first := ""
+	for it.Next() {
+		term := it.Term()
+		if len(term) > 0 && term[0] == exactMark {
+			return string(term)
+		}
+		if first == "" && !IsReserved(string(term)) {
+			first = string(term)
+		}
 	}
-	return ""
+	return first
+}
+
+// Stopword reports whether folded (a word as Fold returns it) is a stopword
+// of the table.
+func (t *Tokenizer) Stopword(folded string) bool {
+	if t.r == nil || t.r.stop == nil {
+		return false
+	}
+	_, ok := t.r.stop[folded]
+	return ok
 }

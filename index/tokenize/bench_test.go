@@ -1,0 +1,46 @@
+package tokenize
+
+import "testing"
+
+// BenchmarkSettings measures the general path (the default path is
+// BenchmarkTokenize).
+func BenchmarkSettings(b *testing.B) {
+	text := englishText(12 << 10)
+	cases := []struct {
+		name     string
+		settings []string
+	}{
+		{"charset_table", []string{"charset_table=0..9, A..Z->a..z, _, a..z, U+410..U+42F->U+430..U+44F, U+430..U+44F"}},
+		{"stopwords", []string{"stopwords=the of and"}},
+		{"stem_en", []string{"morphology=stem_en"}},
+		{"stem_en_exact", []string{"morphology=stem_en", "index_exact_words=1"}},
+		{"blend_sp_forms", []string{"blend_chars=-", "index_sp=1", "wordforms=/forms.txt", "exceptions=/exc.txt", "phrase_boundary=.", "phrase_boundary_step=10"}},
+	}
+	for _, c := range cases {
+		tok := newTok(b, c.settings...)
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			var it Iter
+			for b.Loop() {
+				it.Reset(tok, text)
+				for it.Next() {
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNew measures what a table costs at server start.
+func BenchmarkNew(b *testing.B) {
+	c, err := ParseSettings(settings("charset_table=non_cjk, U+5F", "blend_chars=-", "morphology=stem_en", "stopwords=/stop.txt", "ngram_len=1", "ngram_chars=cjk"), readTestFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package tokenize
+
+import "github.com/blevesearch/snowballstem"
+
+// rules are a Tokenizer's settings, compiled by New for the general path of
+// Iter (the default settings take the fast path in tokenize.go).
+type rules struct {
+	tab    *charTable
+	blend  uint8 // blend_mode bits; 0 without blend_chars
+	minLen int   // min_word_len, in characters
+	stop   map[string]struct{}
+	forms  *formNode   // wordforms trie, or nil
+	exc    *excMatcher // exceptions, or nil
+	stem   []func(*snowballstem.Env) bool
+	exact  bool // index_exact_words (with morphology or wordforms)
+	step   int  // phrase_boundary_step
+	sp     bool // index_sp
+	html   htmlStripper
+	// simple: no blend, ngram or phrase boundary characters, exceptions,
+	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
+	simple bool
+}
+
+// isDefault reports whether c tokenizes like the zero Config. Settings that
+// do not change tokens (min_prefix_len, min_infix_len) are not looked at.
+func (c *Config) isDefault() bool {
+	return c.CharsetTable == "" && c.IgnoreChars == "" && c.BlendChars == "" && c.BlendMode == "" &&
+		c.MinWordLen <= 1 && len(c.Stopwords) == 0 && len(c.Morphology) == 0 && len(c.Wordforms) == 0 &&
+		len(c.Exceptions) == 0 && c.PhraseBoundary == "" && c.PhraseBoundaryStep == 0 && c.NgramLen == 0 &&
+		c.NgramChars == "" && !c.HTMLStrip && len(c.HTMLRemoveElements) == 0 && len(c.HTMLIndexAttrs) == 0 &&
+		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0
+}
+
+// checkNumbers checks the numeric settings.
+func (c *Config) checkNumbers() error {
+	nums := []struct {
+		name     string
+		v, limit int
+	}{
+		{"min_word_len", c.MinWordLen, MaxTermLen},
+		{"min_prefix_len", c.MinPrefixLen, maxPrefixLen},
+		{"min_infix_len", c.MinInfixLen, maxPrefixLen},
+		{"phrase_boundary_step", c.PhraseBoundaryStep, maxPhraseBoundaryStep},
+	}
+	for _, n := range nums {
+		if n.v < 0 || n.v > n.limit {
+			return settingErr(n.name, "%d is not between 0 and %d", n.v, n.limit)
+		}
+	}
+	if c.MinPrefixLen > 0 && c.MinInfixLen > 0 {
+		return settingErr("min_infix_len", "cannot be set together with min_prefix_len (infix indexing serves prefix wildcards too)")
+	}
+	return nil
+}
+
+// compile checks c and builds its rules.
+func (c *Config) compile() (*rules, error) {
+	r := &rules{minLen: c.MinWordLen, sp: c.IndexSP, step: c.PhraseBoundaryStep}
+	var err error
+	switch {
+	case c.NgramLen != 0 && c.NgramLen != 1:
+		return nil, settingErr("ngram_len", "%d is not 0 or 1", c.NgramLen)
+	case c.NgramLen == 1 && c.NgramChars == "":
+		return nil, settingErr("ngram_len", "needs ngram_chars")
+	case c.NgramLen == 0 && c.NgramChars != "":
+		return nil, settingErr("ngram_chars", "needs ngram_len=1")
+	case !c.HTMLStrip && (len(c.IndexZones) > 0 || len(c.HTMLRemoveElements) > 0 || len(c.HTMLIndexAttrs) > 0):
+		return nil, settingErr("html_strip", "index_zones, html_remove_elements and html_index_attrs need html_strip=1")
+	}
+	if r.tab, err = c.charTable(); err != nil {
+		return nil, err
+	}
+	if c.BlendChars != "" {
+		if r.blend, err = parseBlendMode(c.BlendMode); err != nil {
+			return nil, err
+		}
+	} else if c.BlendMode != "" {
+		return nil, settingErr("blend_mode", "needs blend_chars")
+	}
+	if len(c.Stopwords) > 0 {
+		r.stop = make(map[string]struct{}, len(c.Stopwords))
+		for _, w := range c.Stopwords {
+			r.stop[w] = struct{}{}
+		}
+	}
+	for _, m := range c.Morphology {
+		s, ok := stemmers[m]
+		if !ok {
+			return nil, settingErr("morphology", "unknown stemmer '%s'", m)
+		}
+		r.stem = append(r.stem, s.stem)
+	}
+	if r.forms, err = buildForms(c.Wordforms); err != nil {
+		return nil, err
+	}
+	if r.exc, err = buildExceptions(c.Exceptions); err != nil {
+		return nil, err
+	}
+	r.exact = c.IndexExactWords && (len(r.stem) > 0 || r.forms != nil)
+	if c.HTMLStrip {
+		if r.html, err = newHTMLStripper(c); err != nil {
+			return nil, err
+		}
+	}
+	r.simple = r.isSimple()
+	return r, nil
+}
+
+func (r *rules) isSimple() bool {
+	return r.blend == 0 && r.tab.fb&fbNgramCJK == 0 && !r.tab.hasNgram && r.step == 0 && !r.tab.hasBound &&
+		r.exc == nil && r.forms == nil && !r.sp && r.html == nil
+}
+
+// New returns a Tokenizer for the given settings. The Config is normally
+// one that ParseSettings returned (possibly after a JSON round trip); New
+// checks it again and returns a *SettingError if it cannot be used.
+func New(c Config) (*Tokenizer, error) {
+	if err := c.checkNumbers(); err != nil {
+		return nil, err
+	}
+	if c.isDefault() {
+		return &Tokenizer{config: c}, nil
+	}
+	r, err := c.compile()
+	if err != nil {
+		return nil, err
+	}
+	t := &Tokenizer{config: c, r: r}
+	if r.html != nil || r.sp {
+		q := *r
+		q.html, q.sp = nil, false
+		q.simple = q.isSimple()
+		t.query = &Tokenizer{config: c, r: &q}
+	}
+	return t, nil
+}
+
+// Query returns the tokenizer for query text: the same words as t, but no
+// HTML stripping (html_strip) and no sentence or paragraph terms
+// (index_sp), since query text is neither HTML nor prose. The query parser
+// tokenizes with it; the indexer and the highlighter tokenize fields with t.
+func (t *Tokenizer) Query() *Tokenizer {
+	if t.query != nil {
+		return t.query
+	}
+	return t
+}
