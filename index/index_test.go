@@ -389,7 +389,8 @@ func TestSearch(t *testing.T) {
 	t.Run("weights prefer more occurrences", func(t *testing.T) {
 		db := openMem(t)
 		tb := newTableT(t, db, simple())
-		insert(t, tb, doc(1, "bread", "x y z", 1), doc(2, "bread", "bread bread", 1), doc(3, "other", "words", 1))
+		insert(t, tb, doc(1, "bread", "x y z", 1), doc(2, "bread", "bread bread", 1), doc(3, "other", "words", 1),
+			doc(4, "more", "words", 1), doc(5, "and", "more", 1))
 		q, _ := query.Parse("bread", tokenize.Default())
 		ms, err := tb.Snapshot().Search(ctx, q)
 		require.NoError(t, err)
@@ -422,7 +423,7 @@ func TestSearch(t *testing.T) {
 		q, _ := query.Parse("bread fox nothing", tokenize.Default())
 		st, err := s.TermStats(ctx, q)
 		require.NoError(t, err)
-		require.Equal(t, []TermStat{{"bread", 1, 4}, {"fox", 3, 3}, {"nothing", 1, 1}}, st)
+		require.Equal(t, []TermStat{{"bread", "bread", 1, 4}, {"fox", "fox", 3, 3}, {"nothing", "nothing", 1, 1}}, st)
 	})
 }
 

@@ -59,7 +59,10 @@ func asError(err error) error {
 	}
 	var dup *index.DuplicateIDError
 	var ve *index.ValueError
+	var qe *index.QueryError
 	switch {
+	case errors.As(err, &qe):
+		return Errorf(CodeQuerySyntax, "MATCH(): %s", qe.Error())
 	case errors.As(err, &dup):
 		return Errorf(CodeDuplicateID, "duplicate id %d", dup.ID)
 	case errors.As(err, &ve):

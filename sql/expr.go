@@ -71,6 +71,7 @@ func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
 // The planner fills matched before rows are evaluated.
 type matchExpr struct {
 	query    string
+	opts     index.SearchOptions    // OPTION ranker and field_weights
 	required bool                   // candidates are the matched documents only
 	matched  map[index.DocRef]int64 // when not required: the matched documents
 }

@@ -1,8 +1,9 @@
 package sql
 
 import (
-	"slices"
 	"strings"
+
+	"github.com/glint-search/glint/index"
 
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -15,12 +16,9 @@ const maxMatchesLimit = 100_000_000
 // selectOptions is the OPTION tail of a SELECT (dialect.md, "Searching").
 type selectOptions struct {
 	maxMatches   int            // -1: not given
-	ranker       string         // "" : the default ranker
+	ranker       index.Ranker   // the zero value is the default ranker
 	fieldWeights map[string]int // nil: every field weighs 1
 }
-
-// rankers are the names OPTION ranker takes.
-var rankers = []string{"proximity_bm25", "bm25", "none", "wordcount", "proximity", "matchany", "fieldmask", "sph04"}
 
 // parseSelectOptions checks the OPTION tail. Every option is validated here;
 // names that glint does not know are errors rather than silently ignored.
@@ -47,13 +45,13 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 			case ast.ValueExpr:
 				r, _ = v.GetValue().(string)
 			case *ast.FuncCallExpr:
-				return o, Errorf(CodeBadOption, "OPTION ranker=%s(...) is not supported; use one of %s", v.FnName.O, strings.Join(rankers, ", "))
+				return o, Errorf(CodeBadOption, "OPTION ranker=%s(...) is not supported; use one of %s", v.FnName.O, strings.Join(index.RankerNames(), ", "))
 			}
-			if !slices.Contains(rankers, strings.ToLower(r)) {
-				return o, Errorf(CodeBadOption, "unknown ranker '%s' in OPTION ranker; use one of %s", r, strings.Join(rankers, ", "))
+			rk, err := index.ParseRanker(r)
+			if err != nil {
+				return o, Errorf(CodeBadOption, "%v in OPTION ranker; use one of %s", err, strings.Join(index.RankerNames(), ", "))
 			}
-			r = strings.ToLower(r)
-			o.ranker = r
+			o.ranker = rk
 		case "field_weights":
 			w, err := fieldWeights(opt.Value)
 			if err != nil {

@@ -106,16 +106,12 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error) {
 	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
 	rows := s.meta
-	if mq := s.metaQuery; mq != nil && mq.q != nil {
-		stats, err := mq.snap.TermStats(ctx, mq.q)
-		if err != nil {
-			return nil, asError(err)
-		}
+	if mq := s.metaQuery; mq != nil {
 		rows = slices.Clip(rows)
-		for i, st := range stats {
+		for i, st := range mq.terms {
 			n := strconv.Itoa(i)
 			rows = append(rows,
-				metaRow{"keyword[" + n + "]", st.Term},
+				metaRow{"keyword[" + n + "]", st.Keyword},
 				metaRow{"docs[" + n + "]", strconv.FormatInt(st.Docs, 10)},
 				metaRow{"hits[" + n + "]", strconv.FormatInt(st.Hits, 10)})
 		}
@@ -325,6 +321,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 			return nil, Errorf(CodeBadOption, "OPTION field_weights: '%s' is not a full-text field of table '%s'", name, schema.Name)
 		}
 	}
+	if where.match != nil {
+		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
+	}
 	p.maxMatches = p.opts.maxMatches
 	want := p.offset + p.count
 	if p.maxMatches < 0 {
@@ -402,7 +401,6 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "MATCH(): %v", err)
 	}
-	s.metaQuery = &metaQuery{snap: snap, q: q}
 	if q == nil {
 		// A query without words matches every document with weight 1, as in
 		// the Sphinx family (a "full scan").
@@ -418,10 +416,15 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 		}
 		return scanErr
 	}
-	found, err := snap.Search(ctx, q)
+	res, err := snap.SearchWith(ctx, q, sc.match.opts)
 	if err != nil {
 		return asError(err)
 	}
+	s.metaQuery = &metaQuery{terms: res.Terms}
+	for _, w := range res.Warnings {
+		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQuerySyntax), msg: "MATCH(): " + w})
+	}
+	found := res.Matches
 	if matchIsRequired(where, sc.match) {
 		// Only matched documents are candidates, so MATCH() holds for each.
 		sc.match.matched = nil

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/glint-search/glint/index"
-	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -29,17 +28,16 @@ type Session struct {
 	meta         []metaRow  // SHOW META of the last SELECT
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
+	pending      []warning  // warnings of the statement running, which become warnings when it ends
 	vars         map[string]any
 }
 
 type metaRow struct{ name, value string }
 
-// metaQuery is the full-text query of the last SELECT. SHOW META computes its
-// per-keyword statistics only when asked: the snapshot is immutable, so the
-// figures are those of the search.
+// metaQuery is what SHOW META tells of the full-text query of the last
+// SELECT: per keyword, the documents and hits the search counted.
 type metaQuery struct {
-	snap *index.Snapshot
-	q    query.Node
+	terms []index.TermStat
 }
 
 type warning struct {
@@ -80,6 +78,7 @@ func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
 		return nil, syntaxError(err)
 	}
 	s.engine.stats.Queries.Add(1)
+	s.pending = nil
 	r, err := s.run(ctx, st)
 	if err != nil {
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
@@ -88,8 +87,10 @@ func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
 		return nil, asError(err)
 	}
 	if show, ok := st.Node.(*ast.ShowStmt); !ok || show.Tp != ast.ShowWarnings {
-		s.warnings = nil
+		s.warnings = s.pending
+		r.Warnings = uint16(min(len(s.pending), 0xffff))
 	}
+	s.pending = nil
 	return r, nil
 }
 

@@ -1,0 +1,193 @@
+package index
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Ranker computes WEIGHT(), an integer, from the positive keywords of the
+// query (those not under NOT) and where they occur in a matching document.
+// Per field f (with field weight w_f, 1 unless field_weights says otherwise):
+//
+//   - lcs_f: the longest run of query keywords that occur in the field
+//     in query order and at the same relative positions as in the query
+//     (1 for any match, the number of keywords for the exact phrase);
+//   - hits_f: occurrences of query keywords in the field;
+//   - matched_f: distinct query keywords in the field.
+//
+// bm25 is a statistical score from 0 to 999 over the whole document: 500 +
+// 999 * Σ_k idf_k * tf_k / (tf_k + 1.2) * boost_k, where tf_k counts keyword
+// k's occurrences in the fields its query allows, idf_k = ln((N-n_k+1)/n_k)
+// / (2 * ln(N+1) * K) with N live documents, n_k those containing k and K
+// distinct keywords (so frequent words weigh less than rare ones), clamped
+// to 0..999. This is the simplified BM25 of the Sphinx family (no document
+// length normalisation), so weights compare with the peers' weights.
+type Ranker uint8
+
+// The rankers of OPTION ranker.
+const (
+	// RankProximityBM25 (the default): Σ_f lcs_f*w_f*1000 + bm25. A document
+	// with the query words together and in order outranks one where they
+	// are scattered; bm25 orders documents of equal proximity.
+	RankProximityBM25 Ranker = iota
+	RankBM25                 // bm25 alone
+	RankNone                 // 1 for every match (fastest)
+	RankWordcount            // Σ_f hits_f*w_f
+	RankProximity            // Σ_f lcs_f*w_f
+	RankMatchAny             // Σ_f ((lcs_f-1)*K + matched_f)*w_f: more keywords first, then proximity
+	RankFieldmask            // the bit mask of the fields with a match (bit f for the f-th full-text field)
+	RankSPH04                // Σ_f (4*lcs_f + 2*[a keyword is the field's first word] + [the field is exactly the query])*w_f*1000 + bm25
+)
+
+var rankerNames = []string{"proximity_bm25", "bm25", "none", "wordcount", "proximity", "matchany", "fieldmask", "sph04"}
+
+// RankerNames lists the names OPTION ranker accepts.
+func RankerNames() []string { return slices.Clone(rankerNames) }
+
+// ParseRanker returns the ranker of a name (case-insensitive).
+func ParseRanker(name string) (Ranker, error) {
+	i := slices.Index(rankerNames, strings.ToLower(name))
+	if i < 0 {
+		return 0, fmt.Errorf("unknown ranker '%s'", name)
+	}
+	return Ranker(i), nil
+}
+
+func (r Ranker) String() string { return rankerNames[r] }
+
+const bm25K1 = 1.2
+
+// rankHit is one occurrence of a positive keyword, for the rankers.
+type rankHit struct {
+	f    int
+	pos  uint32
+	qpos int
+	kw   int // plan.keywords index
+}
+
+// prepareRanking computes what ranking needs once per search.
+func (p *plan) prepareRanking(s *Snapshot) {
+	terms := map[int]bool{}
+	minQ, maxQ := math.MaxInt, 0
+	for _, l := range p.keywords {
+		if !l.neg {
+			terms[l.lt] = true
+			minQ, maxQ = min(minQ, l.kw.QPos), max(maxQ, l.kw.QPos)
+		}
+	}
+	p.nwords = len(terms)
+	p.span = max(1, maxQ-minQ+1)
+	n := float64(s.live)
+	p.idf = make([]float64, len(p.leaves))
+	for i, lt := range p.leaves {
+		df := float64(max(1, lt.docs))
+		p.idf[i] = math.Log((n-df+1)/df) / (2 * math.Log(n+1) * float64(max(1, p.nwords)))
+	}
+}
+
+// weight ranks the current document (which matched).
+func (e *segEval) weight() int64 {
+	p := e.p
+	if p.ranker == RankNone {
+		return 1
+	}
+	hits := e.hits[:0]
+	tf := make(map[int]int, 4) // leafTerm -> occurrences
+	boost := make(map[int]float64, 4)
+	for k, l := range p.keywords {
+		if l.neg {
+			continue
+		}
+		sps := e.leafSpans(l)
+		if _, seen := tf[l.lt]; !seen || len(sps) > tf[l.lt] {
+			tf[l.lt] = len(sps)
+		}
+		b := l.kw.Boost
+		if b <= 0 {
+			b = 1
+		}
+		boost[l.lt] = max(boost[l.lt], b)
+		for _, s := range sps {
+			hits = append(hits, rankHit{f: s.f, pos: s.a, qpos: l.kw.QPos, kw: k})
+		}
+	}
+	slices.SortFunc(hits, func(x, y rankHit) int {
+		switch {
+		case x.f != y.f:
+			return x.f - y.f
+		case x.pos != y.pos:
+			return int(x.pos) - int(y.pos)
+		}
+		return x.qpos - y.qpos
+	})
+	e.hits = hits
+
+	bm25 := 0.5
+	for lt, n := range tf {
+		if n > 0 {
+			f := float64(n)
+			bm25 += p.idf[lt] * f / (f + bm25K1) * boost[lt]
+		}
+	}
+	bm := int64(math.Round(999 * bm25))
+	bm = max(0, min(999, bm))
+	if p.ranker == RankBM25 {
+		return bm
+	}
+
+	var total int64
+	nf := e.seg.nf
+	for i := 0; i < len(hits); {
+		f := hits[i].f
+		j := i
+		lcs, cur := 0, 0
+		lastDelta := math.MinInt
+		var seen []int
+		for ; j < len(hits) && hits[j].f == f; j++ {
+			h := hits[j]
+			delta := int(h.pos) - h.qpos
+			if delta == lastDelta && j > i && hits[j-1].pos != h.pos {
+				cur++
+			} else {
+				cur = 1
+			}
+			lastDelta = delta
+			lcs = max(lcs, cur)
+			if lt := p.keywords[h.kw].lt; !slices.Contains(seen, lt) {
+				seen = append(seen, lt)
+			}
+		}
+		lcs = min(lcs, p.nwords)
+		w := p.weights[f]
+		switch p.ranker {
+		case RankProximityBM25:
+			total += int64(lcs) * w * 1000
+		case RankWordcount:
+			total += int64(j-i) * w
+		case RankProximity:
+			total += int64(lcs) * w
+		case RankMatchAny:
+			total += (int64(lcs-1)*int64(p.nwords) + int64(len(seen))) * w
+		case RankFieldmask:
+			if f < 63 {
+				total |= 1 << f
+			}
+		case RankSPH04:
+			r := int64(4 * lcs)
+			if hits[i].pos == 1 {
+				r += 2
+			}
+			if lcs == p.nwords && int(e.seg.lens[int(e.ord)*nf+f]) == p.span {
+				r++
+			}
+			total += r * w * 1000
+		}
+		i = j
+	}
+	if p.ranker == RankProximityBM25 || p.ranker == RankSPH04 {
+		total += bm
+	}
+	return total
+}

@@ -1,0 +1,373 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/dgraph-io/badger/v4"
+	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// SearchOptions change how a search ranks its matches.
+type SearchOptions struct {
+	Ranker Ranker
+	// FieldWeights weighs the indexed text fields by lower-case name; a
+	// field that is not named weighs 1.
+	FieldWeights map[string]int
+}
+
+// SearchResult is what a search found.
+type SearchResult struct {
+	Matches  []Match    // in ascending id order
+	Terms    []TermStat // one per distinct query keyword, in query order
+	Warnings []string   // how the query was understood where it may surprise (e.g. a wildcard searched as a plain word)
+}
+
+// TermStat is what the index knows of one query keyword, for SHOW META.
+type TermStat struct {
+	Keyword string // the keyword as written in the query (a wildcard with its '*')
+	Term    string // the indexed form
+	Docs    int64  // live documents that contain it (any expansion, any field)
+	Hits    int64  // its occurrences in all documents (deleted ones included)
+}
+
+// QueryError is a query the table cannot answer: an unknown field, an
+// operator that needs a setting the table lacks, a wildcard that expands too
+// far. Pos is the byte offset in the query text.
+type QueryError struct {
+	Pos int
+	Msg string
+}
+
+func (e *QueryError) Error() string { return fmt.Sprintf("%s (at offset %d)", e.Msg, e.Pos) }
+
+// maxExpansions bounds the distinct terms one wildcard may expand to.
+const maxExpansions = 100000
+
+// Search returns the live documents that match q with the default ranker.
+func (s *Snapshot) Search(ctx context.Context, q query.Node) ([]Match, error) {
+	r, err := s.SearchWith(ctx, q, SearchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return r.Matches, nil
+}
+
+// TermStats returns the document and hit counts of the keywords of q.
+func (s *Snapshot) TermStats(ctx context.Context, q query.Node) ([]TermStat, error) {
+	p, err := s.compile(q)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.fetch(ctx, p); err != nil {
+		return nil, err
+	}
+	return p.stats(), nil
+}
+
+// SearchWith returns the live documents that match q, each with its weight
+// (see Ranker), and the statistics of the query's keywords. A nil q matches
+// nothing (the SQL layer gives MATCH(”) its own meaning).
+func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOptions) (*SearchResult, error) {
+	p, err := s.compile(q)
+	if err != nil {
+		return nil, err
+	}
+	p.weights = make([]int64, len(s.layout.indexed))
+	for f, col := range s.layout.indexed {
+		p.weights[f] = 1
+		if w, ok := opts.FieldWeights[strings.ToLower(s.schema.Columns[col].Name)]; ok {
+			p.weights[f] = int64(w)
+		}
+	}
+	p.ranker = opts.Ranker
+	if err := s.fetch(ctx, p); err != nil {
+		return nil, err
+	}
+	res := &SearchResult{Terms: p.stats(), Warnings: p.warnings}
+	if p.root == nil || s.live == 0 {
+		return res, nil
+	}
+	p.prepareRanking(s)
+	var ids []uint64
+	for pos, seg := range s.segs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e := newSegEval(s, p, pos)
+		cand := e.candidates(p.root)
+		if cand == nil || cand.IsEmpty() {
+			continue
+		}
+		if seg.deleted != nil {
+			cand = roaring.AndNot(cand, seg.deleted)
+		}
+		it := cand.Iterator()
+		n := 0
+		for it.HasNext() {
+			ord := it.Next()
+			if n++; n%1024 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			e.startDoc(ord)
+			if !p.exact && !e.match(p.root) {
+				continue
+			}
+			res.Matches = append(res.Matches, Match{Ref: DocRef{Seg: uint32(pos), Ord: ord}, Weight: e.weight()})
+			ids = append(ids, seg.ids[ord])
+		}
+	}
+	if !slices.IsSorted(ids) {
+		perm := make([]int, len(ids))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortFunc(perm, func(a, b int) int {
+			switch {
+			case ids[a] < ids[b]:
+				return -1
+			case ids[a] > ids[b]:
+				return 1
+			}
+			return 0
+		})
+		sorted := make([]Match, len(res.Matches))
+		for i, x := range perm {
+			sorted[i] = res.Matches[x]
+		}
+		res.Matches = sorted
+	}
+	return res, nil
+}
+
+// plan is a query compiled against one snapshot: the distinct index terms
+// it reads (leafTerms) and a tree of operator nodes over them.
+type plan struct {
+	root     node // nil: matches nothing
+	exact    bool // the candidate bitmaps are exactly the matches (no positional check)
+	leaves   []*leafTerm
+	keywords []*leaf // every keyword node in query order (negated ones too)
+	warnings []string
+
+	sentence, paragraph int // leafTerm index of the boundary terms, or -1
+
+	ranker  Ranker
+	weights []int64   // per indexed field
+	nwords  int       // distinct positive keywords, for the rankers
+	span    int       // query positions from the first positive keyword to the last
+	idf     []float64 // per leafTerm
+}
+
+// leafTerm is one thing the index is asked for: a word, or a wildcard with
+// its expansions. Keywords that ask for the same thing share it.
+type leafTerm struct {
+	term     string // the indexed form or the folded pattern
+	wildcard bool
+	text     string // as written, for SHOW META
+	pattern  glob   // wildcard only
+	prefix   string // wildcard only: the literal start of the pattern
+	stat     bool   // reported by SHOW META (not a reserved term)
+
+	segs []leafSeg // per snapshot segment position
+	docs int64
+	hits int64
+}
+
+// leafSeg are the postings of a leafTerm in one segment: one per (field, term).
+type leafSeg struct {
+	postings []fieldPosting
+	any      *roaring.Bitmap // union over all fields; nil when none
+	byField  []*roaring.Bitmap
+}
+
+type fieldPosting struct {
+	field int
+	p     posting
+}
+
+func (p *plan) addLeaf(lt leafTerm) int {
+	for i, x := range p.leaves {
+		if x.term == lt.term && x.wildcard == lt.wildcard {
+			if lt.stat {
+				x.stat = true
+				if x.text == "" {
+					x.text = lt.text
+				}
+			}
+			return i
+		}
+	}
+	p.leaves = append(p.leaves, &lt)
+	return len(p.leaves) - 1
+}
+
+func (p *plan) stats() []TermStat {
+	out := []TermStat{}
+	for _, lt := range p.leaves {
+		if lt.stat {
+			out = append(out, TermStat{Keyword: lt.text, Term: lt.term, Docs: lt.docs, Hits: lt.hits})
+		}
+	}
+	return out
+}
+
+// fetch reads the posting lists of every leafTerm in every segment, in one
+// read transaction, expanding wildcards against each segment's terms.
+func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
+	nf := len(s.layout.indexed)
+	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
+		var key []byte
+		for _, lt := range p.leaves {
+			lt.segs = make([]leafSeg, len(s.segs))
+			terms := map[string]bool{}
+			for pos, seg := range s.segs {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				ls := &lt.segs[pos]
+				for f := 0; f < nf; f++ {
+					add := func(term string, val []byte) error {
+						post, err := decodePosting(val)
+						if err != nil {
+							return fmt.Errorf("segment %d term %q: %w", seg.seg, term, err)
+						}
+						ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
+						lt.hits += int64(post.hits)
+						return nil
+					}
+					if !lt.wildcard {
+						key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.term))
+						item, err := txn.Get(key)
+						if errors.Is(err, badger.ErrKeyNotFound) {
+							continue
+						}
+						if err != nil {
+							return err
+						}
+						val, err := item.ValueCopy(nil)
+						if err != nil {
+							return err
+						}
+						if err := add(lt.term, val); err != nil {
+							return err
+						}
+						continue
+					}
+					key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.prefix))
+					it := txn.NewIterator(badger.IteratorOptions{Prefix: key})
+					n := len(key) - len(lt.prefix)
+					for it.Rewind(); it.Valid(); it.Next() {
+						term := string(it.Item().Key()[n:])
+						if tokenize.IsReserved(term) != tokenize.IsReserved(lt.term) || !lt.pattern.match(term) {
+							continue
+						}
+						if !terms[term] {
+							if len(terms) == maxExpansions {
+								it.Close()
+								return &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
+							}
+							terms[term] = true
+						}
+						val, err := it.Item().ValueCopy(nil)
+						if err == nil {
+							err = add(term, val)
+						}
+						if err != nil {
+							it.Close()
+							return err
+						}
+					}
+					it.Close()
+				}
+				if len(ls.postings) == 0 {
+					continue
+				}
+				ls.byField = make([]*roaring.Bitmap, nf)
+				for _, fp := range ls.postings {
+					if ls.byField[fp.field] == nil {
+						ls.byField[fp.field] = fp.p.bm
+					} else {
+						ls.byField[fp.field] = roaring.Or(ls.byField[fp.field], fp.p.bm)
+					}
+				}
+				for _, bm := range ls.byField {
+					if bm == nil {
+						continue
+					}
+					if ls.any == nil {
+						ls.any = bm
+					} else {
+						ls.any = roaring.Or(ls.any, bm)
+					}
+				}
+				n := int64(ls.any.GetCardinality())
+				if seg.deleted != nil {
+					n -= int64(ls.any.AndCardinality(seg.deleted))
+				}
+				lt.docs += n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var qe *QueryError
+		if errors.As(err, &qe) {
+			return qe
+		}
+		return fmt.Errorf("index: search %s: %w", s.schema.Name, dbErr(err))
+	}
+	return nil
+}
+
+// glob matches a folded wildcard pattern: '*' any run of characters, '?'
+// exactly one, '%' zero or one.
+type glob []rune
+
+func (g glob) match(s string) bool { return globMatch(g, []rune(s)) }
+
+// globMatch runs the pattern over s as a set of reachable states, one row
+// per pattern rune: O(len(g)*len(s)) whatever the pattern.
+func globMatch(g, s []rune) bool {
+	cur := make([]bool, len(s)+1) // cur[i]: the pattern so far can match s[:i]
+	next := make([]bool, len(s)+1)
+	cur[0] = true
+	for _, c := range g {
+		clear(next)
+		for i, ok := range cur {
+			if !ok {
+				continue
+			}
+			switch c {
+			case '*':
+				for j := i; j <= len(s); j++ {
+					next[j] = true
+				}
+			case '%':
+				next[i] = true
+				if i < len(s) {
+					next[i+1] = true
+				}
+			case '?':
+				if i < len(s) {
+					next[i+1] = true
+				}
+			default:
+				if i < len(s) && s[i] == c {
+					next[i+1] = true
+				}
+			}
+			if c == '*' {
+				break
+			}
+		}
+		cur, next = next, cur
+	}
+	return cur[len(s)]
+}
+
+func isWildcardRune(r rune) bool { return r == '*' || r == '?' || r == '%' }
