@@ -28,6 +28,8 @@ type DB struct {
 	wmu    sync.RWMutex
 	closed bool
 
+	cache *postingCache // nil: off
+
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name
 	nextTable uint32            // guarded by wmu (exclusive) or mu
@@ -87,7 +89,11 @@ func Open(o Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", o.Dir, err)
 	}
-	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1}
+	cacheBytes := o.PostingCacheBytes
+	if cacheBytes == 0 {
+		cacheBytes = DefaultPostingCacheBytes
+	}
+	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1, cache: newPostingCache(cacheBytes)}
 	if err := db.recover(); err != nil {
 		bdb.Close()
 		return nil, err

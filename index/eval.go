@@ -72,6 +72,12 @@ type segEval struct {
 	zones    []zoneCache
 	restrict *span // inside ZONESPAN: the one zone span leaves must lie in
 	hits     []rankHit
+	spare    []rankHit
+	tf       []int32 // per leafTerm, for weight
+	seen     []bool  // per leafTerm, for weight
+
+	fieldHits    []int64 // per field, for weightFromCounts
+	fieldMatched []int
 }
 
 type zoneCache struct {
@@ -84,7 +90,9 @@ func newSegEval(s *Snapshot, p *plan, pos int) *segEval {
 	e := &segEval{s: s, seg: s.segs[pos], p: p, pos: pos,
 		curs: make([][]termCursor, len(p.leaves)), raw: make([][]span, len(p.leaves)), gen: make([]uint32, len(p.leaves)),
 		leafOcc: make([][]span, len(p.keywords)), leafGen: make([]uint32, len(p.keywords)),
-		leafIdx: make(map[*leaf]int, len(p.keywords))}
+		leafIdx: make(map[*leaf]int, len(p.keywords)),
+		tf:      make([]int32, len(p.leaves)), seen: make([]bool, len(p.leaves)),
+		fieldHits: make([]int64, s.segs[pos].nf), fieldMatched: make([]int, s.segs[pos].nf)}
 	for i, lt := range p.leaves {
 		for _, fp := range lt.segs[pos].postings {
 			e.curs[i] = append(e.curs[i], termCursor{field: fp.field, c: fp.p.cursor()})

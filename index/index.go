@@ -36,7 +36,15 @@ type Options struct {
 	InMemory   bool        // keep everything in memory (tests); Dir is ignored
 	SyncWrites bool        // fsync every commit (survives power loss, not just kill -9)
 	Logger     *log.Logger // receives the storage's warnings and errors; nil discards them
+
+	// PostingCacheBytes bounds the memory of decoded posting lists kept for
+	// searches: 0 means DefaultPostingCacheBytes, a negative value turns the
+	// cache off.
+	PostingCacheBytes int64
 }
+
+// DefaultPostingCacheBytes is the posting cache's size when Options leaves it 0.
+const DefaultPostingCacheBytes = 256 << 20
 
 // DefaultOptions returns the options for a DB in dir: on disk, no fsync per commit
 // (an acknowledged write survives kill -9 because the OS keeps the written pages).

@@ -67,6 +67,16 @@ type rankHit struct {
 	kw   int // plan.keywords index
 }
 
+func hitLess(x, y rankHit) bool {
+	if x.f != y.f {
+		return x.f < y.f
+	}
+	if x.pos != y.pos {
+		return x.pos < y.pos
+	}
+	return x.qpos < y.qpos
+}
+
 // prepareRanking computes what ranking needs once per search.
 func (p *plan) prepareRanking(s *Snapshot) {
 	terms := map[int]bool{}
@@ -78,13 +88,111 @@ func (p *plan) prepareRanking(s *Snapshot) {
 		}
 	}
 	p.nwords = len(terms)
+	defer func() { p.counts = p.countsOnly() && p.ranker != RankSPH04 }()
 	p.span = max(1, maxQ-minQ+1)
 	n := float64(s.live)
 	p.idf = make([]float64, len(p.leaves))
+	p.boost = make([]float64, len(p.leaves))
+	for _, l := range p.keywords {
+		b := l.kw.Boost
+		if b <= 0 {
+			b = 1
+		}
+		p.boost[l.lt] = max(p.boost[l.lt], b)
+	}
 	for i, lt := range p.leaves {
 		df := float64(max(1, lt.docs))
 		p.idf[i] = math.Log((n-df+1)/df) / (2 * math.Log(n+1) * float64(max(1, p.nwords)))
 	}
+}
+
+// countsOnly reports whether the ranker can work from occurrence counts
+// alone, without reading word positions: when the query has at most one
+// positive keyword (lcs is then 1 wherever it occurs) or the ranker ignores
+// proximity, and no keyword needs a positional check of its own.
+func (p *plan) countsOnly() bool {
+	for _, l := range p.keywords {
+		if !l.neg && !l.exactBitmap() {
+			return false
+		}
+	}
+	switch p.ranker {
+	case RankBM25, RankWordcount, RankFieldmask, RankNone:
+		return true
+	}
+	return p.nwords <= 1
+}
+
+// weightFromCounts is weight when countsOnly holds.
+func (e *segEval) weightFromCounts() int64 {
+	p := e.p
+	tf := e.tf
+	clear(tf)
+	fh := e.fieldHits
+	clear(fh)
+	fm := e.fieldMatched
+	clear(fm)
+	for _, l := range p.keywords {
+		if l.neg {
+			continue
+		}
+		n := int32(0)
+		for i := range e.curs[l.lt] {
+			c := &e.curs[l.lt][i]
+			if !l.fields.has(c.field) || !c.seek(e.ord) {
+				continue
+			}
+			n += int32(c.c.count)
+			fh[c.field] += int64(c.c.count)
+			fm[c.field]++
+		}
+		tf[l.lt] = max(tf[l.lt], n)
+	}
+	bm := p.bm25(tf)
+	var total int64
+	for f, hits := range fh {
+		if hits == 0 {
+			continue
+		}
+		w := p.weights[f]
+		switch p.ranker {
+		case RankProximityBM25:
+			total += w * 1000
+		case RankWordcount:
+			total += hits * w
+		case RankProximity:
+			total += w
+		case RankMatchAny:
+			total += int64(min(fm[f], p.nwords)) * w
+		case RankFieldmask:
+			if f < 63 {
+				total |= 1 << f
+			}
+		case RankSPH04:
+			// Without positions the first-word and exact-field bonuses are
+			// unknown; countsOnly excludes sph04 for more than one keyword,
+			// and for one keyword they need the position: see weight.
+		}
+	}
+	switch p.ranker {
+	case RankBM25:
+		return bm
+	case RankProximityBM25:
+		total += bm
+	}
+	return total
+}
+
+// bm25 is the statistical part of the weight, from per-leafTerm counts.
+func (p *plan) bm25(tf []int32) int64 {
+	bm25 := 0.5
+	for lt, n := range tf {
+		if n > 0 {
+			f := float64(n)
+			bm25 += p.idf[lt] * f / (f + bm25K1) * p.boost[lt]
+		}
+	}
+	return max(0, min(999, int64(math.Round(999*bm25))))
 }
 
 // weight ranks the current document (which matched).
@@ -93,58 +201,52 @@ func (e *segEval) weight() int64 {
 	if p.ranker == RankNone {
 		return 1
 	}
-	hits := e.hits[:0]
-	tf := make(map[int]int, 4) // leafTerm -> occurrences
-	boost := make(map[int]float64, 4)
+	if p.counts {
+		return e.weightFromCounts()
+	}
+	// Each keyword's spans are sorted by (field, position): merge them
+	// into one hit stream in that order (ties by query position).
+	hits, spare := e.hits[:0], e.spare[:0]
+	tf := e.tf
+	clear(tf)
 	for k, l := range p.keywords {
 		if l.neg {
 			continue
 		}
 		sps := e.leafSpans(l)
-		if _, seen := tf[l.lt]; !seen || len(sps) > tf[l.lt] {
-			tf[l.lt] = len(sps)
+		tf[l.lt] = max(tf[l.lt], int32(len(sps)))
+		if p.ranker == RankBM25 || len(sps) == 0 {
+			continue
 		}
-		b := l.kw.Boost
-		if b <= 0 {
-			b = 1
-		}
-		boost[l.lt] = max(boost[l.lt], b)
+		spare = spare[:0]
+		i := 0
 		for _, s := range sps {
-			hits = append(hits, rankHit{f: s.f, pos: s.a, qpos: l.kw.QPos, kw: k})
+			h := rankHit{f: s.f, pos: s.a, qpos: l.kw.QPos, kw: k}
+			for i < len(hits) && hitLess(hits[i], h) {
+				spare = append(spare, hits[i])
+				i++
+			}
+			spare = append(spare, h)
 		}
+		spare = append(spare, hits[i:]...)
+		hits, spare = spare, hits
 	}
-	slices.SortFunc(hits, func(x, y rankHit) int {
-		switch {
-		case x.f != y.f:
-			return x.f - y.f
-		case x.pos != y.pos:
-			return int(x.pos) - int(y.pos)
-		}
-		return x.qpos - y.qpos
-	})
-	e.hits = hits
-
-	bm25 := 0.5
-	for lt, n := range tf {
-		if n > 0 {
-			f := float64(n)
-			bm25 += p.idf[lt] * f / (f + bm25K1) * boost[lt]
-		}
-	}
-	bm := int64(math.Round(999 * bm25))
-	bm = max(0, min(999, bm))
+	e.hits, e.spare = hits, spare
+	bm := p.bm25(tf)
 	if p.ranker == RankBM25 {
 		return bm
 	}
 
 	var total int64
 	nf := e.seg.nf
+	seen := e.seen
 	for i := 0; i < len(hits); {
 		f := hits[i].f
 		j := i
 		lcs, cur := 0, 0
 		lastDelta := math.MinInt
-		var seen []int
+		clear(seen)
+		matched := 0
 		for ; j < len(hits) && hits[j].f == f; j++ {
 			h := hits[j]
 			delta := int(h.pos) - h.qpos
@@ -155,8 +257,9 @@ func (e *segEval) weight() int64 {
 			}
 			lastDelta = delta
 			lcs = max(lcs, cur)
-			if lt := p.keywords[h.kw].lt; !slices.Contains(seen, lt) {
-				seen = append(seen, lt)
+			if lt := p.keywords[h.kw].lt; !seen[lt] {
+				seen[lt] = true
+				matched++
 			}
 		}
 		lcs = min(lcs, p.nwords)
@@ -169,7 +272,7 @@ func (e *segEval) weight() int64 {
 		case RankProximity:
 			total += int64(lcs) * w
 		case RankMatchAny:
-			total += (int64(lcs-1)*int64(p.nwords) + int64(len(seen))) * w
+			total += (int64(lcs-1)*int64(p.nwords) + int64(matched)) * w
 		case RankFieldmask:
 			if f < 63 {
 				total |= 1 << f

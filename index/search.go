@@ -161,6 +161,8 @@ type plan struct {
 	nwords  int       // distinct positive keywords, for the rankers
 	span    int       // query positions from the first positive keyword to the last
 	idf     []float64 // per leafTerm
+	boost   []float64 // per leafTerm: the largest boost of its keywords
+	counts  bool      // rank from occurrence counts (countsOnly)
 }
 
 // leafTerm is one thing the index is asked for: a word, or a wildcard with
@@ -242,19 +244,13 @@ func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
 					}
 					if !lt.wildcard {
 						key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.term))
-						item, err := txn.Get(key)
-						if errors.Is(err, badger.ErrKeyNotFound) {
-							continue
-						}
+						post, found, err := s.posting(txn, key)
 						if err != nil {
-							return err
+							return fmt.Errorf("segment %d term %q: %w", seg.seg, lt.term, err)
 						}
-						val, err := item.ValueCopy(nil)
-						if err != nil {
-							return err
-						}
-						if err := add(lt.term, val); err != nil {
-							return err
+						if found {
+							ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
+							lt.hits += int64(post.hits)
 						}
 						continue
 					}
@@ -322,6 +318,32 @@ func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
 		return fmt.Errorf("index: search %s: %w", s.schema.Name, dbErr(err))
 	}
 	return nil
+}
+
+// posting reads one posting list through the DB's cache.
+func (s *Snapshot) posting(txn *badger.Txn, key []byte) (posting, bool, error) {
+	cache := s.t.db.cache
+	if e, ok := cache.get(key); ok {
+		return e.p, !e.absent, nil
+	}
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		cache.put(key, cacheEntry{absent: true}, 0)
+		return posting{}, false, nil
+	}
+	if err != nil {
+		return posting{}, false, err
+	}
+	val, err := item.ValueCopy(nil)
+	if err != nil {
+		return posting{}, false, err
+	}
+	p, err := decodePosting(val)
+	if err != nil {
+		return posting{}, false, err
+	}
+	cache.put(key, cacheEntry{p: p}, len(val))
+	return p, true, nil
 }
 
 // glob matches a folded wildcard pattern: '*' any run of characters, '?'
