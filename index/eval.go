@@ -67,7 +67,6 @@ type segEval struct {
 
 	leafOcc [][]span // per keyword (plan.keywords index): filtered positions
 	leafGen []uint32
-	leafIdx map[*leaf]int
 
 	zones    []zoneCache
 	restrict *span // inside ZONESPAN: the one zone span leaves must lie in
@@ -90,16 +89,12 @@ func newSegEval(s *Snapshot, p *plan, pos int) *segEval {
 	e := &segEval{s: s, seg: s.segs[pos], p: p, pos: pos,
 		curs: make([][]termCursor, len(p.leaves)), raw: make([][]span, len(p.leaves)), gen: make([]uint32, len(p.leaves)),
 		leafOcc: make([][]span, len(p.keywords)), leafGen: make([]uint32, len(p.keywords)),
-		leafIdx: make(map[*leaf]int, len(p.keywords)),
-		tf:      make([]int32, len(p.leaves)), seen: make([]bool, len(p.leaves)),
+		tf: make([]int32, len(p.leaves)), seen: make([]bool, len(p.leaves)),
 		fieldHits: make([]int64, s.segs[pos].nf), fieldMatched: make([]int, s.segs[pos].nf)}
 	for i, lt := range p.leaves {
 		for _, fp := range lt.segs[pos].postings {
 			e.curs[i] = append(e.curs[i], termCursor{field: fp.field, c: fp.p.cursor()})
 		}
-	}
-	for i, l := range p.keywords {
-		e.leafIdx[l] = i
 	}
 	return e
 }
@@ -255,7 +250,7 @@ func (e *segEval) rawPositions(lt int) []span {
 // its scope allows (fields, field position limit, field start or end,
 // zones, and the zone span of an enclosing ZONESPAN).
 func (e *segEval) leafSpans(l *leaf) []span {
-	k := e.leafIdx[l]
+	k := l.idx
 	cacheable := e.restrict == nil
 	if cacheable && e.leafGen[k] == e.doc {
 		return e.leafOcc[k]

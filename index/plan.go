@@ -21,6 +21,7 @@ type leaf struct {
 	maxPos uint32      // 0: anywhere in the field
 	zone   *zoneFilter // nil: anywhere
 	neg    bool        // under NOT or on the right of NOTNEAR: never ranks
+	idx    int         // index in plan.keywords
 }
 
 type andNode struct {
@@ -545,7 +546,7 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 		return nil, nil
 	}
 	idx := c.p.addLeaf(lt)
-	l := &leaf{lt: idx, kw: kw, fields: sc.fields, maxPos: sc.maxPos, zone: sc.zone, neg: sc.neg}
+	l := &leaf{lt: idx, kw: kw, fields: sc.fields, maxPos: sc.maxPos, zone: sc.zone, neg: sc.neg, idx: len(c.p.keywords)}
 	c.p.keywords = append(c.p.keywords, l)
 	return l, nil
 }
