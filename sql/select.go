@@ -401,9 +401,17 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "MATCH(): %v", err)
 	}
+	if q == nil && strings.TrimSpace(sc.match.query) != "" {
+		// Every word is a stopword (or too short to be indexed): nothing
+		// can match.
+		s.metaQuery = &metaQuery{}
+		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQuerySyntax),
+			msg: "MATCH(): the query has no word that is indexed (only stopwords or words shorter than min_word_len), so it matches nothing"})
+		return nil
+	}
 	if q == nil {
-		// A query without words matches every document with weight 1, as in
-		// the Sphinx family (a "full scan").
+		// An empty query matches every document with weight 1, as in the
+		// Sphinx family (a "full scan").
 		sc.match.matched = nil
 		sc.match.required = true
 		var err error

@@ -1,19 +1,630 @@
 package query
 
-import "github.com/glint-search/glint/index/tokenize"
+import (
+	"fmt"
+	"strings"
 
-// Parse parses the text of MATCH() with the table's tokenizer.
-// TEMPORARY: every word must match; operators are not recognized yet.
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// Error is a query that cannot be parsed. Pos is the byte offset in the
+// query text where the problem is.
+type Error struct {
+	Pos int
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("syntax error at offset %d: %s", e.Pos, e.Msg) }
+
+// Limits that keep a hostile query from exhausting the stack or the CPU.
+const (
+	MaxDepth    = 100  // nesting of parentheses and NOT
+	MaxKeywords = 1000 // keywords in one query
+)
+
+// Parse parses the text of MATCH() (or a JSON query_string) with the table's
+// tokenizer (see the package documentation for the grammar). A query
+// without any searchable word (empty, only stopwords) gives (nil, nil).
 func Parse(text string, tok *tokenize.Tokenizer) (Node, error) {
-	var words []Node
-	var it tokenize.Iter
-	it.Reset(tok, text)
-	for it.Next() {
-		t := it.Token()
-		words = append(words, Keyword{Text: text[t.Start:t.End], Term: t.Term, Pos: t.Start, QPos: t.Pos})
+	p := &parser{lex: lexer{text: text, tok: tok}, tok: tok, q: tok.Query()}
+	n, err := p.and(0)
+	if p.lexErr != nil {
+		// The lexer stopped first; what the parser said after is a
+		// consequence (it saw the end of the query there).
+		return nil, p.lexErr
 	}
-	if len(words) == 1 {
+	if err != nil {
+		return nil, err
+	}
+	if t := p.cur(); t.kind != tEOF {
+		return nil, errAt(t.pos, "unbalanced ')'")
+	}
+	return n, nil
+}
+
+// parser reads tokens from the lexer one at a time, so that a query that
+// fails early is not lexed to its end.
+type parser struct {
+	lex    lexer
+	look   token
+	have   bool
+	lexErr error
+	tok    *tokenize.Tokenizer
+	q      *tokenize.Tokenizer // tok.Query()
+	qpos   int                 // query positions used so far
+	nkw    int
+	it     tokenize.Iter
+}
+
+func (p *parser) cur() token {
+	if !p.have {
+		p.have = true
+		if p.lexErr != nil {
+			p.look = token{kind: tEOF, pos: p.lex.i}
+			return p.look
+		}
+		t, err := p.lex.next()
+		if err != nil {
+			p.lexErr = err
+			t = token{kind: tEOF, pos: p.lex.i}
+		}
+		p.look = t
+	}
+	return p.look
+}
+
+func (p *parser) advance() {
+	p.cur()
+	p.have = false
+}
+
+// segment is a run of a group's elements under one field limit and zone.
+type segment struct {
+	field *token
+	zone  *token
+	elems []Node
+}
+
+// and parses a group: elements up to ')' or the end, ANDed. A field limit
+// or zone applies to the elements after it, up to the next one or the end
+// of the group.
+func (p *parser) and(depth int) (Node, error) {
+	var segs []segment
+	cur := segment{}
+	for {
+		t := p.cur()
+		switch t.kind {
+		case tEOF, tRParen:
+			segs = append(segs, cur)
+			return p.build(segs)
+		case tField:
+			segs = append(segs, cur)
+			cur = segment{field: &t, zone: cur.zone}
+			p.advance()
+			continue
+		case tZone:
+			segs = append(segs, cur)
+			cur = segment{field: cur.field, zone: &t}
+			p.advance()
+			continue
+		case tOr, tBefore, tNear, tNotNear, tMaybe, tSentence, tParagraph:
+			return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
+		}
+		n, err := p.or(depth)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			cur.elems = append(cur.elems, n)
+		}
+	}
+}
+
+// build ANDs the segments of a group: the positive elements of a segment
+// under its field limit and zone, each negative element as NOT of its
+// child under them.
+func (p *parser) build(segs []segment) (Node, error) {
+	var children []Node
+	var firstNot *Not
+	for _, s := range segs {
+		var pos, neg []Node
+		for _, e := range s.elems {
+			if not, ok := e.(Not); ok {
+				if firstNot == nil {
+					firstNot = &not
+				}
+				neg = append(neg, Not{Child: wrap(s, not.Child), Pos: not.Pos})
+				continue
+			}
+			pos = append(pos, e)
+		}
+		if len(pos) > 0 {
+			children = append(children, wrap(s, andOf(pos)))
+		}
+		children = append(children, neg...)
+	}
+	positive := 0
+	for _, c := range children {
+		if _, ok := c.(Not); !ok {
+			positive++
+		}
+	}
+	if positive == 0 {
+		if firstNot != nil {
+			return nil, errAt(firstNot.Pos, "the query is only negative: NOT needs a word to exclude from, as in 'cats -dogs'")
+		}
+		return nil, nil
+	}
+	return andOf(children), nil
+}
+
+func andOf(ns []Node) Node {
+	if len(ns) == 1 {
+		return ns[0]
+	}
+	var out []Node
+	for _, n := range ns {
+		if a, ok := n.(And); ok {
+			out = append(out, a.Children...)
+		} else {
+			out = append(out, n)
+		}
+	}
+	return And{Children: out, Pos: nodePos(ns[0])}
+}
+
+// wrap puts n under the segment's field limit and zone.
+func wrap(s segment, n Node) Node {
+	if f := s.field; f != nil {
+		n = Field{Fields: f.names, Negate: f.negate, MaxPos: f.maxPos, Child: n, Pos: f.pos}
+	}
+	if z := s.zone; z != nil {
+		n = Zone{Names: z.names, Span: z.span, Child: n, Pos: z.pos}
+	}
+	return n
+}
+
+// or: maybe { '|' maybe }.
+func (p *parser) or(depth int) (Node, error) {
+	start := p.cur().pos
+	first, err := p.maybe(depth)
+	if err != nil {
+		return nil, err
+	}
+	if p.cur().kind != tOr {
+		return first, nil
+	}
+	children := []Node{first}
+	for p.cur().kind == tOr {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		n, err := p.maybe(depth)
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, n)
+	}
+	return p.combine(children, "'|'", func(cs []Node) Node {
+		var flat []Node
+		for _, c := range cs {
+			if o, ok := c.(Or); ok {
+				flat = append(flat, o.Children...)
+			} else {
+				flat = append(flat, c)
+			}
+		}
+		return Or{Children: flat, Pos: start}
+	})
+}
+
+// combine drops the children that ask for nothing (stopwords), rejects
+// NOT as an operand, and builds the node from what is left.
+func (p *parser) combine(children []Node, op string, build func([]Node) Node) (Node, error) {
+	var kept []Node
+	for _, c := range children {
+		if c == nil {
+			continue
+		}
+		if not, ok := c.(Not); ok {
+			return nil, errAt(not.Pos, "NOT cannot be an operand of %s; it only excludes from a list of words, as in 'cats -dogs'", op)
+		}
+		kept = append(kept, c)
+	}
+	switch len(kept) {
+	case 0:
+		return nil, nil
+	case 1:
+		return kept[0], nil
+	}
+	return build(kept), nil
+}
+
+// needOperand checks that a word, phrase or group follows a binary operator.
+func (p *parser) needOperand(op token) error {
+	switch p.cur().kind {
+	case tWord, tPhrase, tLParen, tNot:
+		return nil
+	}
+	return errAt(op.pos, "%s needs a word after it", tokNames[op.kind])
+}
+
+// maybe: unit { MAYBE unit }.
+func (p *parser) maybe(depth int) (Node, error) {
+	left, err := p.unit(depth)
+	if err != nil {
+		return nil, err
+	}
+	for p.cur().kind == tMaybe {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		right, err := p.unit(depth)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.combine([]Node{left, right}, "MAYBE", func([]Node) Node { return nil }); err != nil {
+			return nil, err
+		}
+		if left != nil && right != nil {
+			left = Maybe{Left: left, Right: right, Pos: op.pos}
+		}
+	}
+	return left, nil
+}
+
+// unit: seq { (SENTENCE | PARAGRAPH) seq }; a chain of one operator is one node.
+func (p *parser) unit(depth int) (Node, error) {
+	left, err := p.seq(depth)
+	if err != nil {
+		return nil, err
+	}
+	for k := p.cur().kind; k == tSentence || k == tParagraph; k = p.cur().kind {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		right, err := p.seq(depth)
+		if err != nil {
+			return nil, err
+		}
+		left, err = p.combine([]Node{left, right}, tokNames[k], func(cs []Node) Node {
+			if k == tSentence {
+				if s, ok := cs[0].(Sentence); ok {
+					s.Children = append(s.Children, cs[1])
+					return s
+				}
+				return Sentence{Children: cs, Pos: op.pos}
+			}
+			if s, ok := cs[0].(Paragraph); ok {
+				s.Children = append(s.Children, cs[1])
+				return s
+			}
+			return Paragraph{Children: cs, Pos: op.pos}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+// seq: near { '<<' near }.
+func (p *parser) seq(depth int) (Node, error) {
+	first, err := p.near(depth)
+	if err != nil {
+		return nil, err
+	}
+	if p.cur().kind != tBefore {
+		return first, nil
+	}
+	pos := p.cur().pos
+	children := []Node{first}
+	for p.cur().kind == tBefore {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		n, err := p.near(depth)
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, n)
+	}
+	return p.combine(children, "'<<'", func(cs []Node) Node { return Before{Children: cs, Pos: pos} })
+}
+
+// near: primary { (NEAR/N | NOTNEAR/N) primary }, nesting to the left.
+func (p *parser) near(depth int) (Node, error) {
+	left, err := p.primary(depth)
+	if err != nil {
+		return nil, err
+	}
+	for k := p.cur().kind; k == tNear || k == tNotNear; k = p.cur().kind {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		right, err := p.primary(depth)
+		if err != nil {
+			return nil, err
+		}
+		if k == tNotNear && left != nil && right == nil {
+			continue // NOTNEAR a stopword excludes nothing
+		}
+		left, err = p.combine([]Node{left, right}, tokNames[k], func(cs []Node) Node {
+			if k == tNear {
+				return Near{Left: cs[0], Right: cs[1], Distance: op.num, Pos: op.pos}
+			}
+			return NotNear{Left: cs[0], Right: cs[1], Distance: op.num, Pos: op.pos}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return left, nil
+}
+
+// primary: a word, a phrase, a group, or NOT of one of them.
+func (p *parser) primary(depth int) (Node, error) {
+	t := p.cur()
+	if depth >= MaxDepth {
+		return nil, errAt(t.pos, "the query nests more than %d levels deep", MaxDepth)
+	}
+	switch t.kind {
+	case tNot:
+		p.advance()
+		if err := p.needOperand(t); err != nil {
+			return nil, err
+		}
+		if p.cur().kind == tNot {
+			return nil, errAt(p.cur().pos, "NOT of NOT: remove both")
+		}
+		child, err := p.primary(depth + 1)
+		if err != nil || child == nil {
+			return nil, err
+		}
+		return Not{Child: child, Pos: t.pos}, nil
+	case tLParen:
+		p.advance()
+		if p.cur().kind == tRParen {
+			return nil, errAt(t.pos, "empty group '()'")
+		}
+		n, err := p.and(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if p.cur().kind != tRParen {
+			return nil, errAt(t.pos, "unbalanced '(': no closing ')'")
+		}
+		p.advance()
+		return n, nil
+	case tWord:
+		p.advance()
+		return p.word(t.word)
+	case tPhrase:
+		p.advance()
+		return p.phrase(t)
+	case tEOF:
+		return nil, errAt(t.pos, "a word is missing at the end of the query")
+	case tRParen:
+		return nil, errAt(t.pos, "unbalanced ')'")
+	case tField, tZone:
+		return nil, errAt(t.pos, "%s must start a list of words, not follow an operator", tokNames[t.kind])
+	}
+	return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
+}
+
+func (p *parser) keyword(k Keyword) (Keyword, error) {
+	if p.nkw++; p.nkw > MaxKeywords {
+		return k, errAt(k.Pos, "the query has more than %d keywords", MaxKeywords)
+	}
+	return k, nil
+}
+
+// qtok is one token of a query word.
+type qtok struct {
+	term    string
+	pos     int
+	blended bool
+}
+
+// tokens runs a word through the query tokenizer: its terms, without
+// reserved terms (exact forms are asked for with =word).
+func (p *parser) tokens(text string) []qtok {
+	var out []qtok
+	p.it.Reset(p.q, text)
+	for p.it.Next() {
+		term := p.it.Term()
+		if tokenize.IsReserved(string(term)) {
+			continue
+		}
+		out = append(out, qtok{term: string(term), pos: p.it.Pos(), blended: p.it.Blended()})
+	}
+	return out
+}
+
+func hasWordText(text string) bool { return strings.TrimFunc(text, isWildcard) != "" }
+
+func isWildcard(r rune) bool { return r == '*' || r == '?' || r == '%' }
+
+// word turns one query word into a Keyword, a Phrase (a word the tokenizer
+// splits, such as CJK n-grams), an Or of a blended token and its parts, or
+// nil (a stopword, which still takes its query position).
+func (p *parser) word(w lexWord) (Node, error) {
+	if w.wildcard {
+		if !hasWordText(w.text) {
+			return nil, errAt(w.pos, "wildcard '%s' needs at least one character that is not a wildcard", w.text)
+		}
+		p.qpos++
+		return p.keyword(Keyword{Text: w.text, Term: p.tok.Fold(w.text), Pos: w.pos, QPos: p.qpos, Wildcard: true,
+			FieldStart: w.start, FieldEnd: w.end, Boost: w.boost})
+	}
+	if w.exact {
+		term := p.tok.Exact(w.text)
+		p.qpos++
+		if term == "" {
+			return nil, nil
+		}
+		return p.keyword(Keyword{Text: w.text, Term: term, Pos: w.pos, QPos: p.qpos, Exact: true,
+			FieldStart: w.start, FieldEnd: w.end, Boost: w.boost})
+	}
+	toks := p.tokens(w.text)
+	base := p.qpos
+	if len(toks) == 0 {
+		if w.text != "" {
+			p.qpos++
+		}
+		return nil, nil
+	}
+	last := 0
+	var blended []Node
+	var parts []Keyword
+	for _, t := range toks {
+		last = max(last, t.pos)
+		k := Keyword{Text: w.text, Term: t.term, Pos: w.pos, QPos: base + t.pos, Boost: w.boost}
+		if t.blended {
+			k.FieldStart, k.FieldEnd = w.start, w.end
+			kw, err := p.keyword(k)
+			if err != nil {
+				return nil, err
+			}
+			blended = append(blended, kw)
+			continue
+		}
+		parts = append(parts, k)
+	}
+	p.qpos = base + last
+	var whole Node
+	switch len(parts) {
+	case 0:
+	case 1:
+		parts[0].FieldStart, parts[0].FieldEnd = w.start, w.end
+		kw, err := p.keyword(parts[0])
+		if err != nil {
+			return nil, err
+		}
+		whole = kw
+	default:
+		parts[0].FieldStart = w.start
+		parts[len(parts)-1].FieldEnd = w.end
+		for i := range parts {
+			kw, err := p.keyword(parts[i])
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = kw
+		}
+		whole = Phrase{Words: parts, Pos: w.pos}
+	}
+	if len(blended) == 0 {
+		return whole, nil
+	}
+	if whole != nil {
+		blended = append(blended, whole)
+	}
+	if len(blended) == 1 {
+		return blended[0], nil
+	}
+	return Or{Children: blended, Pos: w.pos}, nil
+}
+
+// phrase turns "..." (with ~N or /N) into a Phrase, Proximity or Quorum.
+// Inside quotes a blended token counts by its parts.
+func (p *parser) phrase(t token) (Node, error) {
+	var words []Keyword
+	for _, w := range t.words {
+		if w.wildcard || w.exact {
+			n, err := p.word(w)
+			if err != nil {
+				return nil, err
+			}
+			if k, ok := n.(Keyword); ok {
+				words = append(words, k)
+			}
+			continue
+		}
+		toks := p.tokens(w.text)
+		base := p.qpos
+		if len(toks) == 0 {
+			if w.text != "" {
+				p.qpos++
+			}
+			continue
+		}
+		var got []Keyword
+		last := 0
+		for _, tk := range toks {
+			last = max(last, tk.pos)
+			if tk.blended {
+				continue
+			}
+			k, err := p.keyword(Keyword{Text: w.text, Term: tk.term, Pos: w.pos, QPos: base + tk.pos})
+			if err != nil {
+				return nil, err
+			}
+			got = append(got, k)
+		}
+		p.qpos = base + last
+		if len(got) > 0 {
+			got[0].FieldStart = w.start
+			got[len(got)-1].FieldEnd = w.end
+		}
+		words = append(words, got...)
+	}
+	switch {
+	case len(words) == 0:
+		return nil, nil
+	case len(words) == 1:
 		return words[0], nil
+	case t.phraseOp == '~':
+		return Proximity{Words: words, Distance: t.num, Pos: t.pos}, nil
+	case t.phraseOp == '/':
+		return Quorum{Words: words, Count: t.num, Fraction: t.frac, Pos: t.pos}, nil
 	}
-	return And{Children: words}, nil
+	return Phrase{Words: words, Pos: t.pos}, nil
+}
+
+// nodePos is the query offset of a node.
+func nodePos(n Node) int {
+	switch n := n.(type) {
+	case Keyword:
+		return n.Pos
+	case And:
+		return n.Pos
+	case Or:
+		return n.Pos
+	case Not:
+		return n.Pos
+	case Phrase:
+		return n.Pos
+	case Proximity:
+		return n.Pos
+	case Quorum:
+		return n.Pos
+	case Near:
+		return n.Pos
+	case NotNear:
+		return n.Pos
+	case Before:
+		return n.Pos
+	case Maybe:
+		return n.Pos
+	case Sentence:
+		return n.Pos
+	case Paragraph:
+		return n.Pos
+	case Zone:
+		return n.Pos
+	case Field:
+		return n.Pos
+	}
+	return 0
 }

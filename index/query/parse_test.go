@@ -1,0 +1,219 @@
+package query
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/parse.golden")
+
+// setups are the tokenizers the golden cases name.
+func setups(t testing.TB) map[string]*tokenize.Tokenizer {
+	mk := func(settings ...tokenize.Setting) *tokenize.Tokenizer {
+		cfg, err := tokenize.ParseSettings(settings, nil)
+		require.NoError(t, err)
+		tok, err := tokenize.New(cfg)
+		require.NoError(t, err)
+		return tok
+	}
+	return map[string]*tokenize.Tokenizer{
+		"default": tokenize.Default(),
+		"stop":    mk(tokenize.Setting{Name: "stopwords", Value: "the a"}),
+		"stem":    mk(tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
+		"cjk":     mk(tokenize.Setting{Name: "ngram_len", Value: "1"}, tokenize.Setting{Name: "ngram_chars", Value: "cjk"}),
+		"blend":   mk(tokenize.Setting{Name: "blend_chars", Value: "-, +"}),
+		"dash":    mk(tokenize.Setting{Name: "charset_table", Value: "0..9, a..z, A..Z->a..z, U+2D"}),
+	}
+}
+
+// TestParseGolden parses every case of testdata/parse.in and compares the
+// printed trees (or errors) with testdata/parse.golden.
+func TestParseGolden(t *testing.T) {
+	toks := setups(t)
+	in, err := os.ReadFile("testdata/parse.in")
+	require.NoError(t, err)
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(string(in), "\n"), "\n") {
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		setup, text, ok := strings.Cut(line, "\t")
+		require.True(t, ok, "line %q", line)
+		tok := toks[setup]
+		require.NotNil(t, tok, "setup %q", setup)
+		n, err := Parse(text, tok)
+		got := String(n)
+		if err != nil {
+			got = "error: " + err.Error()
+		} else if err := check(n, text); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+		fmt.Fprintf(&out, "%s\t%s\n\t=> %s\n", setup, text, got)
+	}
+	if *update {
+		require.NoError(t, os.WriteFile("testdata/parse.golden", []byte(out.String()), 0o644))
+		return
+	}
+	want, err := os.ReadFile("testdata/parse.golden")
+	require.NoError(t, err)
+	require.Equal(t, string(want), out.String())
+}
+
+// check verifies the invariants of a parsed tree: NOT only under AND beside
+// a positive child, no empty or single-child AND/OR, offsets inside the
+// text, keywords with terms.
+func check(n Node, text string) error {
+	var err error
+	var visit func(n Node, parentAnd bool)
+	visit = func(n Node, parentAnd bool) {
+		if err != nil {
+			return
+		}
+		if p := nodePos(n); p < 0 || p > len(text) {
+			err = fmt.Errorf("offset %d outside the query", p)
+		}
+		switch n := n.(type) {
+		case Keyword:
+			if n.Term == "" || n.QPos < 1 {
+				err = fmt.Errorf("bad keyword %+v", n)
+			}
+		case Not:
+			if !parentAnd {
+				err = fmt.Errorf("NOT outside AND")
+			}
+			visit(n.Child, false)
+		case And:
+			positive := 0
+			for _, c := range n.Children {
+				if _, ok := c.(Not); !ok {
+					positive++
+				}
+				visit(c, true)
+			}
+			if positive == 0 || len(n.Children) < 2 {
+				err = fmt.Errorf("AND with %d children, %d positive", len(n.Children), positive)
+			}
+		case Or:
+			if len(n.Children) < 2 {
+				err = fmt.Errorf("OR with %d children", len(n.Children))
+			}
+			for _, c := range n.Children {
+				visit(c, false)
+			}
+		case Phrase:
+			if len(n.Words) < 2 {
+				err = fmt.Errorf("phrase of %d words", len(n.Words))
+			}
+		case Near:
+			visit(n.Left, false)
+			visit(n.Right, false)
+		case NotNear:
+			visit(n.Left, false)
+			visit(n.Right, false)
+		case Maybe:
+			visit(n.Left, false)
+			visit(n.Right, false)
+		case Before:
+			for _, c := range n.Children {
+				visit(c, false)
+			}
+		case Sentence:
+			for _, c := range n.Children {
+				visit(c, false)
+			}
+		case Paragraph:
+			for _, c := range n.Children {
+				visit(c, false)
+			}
+		case Zone:
+			visit(n.Child, false)
+		case Field:
+			visit(n.Child, false)
+		}
+	}
+	visit(n, false)
+	return err
+}
+
+func TestParseLimits(t *testing.T) {
+	tok := tokenize.Default()
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"deep parentheses", strings.Repeat("(", 100000) + "a" + strings.Repeat(")", 100000), "nests more than 100 levels"},
+		{"deep NOT", "a " + strings.Repeat("-(", 5000) + "b" + strings.Repeat(")", 5000), "nests more than 100 levels"},
+		{"many words", strings.Repeat("w ", 5000), "more than 1000 keywords"},
+		{"many ORs", "x" + strings.Repeat(" | w", 5000), "more than 1000 keywords"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(c.text, tok)
+			var pe *Error
+			require.ErrorAs(t, err, &pe)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+	n, err := Parse(strings.Repeat("(", 99)+"a b"+strings.Repeat(")", 99), tok)
+	require.NoError(t, err)
+	require.Equal(t, "AND(a@1, b@2)", String(n))
+	_, err = Parse(strings.Repeat("junk! ", 200000), tok)
+	require.ErrorContains(t, err, "more than 1000 keywords")
+}
+
+func FuzzParse(f *testing.F) {
+	in, err := os.ReadFile("testdata/parse.in")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range strings.Split(string(in), "\n") {
+		if _, text, ok := strings.Cut(line, "\t"); ok {
+			f.Add(text)
+		}
+	}
+	toks := setups(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		for name, tok := range toks {
+			n, err := Parse(text, tok)
+			if err != nil {
+				var pe *Error
+				if !asError(err, &pe) || pe.Pos < 0 || pe.Pos > len(text) {
+					t.Fatalf("%s: %q: error %v has no offset inside the text", name, text, err)
+				}
+				continue
+			}
+			if err := check(n, text); err != nil {
+				t.Fatalf("%s: %q: %v: %s", name, text, err, String(n))
+			}
+			if len(Keywords(nil, n)) > MaxKeywords {
+				t.Fatalf("%s: %q: too many keywords", name, text)
+			}
+		}
+	})
+}
+
+func asError(err error, target **Error) bool {
+	e, ok := err.(*Error)
+	*target = e
+	return ok
+}
+
+// TestParsePathological parses floods of one character. A quadratic path
+// would run past the test timeout; the results must still be valid.
+func TestParsePathological(t *testing.T) {
+	const n = 1 << 20
+	for _, text := range []string{
+		strings.Repeat(",", n), strings.Repeat("- ", n/2), strings.Repeat(`"`, n), strings.Repeat("@", n),
+		strings.Repeat("a", n), strings.Repeat(`\a`, n/2), strings.Repeat("(", n), strings.Repeat("^", n) + "a",
+		strings.Repeat("a^", n/2), strings.Repeat(`"a`, n/2), strings.Repeat("a << ", n/5), strings.Repeat("a NEAR/1 ", n/9),
+	} {
+		n, err := Parse(text, tokenize.Default())
+		if err == nil {
+			require.NoError(t, check(n, text), "%.20q", text)
+		}
+	}
+}
