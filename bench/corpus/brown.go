@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -179,3 +180,15 @@ func MakeLadder(docs []Doc, sizes []int) []Doc {
 
 // LadderSizes are the field sizes of the ladder: 1 KB, 10 KB, 100 KB, 1 MB.
 var LadderSizes = []int{1 << 10, 10 << 10, 100 << 10, 1 << 20}
+
+// LadderRung returns the nominal size (of LadderSizes) of a ladder document of
+// n bytes: the smallest size at least n, since MakeLadder cuts each document
+// at a word boundary at or before its size. n itself if it is above them all.
+func LadderRung(n int64) int64 {
+	for _, s := range slices.Sorted(slices.Values(LadderSizes)) {
+		if int64(s) >= n {
+			return int64(s)
+		}
+	}
+	return n
+}

@@ -38,6 +38,30 @@ func TestMakeLadder(t *testing.T) {
 	}
 }
 
+func TestLadderRung(t *testing.T) {
+	for n, want := range map[int64]int64{1: 1024, 1020: 1024, 1024: 1024, 1025: 10240, 1048570: 1 << 20, 2 << 20: 2 << 20} {
+		assert.Equal(t, want, LadderRung(n), n)
+	}
+}
+
+func TestLadderQueriesOccurInEveryRung(t *testing.T) {
+	brown := []Doc{{Content: "The jury said it did find that the city's election was conducted."},
+		{Content: "Merger proposed by the committee; the vote was close, and the mayor spoke."}}
+	ladder := MakeLadder(brown, []int{60, 300, 900})
+	qs := LadderQueries(ladder, DefaultSeed)
+	require.Len(t, qs, 4*QueriesPerShape)
+	smallest := strings.Join(Words(ladder[0].Content), " ")
+	for _, q := range qs {
+		for _, w := range Words(q.Text) {
+			assert.Contains(t, " "+smallest+" ", " "+w+" ", "%s: %q is not in the smallest rung", q.Shape, w)
+		}
+	}
+	for _, d := range ladder[1:] {
+		assert.True(t, strings.HasPrefix(d.Content, ladder[0].Content), "rungs are prefixes of one text")
+	}
+	assert.Nil(t, LadderQueries(nil, DefaultSeed))
+}
+
 func TestQueriesAreDeterministic(t *testing.T) {
 	docs := []Doc{
 		{ID: 1, Title: "one", Content: "the quick brown fox jumps over the lazy dog"},

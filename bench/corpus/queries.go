@@ -130,3 +130,20 @@ func (v *vocabulary) withDocFreq(lo, hi int) []string {
 	}
 	return out
 }
+
+// LadderQueries is the query set of the field-size ladder: Queries of its
+// smallest document alone. The rungs are prefixes of one text (MakeLadder), so
+// every word of every query occurs in every rung, and what changes from rung
+// to rung is the field size.
+func LadderQueries(ladder []Doc, seed uint64) []Query {
+	if len(ladder) == 0 {
+		return nil
+	}
+	smallest := ladder[0]
+	for _, d := range ladder[1:] {
+		if len(d.Content) < len(smallest.Content) {
+			smallest = d
+		}
+	}
+	return Queries([]Doc{{Content: smallest.Content}}, seed) // not the title: only content is highlighted
+}

@@ -15,6 +15,10 @@ type Target string
 const (
 	Glint  Target = "glint"
 	Sphinx Target = "sphinx" // Sphinx 2.2.11 with the indexes of scripts/sphinx.sh
+	// Bleve is the Go library driven in-process by bench/bleve (its own module):
+	// no protocol or network cost, so a ceiling for a server rather than a peer
+	// figure. Run cannot drive it; its reports come from RunInProcess.
+	Bleve Target = "bleve (in-process, no protocol cost)"
 )
 
 // The workloads.
@@ -24,14 +28,25 @@ const (
 	SearchHL           = "search+highlight"      // the same with highlighted text (Sphinx: its stored index)
 	Snippets           = "snippets"              // CALL SNIPPETS over SnippetDocs documents, limit 256
 	JSONSearchHL       = "json-search+highlight" // POST /search with "highlight": {} (glint only)
+	Ladder             = "ladder"                // CALL SNIPPETS over the one document of Docs (a rung of the field-size ladder)
 	DefaultTable       = "t"
 	StoredTable        = "t_stored" // Sphinx's index that keeps content as a string attribute
 	DefaultBatch       = 1000
-	DefaultSnippetDocs = 20
+	DefaultSnippetDocs = 10
 )
 
 // Workloads lists every workload in the order a race runs them.
-var Workloads = []string{Insert, Search, SearchHL, Snippets, JSONSearchHL}
+var Workloads = []string{Insert, Search, SearchHL, Snippets, JSONSearchHL, Ladder}
+
+// UnitOf is the unit a workload's throughput is counted in: "docs" for the
+// workloads that insert or highlight given documents, "queries" for searches.
+func UnitOf(workload string) string {
+	switch workload {
+	case Insert, Snippets, Ladder:
+		return "docs"
+	}
+	return "queries"
+}
 
 // Config is one benchmark run's setting.
 type Config struct {
@@ -68,6 +83,9 @@ func (c *Config) setDefaults() error {
 	}
 	if len(c.Docs) == 0 {
 		return fmt.Errorf("load: no documents")
+	}
+	if c.Workload == Ladder && len(c.Docs) != 1 {
+		return fmt.Errorf("load: workload %s highlights one document; got %d", Ladder, len(c.Docs))
 	}
 	if c.Workload != Insert && len(c.Queries) == 0 {
 		return fmt.Errorf("load: workload %s needs queries", c.Workload)

@@ -10,6 +10,11 @@
 // holds throughput, p50/p99 latency and the server's CPU seconds per operation
 // (from /proc/<pid>/stat).
 //
+// RunInProcess measures a library the same way (bench/bleve drives Bleve with
+// it), with an Op in place of a server's statements. Summary and Median are the
+// results file a race writes (bench/results/<timestamp>.json); Medians makes
+// the medians from the reports.
+//
 // Example:
 //
 //	r, err := load.Run(ctx, load.Config{Target: load.Sphinx, Workload: load.Search,

@@ -83,8 +83,16 @@ func TestConfigDefaults(t *testing.T) {
 		{Target: "mysql", Workload: Insert, Docs: []corpus.Doc{{}}},
 		{Target: Glint, Workload: Insert},
 		{Target: Glint, Workload: Search, Docs: []corpus.Doc{{}}},
+		{Target: Glint, Workload: Ladder, Docs: []corpus.Doc{{}, {}}, Queries: []corpus.Query{{Text: "a"}}},
 	}
 	for _, c := range bad {
 		assert.Error(t, c.setDefaults())
+	}
+}
+
+func TestUnitOf(t *testing.T) {
+	for wl, want := range map[string]string{Insert: "docs", Search: "queries", SearchHL: "queries",
+		Snippets: "docs", JSONSearchHL: "queries", Ladder: "docs"} {
+		assert.Equal(t, want, UnitOf(wl), wl)
 	}
 }

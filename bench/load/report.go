@@ -25,6 +25,7 @@ type Report struct {
 	Unit        string    `json:"unit"` // "docs" or "queries"
 	Throughput  float64   `json:"throughput"`
 	MBPerSec    float64   `json:"mb_per_s,omitempty"`
+	FieldBytes  int64     `json:"field_bytes,omitempty"` // ladder runs: the size of the one document highlighted
 	P50Ms       float64   `json:"p50_ms"`
 	P99Ms       float64   `json:"p99_ms"`
 	// ServerCPUSeconds is the user+system CPU time the server spent during the

@@ -112,24 +112,73 @@ func Run(ctx context.Context, cfg Config, n int) (*Report, error) {
 		defer conns[i].Close()
 	}
 
+	spec := Spec{
+		Target: cfg.Target, Workload: cfg.Workload, Corpus: cfg.Corpus, Concurrency: cfg.Concurrency,
+		Duration: cfg.Duration, Warmup: cfg.Warmup, PID: cfg.ServerPID,
+	}
+	if cfg.Workload == Ladder {
+		spec.FieldBytes = int64(len(cfg.Docs[0].Content))
+	}
+	return measure(ctx, spec, n, func(ctx context.Context, worker int, seq int64) (int, int64, error) {
+		return w.op(ctx, conns[worker], seq)
+	}), ctx.Err()
+}
+
+// Spec is a run of a workload that RunInProcess measures: what the report is to
+// say, and the phases' lengths.
+type Spec struct {
+	Target      Target
+	Workload    string // its unit is UnitOf(Workload)
+	Corpus      string
+	Concurrency int           // workers; default 1
+	Duration    time.Duration // measured phase; default 10 s
+	Warmup      time.Duration // uncounted phase before it; 0 for none
+	FieldBytes  int64         // the size of the one document a ladder run highlights
+	// PID is the process whose CPU time is charged to the operations; for work
+	// done in-process, os.Getpid(). 0 for none.
+	PID int
+}
+
+// An Op does the seq-th operation of a run (seq counts from 0 across workers)
+// on worker number worker (0 to Concurrency-1; a worker calls Op from one
+// goroutine only) and says how many documents and bytes of text it handled. A
+// failed operation is counted, not fatal.
+type Op func(ctx context.Context, worker int, seq int64) (docs int, bytes int64, err error)
+
+// RunInProcess measures op as Run measures a server's workload (same warm-up,
+// fixed duration, workers, percentiles): it is how a library driven in-process
+// (bench/bleve) reports figures comparable with the servers'. n labels the run.
+func RunInProcess(ctx context.Context, spec Spec, n int, op Op) (*Report, error) {
+	if spec.Concurrency <= 0 {
+		spec.Concurrency = 1
+	}
+	if spec.Duration <= 0 {
+		spec.Duration = 10 * time.Second
+	}
+	return measure(ctx, spec, n, op), ctx.Err()
+}
+
+// measure runs the warm-up and the measured phase of op and reports the latter.
+func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 	var seq atomic.Int64
-	if cfg.Warmup > 0 {
-		phase(ctx, w, conns, &seq, cfg.Warmup)
+	if spec.Warmup > 0 {
+		phase(ctx, op, spec.Concurrency, &seq, spec.Warmup)
 	}
 	r := &Report{
-		Target: cfg.Target, Workload: cfg.Workload, Corpus: cfg.Corpus, Run: n,
-		Concurrency: cfg.Concurrency, StartedAt: time.Now().UTC(), Unit: w.unit(),
+		Target: spec.Target, Workload: spec.Workload, Corpus: spec.Corpus, Run: n,
+		Concurrency: spec.Concurrency, StartedAt: time.Now().UTC(), Unit: UnitOf(spec.Workload),
+		FieldBytes: spec.FieldBytes,
 	}
-	cpu0 := serverCPU(cfg.ServerPID)
-	res := phase(ctx, w, conns, &seq, cfg.Duration)
-	cpu := serverCPU(cfg.ServerPID) - cpu0
+	cpu0 := serverCPU(spec.PID)
+	res := phase(ctx, op, spec.Concurrency, &seq, spec.Duration)
+	cpu := serverCPU(spec.PID) - cpu0
 	r.Seconds = res.elapsed.Seconds()
 	r.Ops, r.Docs, r.Bytes, r.Errors = res.ops, res.docs, res.bytes, res.errors
 	if res.firstErr != nil {
 		r.FirstError = res.firstErr.Error()
 	}
 	r.finish(res.latencies, cpu)
-	return r, ctx.Err()
+	return r
 }
 
 func serverCPU(pid int) float64 {
@@ -150,10 +199,10 @@ type phaseResult struct {
 	latencies                []time.Duration
 }
 
-// phase runs one worker per connection until d is over (an operation under way
-// then is finished and counted) and returns what they did. A phase whose
-// operations keep failing stops early.
-func phase(ctx context.Context, w workload, conns []*sql.Conn, seq *atomic.Int64, d time.Duration) phaseResult {
+// phase runs workers workers until d is over (an operation under way then is
+// finished and counted) and returns what they did. A phase whose operations
+// keep failing stops early.
+func phase(ctx context.Context, op Op, workers int, seq *atomic.Int64, d time.Duration) phaseResult {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -163,14 +212,14 @@ func phase(ctx context.Context, w workload, conns []*sql.Conn, seq *atomic.Int64
 	)
 	start := time.Now()
 	deadline := start.Add(d)
-	for _, conn := range conns {
+	for worker := range workers {
 		wg.Go(func() {
 			var lat []time.Duration
 			var ops, docs, bytes, errs int64
 			var firstErr error
 			for ctx.Err() == nil && time.Now().Before(deadline) {
 				t0 := time.Now()
-				nd, nb, err := w.op(ctx, conn, seq.Add(1)-1)
+				nd, nb, err := op(ctx, worker, seq.Add(1)-1)
 				if err != nil {
 					errs++
 					if firstErr == nil && !errors.Is(err, context.Canceled) {

@@ -15,9 +15,8 @@ import (
 
 // workload is one kind of operation. op runs the seq-th operation of a run (seq
 // counts from 0 across all workers) and says how many documents and bytes of
-// text it handled.
+// text it handled. Its throughput is counted in UnitOf(the workload).
 type workload interface {
-	unit() string
 	op(ctx context.Context, conn *sql.Conn, seq int64) (docs int, bytes int64, err error)
 }
 
@@ -33,7 +32,9 @@ func newWorkload(cfg *Config) (workload, error) {
 		}
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
 	case Snippets:
-		return &snippetsWorkload{cfg: cfg}, nil
+		return &snippetsWorkload{cfg: cfg, n: cfg.SnippetDocs}, nil
+	case Ladder:
+		return &snippetsWorkload{cfg: cfg, n: 1}, nil
 	case JSONSearchHL:
 		if cfg.Target == Sphinx {
 			return nil, fmt.Errorf("load: %s needs glint's HTTP API; Sphinx 2.2 has none", JSONSearchHL)
@@ -52,8 +53,6 @@ type insertWorkload struct {
 	cfg   *Config
 	table string
 }
-
-func (*insertWorkload) unit() string { return "docs" }
 
 func (w *insertWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
 	n := w.cfg.BatchSize
@@ -116,8 +115,6 @@ type queryWorkload struct {
 	args int
 }
 
-func (*queryWorkload) unit() string { return "queries" }
-
 func (w *queryWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
 	q := w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text
 	args := make([]any, w.args)
@@ -150,14 +147,16 @@ func drain(rows *sql.Rows) error {
 	return rows.Err()
 }
 
-// snippetsWorkload runs CALL SNIPPETS over SnippetDocs documents of the corpus
-// (the next ones in turn) with one query of the set, limit 256.
-type snippetsWorkload struct{ cfg *Config }
-
-func (*snippetsWorkload) unit() string { return "docs" }
+// snippetsWorkload runs CALL SNIPPETS over n documents of the corpus (the next
+// ones in turn) with one query of the set, limit 256. The ladder workload is
+// the same with n = 1 over a corpus of one document.
+type snippetsWorkload struct {
+	cfg *Config
+	n   int
+}
 
 func (w *snippetsWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
-	n := w.cfg.SnippetDocs
+	n := w.n
 	var b strings.Builder
 	var size int64
 	b.WriteString("CALL SNIPPETS((")
@@ -184,8 +183,6 @@ type httpWorkload struct {
 	cfg    *Config
 	client *http.Client
 }
-
-func (*httpWorkload) unit() string { return "queries" }
 
 func (w *httpWorkload) op(ctx context.Context, _ *sql.Conn, seq int64) (int, int64, error) {
 	body, err := json.Marshal(map[string]any{

@@ -1,21 +1,30 @@
-// Command race is the side-by-side benchmark of glint and its peer, Sphinx
-// 2.2.11 (shared/bench/README.md). It prepares the corpora, starts searchd
+// Command race is the side-by-side benchmark of glint and its peers
+// (shared/bench/README.md): Sphinx 2.2.11, a server, and Bleve, a Go library
+// driven in-process. It prepares the corpora, starts searchd
 // (scripts/sphinx.sh) and glintd on free loopback ports with temporary data
 // directories, loads the same documents into both, runs the same workloads
-// against both, stops both by pid, and writes:
+// against both, and stops both by pid. Bleve runs the highlight workloads and
+// the field-size ladder through bench/bleve's bleve-bench, built from its own
+// Go module (glint never depends on Bleve); its figures carry no protocol cost.
+// The race writes:
 //
-//	bench/results/<timestamp>.json   every run's report and the medians
-//	bench/results/<timestamp>.md     a table of medians with the ratio glint/peer
-//	bench/results/tmp/<timestamp>/   one JSON file per run (git-ignored)
+//	bench/results/<timestamp>.json             every run's report and the medians (load.Summary)
+//	bench/results/<timestamp>.md               a table of medians with the ratios glint/peer
+//	bench/results/<timestamp>-throughput.svg   throughput by workload and concurrency
+//	bench/results/<timestamp>-fieldsize.svg    highlighting cost against field size (the ladder)
+//	bench/results/latest-*.svg                 copies of the two charts, for the README
+//	bench/results/tmp/<timestamp>/             one JSON file per run (git-ignored)
 //
 // Usage (from the repository root; make bench and make bench-quick do this):
 //
-//	go run ./bench/cmd/race [-quick] [-targets sphinx,glint] [-corpora brown,debian]
+//	go run ./bench/cmd/race [-quick] [-targets sphinx,glint,bleve] [-corpora brown,debian]
 //
-// A target whose server cannot be started (glintd not built yet) is reported
-// and skipped; a workload a server does not support shows its errors in the
-// reports. Charts are a later step: they are to be drawn from the "medians"
-// of the JSON file, whose shape is the summary type below.
+// The ladder workload highlights one document of each field size (1 KB to
+// 1 MB) per operation, at concurrency 1: CALL SNIPPETS on the servers, the
+// snippets stand-in on Bleve. A target that cannot be started (glintd not
+// built yet, Bleve's module not building) is reported and skipped; a workload a
+// server does not support shows its errors in the reports and "not supported
+// yet" in the table.
 package main
 
 import (
@@ -23,9 +32,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -35,37 +42,50 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/glint-search/glint/bench/chart"
 	"github.com/glint-search/glint/bench/corpus"
 	"github.com/glint-search/glint/bench/load"
-	"github.com/glint-search/glint/e2e/daemon"
 )
+
+// bleveTarget is how -targets names Bleve (its reports say load.Bleve).
+const bleveTarget = "bleve"
 
 type options struct {
 	quick                         bool
 	targets, corpora, workloads   string
 	concurrency                   string
-	duration, warmup              time.Duration
+	duration, warmup, ladderTime  time.Duration
 	runs                          int
 	glintd, cache, out, sphinxSrc string
+	bleveModule, bleveBench       string
 }
 
 func main() {
 	var o options
-	flag.BoolVar(&o.quick, "quick", false, "short race (< 2 min): Brown only, load and search, 1 run of 3 s")
-	flag.StringVar(&o.targets, "targets", "sphinx,glint", "servers to race")
+	flag.BoolVar(&o.quick, "quick", false, "short race (< 2 min): Brown only, 1 run of 3 s (ladder runs 1 s)")
+	flag.StringVar(&o.targets, "targets", "sphinx,glint,"+bleveTarget, "targets: sphinx, glint, bleve")
 	flag.StringVar(&o.corpora, "corpora", "brown,debian", "corpora")
 	flag.StringVar(&o.workloads, "workloads", strings.Join(load.Workloads, ","), "workloads")
-	flag.StringVar(&o.concurrency, "c", "1,8", "concurrencies of the search workloads")
+	flag.StringVar(&o.concurrency, "c", "1,8", "concurrencies of the search and snippets workloads (the ladder runs at 1)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of a run")
+	flag.DurationVar(&o.ladderTime, "ladder-duration", 0, "measured time of a ladder run (default: -duration)")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before a search run")
 	flag.IntVar(&o.runs, "runs", 3, "runs per workload and concurrency (the table shows medians)")
 	flag.StringVar(&o.glintd, "glintd", "bin/glintd", "the glintd binary")
 	flag.StringVar(&o.cache, "cache", "bench/cache", "corpus cache directory")
 	flag.StringVar(&o.out, "out", "bench/results", "results directory")
 	flag.StringVar(&o.sphinxSrc, "sphinx-script", "scripts/sphinx.sh", "the peer's start/stop script")
+	flag.StringVar(&o.bleveModule, "bleve-module", "bench/bleve", "the Go module of the Bleve program")
+	flag.StringVar(&o.bleveBench, "bleve-bench", "bin/bleve-bench", "where to build the Bleve program")
 	flag.Parse()
 	if o.quick {
-		o.corpora, o.workloads, o.duration, o.warmup, o.runs = "brown", "load,search", 3*time.Second, 500*time.Millisecond, 1
+		o.corpora, o.duration, o.warmup, o.runs = "brown", 3*time.Second, 500*time.Millisecond, 1
+		if o.ladderTime == 0 {
+			o.ladderTime = time.Second
+		}
+	}
+	if o.ladderTime == 0 {
+		o.ladderTime = o.duration
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -73,33 +93,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "race:", err)
 		os.Exit(1)
 	}
-}
-
-// summary is the results file.
-type summary struct {
-	StartedAt time.Time      `json:"started_at"`
-	Quick     bool           `json:"quick"`
-	CPUs      int            `json:"cpus"`
-	Notes     []string       `json:"notes,omitempty"` // targets skipped and why
-	Reports   []*load.Report `json:"reports"`
-	Medians   []median       `json:"medians"`
-}
-
-// median is one cell of the table: the median run of a target on a corpus,
-// workload and concurrency.
-type median struct {
-	Target      load.Target `json:"target"`
-	Corpus      string      `json:"corpus"`
-	Workload    string      `json:"workload"`
-	Concurrency int         `json:"concurrency"`
-	Unit        string      `json:"unit"`
-	Throughput  float64     `json:"throughput"`
-	MBPerSec    float64     `json:"mb_per_s,omitempty"`
-	P50Ms       float64     `json:"p50_ms"`
-	P99Ms       float64     `json:"p99_ms"`
-	CPUPerOp    float64     `json:"server_cpu_s_per_op"`
-	Runs        int         `json:"runs"`
-	Errors      int64       `json:"errors"`
 }
 
 func run(ctx context.Context, o options) error {
@@ -113,7 +106,7 @@ func run(ctx context.Context, o options) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	sum := &summary{StartedAt: start, Quick: o.quick, CPUs: runtime.NumCPU()}
+	sum := &load.Summary{StartedAt: start, Quick: o.quick, CPUs: runtime.NumCPU(), Machine: machine()}
 
 	corpora := map[string][]corpus.Doc{}
 	names := split(o.corpora)
@@ -126,8 +119,28 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
+	workloads := split(o.workloads)
+	var ladder []corpus.Doc
+	if slices.Contains(workloads, load.Ladder) {
+		if ladder, err = corpus.Load(ctx, o.cache, corpus.Ladder); err != nil {
+			return err
+		}
+	}
 
 	for _, target := range split(o.targets) {
+		if target == bleveTarget {
+			reports, err := raceBleve(ctx, o, names, workloads, ladder, conc, tmp)
+			sum.Reports = append(sum.Reports, reports...)
+			if err != nil {
+				note := fmt.Sprintf("%s skipped or stopped: %v", target, err)
+				fmt.Fprintln(os.Stderr, "race:", note)
+				sum.Notes = append(sum.Notes, note)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
 		srv, err := startServer(ctx, o, load.Target(target), tmp)
 		if err != nil {
 			note := fmt.Sprintf("%s skipped: %v", target, err)
@@ -136,7 +149,7 @@ func run(ctx context.Context, o options) error {
 			continue
 		}
 		for _, n := range names {
-			reports, err := raceOne(ctx, o, srv, n, corpora[n], conc, tmp)
+			reports, err := raceOne(ctx, o, srv, n, corpora[n], workloads, conc, tmp)
 			sum.Reports = append(sum.Reports, reports...)
 			if err != nil {
 				sum.Notes = append(sum.Notes, fmt.Sprintf("%s on %s stopped: %v", target, n, err))
@@ -146,6 +159,14 @@ func run(ctx context.Context, o options) error {
 				break
 			}
 		}
+		if len(ladder) > 0 && ctx.Err() == nil {
+			reports, err := raceLadder(ctx, o, srv, ladder, tmp)
+			sum.Reports = append(sum.Reports, reports...)
+			if err != nil {
+				sum.Notes = append(sum.Notes, fmt.Sprintf("%s on the ladder stopped: %v", target, err))
+				fmt.Fprintln(os.Stderr, "race:", err)
+			}
+		}
 		if err := srv.stop(); err != nil {
 			sum.Notes = append(sum.Notes, fmt.Sprintf("%s: stopping: %v", target, err))
 		}
@@ -153,12 +174,12 @@ func run(ctx context.Context, o options) error {
 			return ctx.Err()
 		}
 	}
-	sum.Medians = medians(sum.Reports)
+	sum.Medians = load.Medians(sum.Reports)
 	return writeSummary(o.out, stamp, sum)
 }
 
-// raceOne runs every workload on one corpus against one server.
-func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, conc []int, tmp string) ([]*load.Report, error) {
+// raceOne runs every workload but the ladder on one corpus against one server.
+func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, workloads []string, conc []int, tmp string) ([]*load.Report, error) {
 	var reports []*load.Report
 	base := load.Config{
 		Target: srv.target, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName,
@@ -166,7 +187,10 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 		Duration: o.duration, Warmup: o.warmup, ServerPID: srv.pid,
 	}
 	filled := false
-	for _, wl := range split(o.workloads) {
+	for _, wl := range workloads {
+		if wl == load.Ladder {
+			continue // raceLadder
+		}
 		cfg := base
 		cfg.Workload = wl
 		cs := conc
@@ -184,134 +208,106 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 		}
 		for _, c := range cs {
 			cfg.Concurrency = c
-			for n := 1; n <= o.runs; n++ {
-				r, err := load.Run(ctx, cfg, n)
-				if err != nil {
-					return reports, err
-				}
-				reports = append(reports, r)
-				name := fmt.Sprintf("%s-%s-%s-c%d-run%d.json", r.Target, r.Corpus, r.Workload, c, n)
-				if err := r.WriteFile(filepath.Join(tmp, name)); err != nil {
-					return reports, err
-				}
-				fmt.Printf("%-6s %-7s %-22s c=%d run %d: %9.1f %s/s  p50 %7.2f ms  p99 %7.2f ms  errors %d %s\n",
-					r.Target, r.Corpus, r.Workload, c, n, r.Throughput, r.Unit, r.P50Ms, r.P99Ms, r.Errors, r.FirstError)
+			rs, err := runs(ctx, o.runs, cfg, tmp)
+			reports = append(reports, rs...)
+			if err != nil {
+				return reports, err
 			}
 		}
 	}
 	return reports, nil
 }
 
-// server is a running glintd or searchd.
-type server struct {
-	target load.Target
-	mysql  string
-	http   string
-	pid    int
-	stop   func() error
-}
-
-func startServer(ctx context.Context, o options, target load.Target, tmp string) (*server, error) {
-	dir, err := os.MkdirTemp("", "glint-race-"+string(target)+"-")
+// raceLadder highlights each document of the ladder on its own (CALL SNIPPETS
+// of one document), at concurrency 1. The table t must exist for glint, so it
+// is reset first; CALL SNIPPETS does not read it.
+func raceLadder(ctx context.Context, o options, srv *server, ladder []corpus.Doc, tmp string) ([]*load.Report, error) {
+	db, err := load.Open(srv.mysql)
 	if err != nil {
 		return nil, err
 	}
-	cleanup := func() { os.RemoveAll(dir) }
-	switch target {
-	case load.Sphinx:
-		port, err := freePort()
-		if err != nil {
-			cleanup()
-			return nil, err
-		}
-		out, err := exec.CommandContext(ctx, o.sphinxSrc, "start", dir, strconv.Itoa(port)).Output()
-		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("%s start: %w", o.sphinxSrc, err)
-		}
-		pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("%s start printed %q, not a pid", o.sphinxSrc, out)
-		}
-		return &server{target: target, mysql: fmt.Sprintf("127.0.0.1:%d", port), pid: pid, stop: func() error {
-			defer cleanup()
-			return exec.Command(o.sphinxSrc, "stop", dir).Run()
-		}}, nil
-	case load.Glint:
-		if _, err := os.Stat(o.glintd); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("no glintd binary at %s (make build)", o.glintd)
-		}
-		p, err := daemon.Start(ctx, daemon.Options{Binary: o.glintd, DataDir: dir})
-		if err != nil {
-			cleanup()
-			return nil, err
-		}
-		return &server{target: target, mysql: p.MySQLAddr, http: p.HTTPAddr, pid: p.Pid(), stop: func() error {
-			defer cleanup()
-			err := p.Stop(60 * time.Second)
-			_ = os.WriteFile(filepath.Join(tmp, "glintd.log"), []byte(p.Output()), 0o644)
-			return err
-		}}, nil
-	}
-	cleanup()
-	return nil, fmt.Errorf("unknown target %q", target)
-}
-
-// freePort asks the kernel for a free loopback port. searchd takes its port from
-// a config file, so the port is closed again before searchd binds it.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	err = load.Reset(ctx, db, srv.target)
+	db.Close()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	var reports []*load.Report
+	queries := corpus.LadderQueries(ladder, corpus.DefaultSeed)
+	for _, d := range ladder {
+		cfg := load.Config{
+			Target: srv.target, Workload: load.Ladder, MySQLAddr: srv.mysql, Corpus: string(corpus.Ladder),
+			Docs: []corpus.Doc{d}, Queries: queries, Concurrency: 1,
+			Duration: o.ladderTime, Warmup: min(o.warmup, o.ladderTime/4), ServerPID: srv.pid,
+		}
+		rs, err := runs(ctx, o.runs, cfg, tmp)
+		reports = append(reports, rs...)
+		if err != nil {
+			return reports, err
+		}
+	}
+	return reports, nil
 }
 
-// medians groups the reports by target, corpus, workload and concurrency and
-// takes the run with the median throughput of each group.
-func medians(reports []*load.Report) []median {
-	type key struct {
-		target           load.Target
-		corpus, workload string
-		c                int
-	}
-	groups := map[key][]*load.Report{}
-	var order []key
-	for _, r := range reports {
-		k := key{r.Target, r.Corpus, r.Workload, r.Concurrency}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+// runs does n runs of cfg, writes each report into tmp and prints a line for it.
+func runs(ctx context.Context, n int, cfg load.Config, tmp string) ([]*load.Report, error) {
+	var reports []*load.Report
+	for i := 1; i <= n; i++ {
+		r, err := load.Run(ctx, cfg, i)
+		if err != nil {
+			return reports, err
 		}
-		groups[k] = append(groups[k], r)
-	}
-	var out []median
-	for _, k := range order {
-		g := slices.Clone(groups[k])
-		slices.SortFunc(g, func(a, b *load.Report) int {
-			switch {
-			case a.Throughput < b.Throughput:
-				return -1
-			case a.Throughput > b.Throughput:
-				return 1
-			}
-			return 0
-		})
-		m := g[len(g)/2]
-		var errs int64
-		for _, r := range g {
-			errs += r.Errors
+		reports = append(reports, r)
+		if err := r.WriteFile(filepath.Join(tmp, fileName(r))); err != nil {
+			return reports, err
 		}
-		out = append(out, median{Target: k.target, Corpus: k.corpus, Workload: k.workload, Concurrency: k.c,
-			Unit: m.Unit, Throughput: m.Throughput, MBPerSec: m.MBPerSec, P50Ms: m.P50Ms, P99Ms: m.P99Ms,
-			CPUPerOp: m.ServerCPUPerOp, Runs: len(g), Errors: errs})
+		printRun(r)
 	}
-	return out
+	return reports, nil
 }
 
-func writeSummary(dir, stamp string, sum *summary) error {
+// fileName names the file of one run's report in tmp.
+func fileName(r *load.Report) string {
+	wl := r.Workload
+	if r.FieldBytes > 0 {
+		wl += "-" + strconv.FormatInt(r.FieldBytes, 10)
+	}
+	return fmt.Sprintf("%s-%s-%s-c%d-run%d.json", shortName(r.Target), r.Corpus, wl, r.Concurrency, r.Run)
+}
+
+func printRun(r *load.Report) {
+	wl := r.Workload
+	if r.FieldBytes > 0 {
+		wl = workloadLabel(r.Workload, r.FieldBytes)
+	}
+	fmt.Printf("%-6s %-7s %-22s c=%d run %d: %9.1f %s/s  p50 %7.2f ms  p99 %7.2f ms  errors %d %s\n",
+		shortName(r.Target), r.Corpus, wl, r.Concurrency, r.Run, r.Throughput, r.Unit, r.P50Ms, r.P99Ms, r.Errors, clip(r.FirstError, 100))
+}
+
+// shortName is a target's name without Bleve's qualification, for file names
+// and progress lines.
+func shortName(t load.Target) string {
+	if t == load.Bleve {
+		return bleveTarget
+	}
+	return string(t)
+}
+
+// machine describes the machine: CPU model, OS and architecture.
+func machine() string {
+	where := runtime.GOOS + "/" + runtime.GOARCH
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return where
+	}
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.Join(strings.Fields(v), " ") + ", " + where
+		}
+	}
+	return where
+}
+
+func writeSummary(dir, stamp string, sum *load.Summary) error {
 	b, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {
 		return err
@@ -325,63 +321,13 @@ func writeSummary(dir, stamp string, sum *summary) error {
 	if err := os.WriteFile(mdPath, []byte(md), 0o644); err != nil {
 		return err
 	}
+	charts, err := chart.WriteFiles(dir, stamp, sum, true)
+	if err != nil {
+		return err
+	}
 	fmt.Print("\n" + md)
-	fmt.Printf("\nwrote %s and %s\n", jsonPath, mdPath)
+	fmt.Printf("\nwrote %s, %s and %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
 	return nil
-}
-
-// markdown renders the medians as one table: a row per corpus, workload and
-// concurrency, a column per target, and the ratio glint/sphinx of throughputs.
-func markdown(sum *summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Benchmark %s\n\n", sum.StartedAt.Format(time.RFC3339))
-	fmt.Fprintf(&b, "%d CPUs, loopback; medians of runs; throughput (p50 / p99 ms).\n\n", sum.CPUs)
-	b.WriteString("| corpus | workload | c | sphinx | glint | glint/sphinx |\n|---|---|---|---|---|---|\n")
-	type row struct {
-		corpus, workload string
-		c                int
-	}
-	cells := map[row]map[load.Target]median{}
-	var rows []row
-	for _, m := range sum.Medians {
-		r := row{m.Corpus, m.Workload, m.Concurrency}
-		if cells[r] == nil {
-			cells[r] = map[load.Target]median{}
-			rows = append(rows, r)
-		}
-		cells[r][m.Target] = m
-	}
-	for _, r := range rows {
-		s, okS := cells[r][load.Sphinx]
-		g, okG := cells[r][load.Glint]
-		ratio := "-"
-		if okS && okG && s.Throughput > 0 && g.Errors == 0 {
-			ratio = fmt.Sprintf("%.2fx", g.Throughput/s.Throughput)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s |\n", r.corpus, r.workload, r.c, cell(s, okS), cell(g, okG), ratio)
-	}
-	for _, n := range sum.Notes {
-		fmt.Fprintf(&b, "\n- %s", n)
-	}
-	if len(sum.Notes) > 0 {
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-func cell(m median, ok bool) string {
-	if !ok {
-		return "-"
-	}
-	s := fmt.Sprintf("%.0f %s/s", m.Throughput, m.Unit)
-	if m.MBPerSec > 0 {
-		s += fmt.Sprintf(", %.1f MB/s", m.MBPerSec)
-	}
-	s += fmt.Sprintf(" (%.2f / %.2f)", m.P50Ms, m.P99Ms)
-	if m.Errors > 0 {
-		s += fmt.Sprintf(", %d errors", m.Errors)
-	}
-	return s
 }
 
 func split(s string) []string {

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/bench/corpus"
+	"github.com/glint-search/glint/bench/load"
+)
+
+// bleveWorkloads are the workloads the race asks of Bleve: the highlight ones
+// (the ladder is run apart, on the ladder corpus).
+var bleveWorkloads = []string{load.SearchHL, load.Snippets}
+
+// raceBleve builds bench/bleve's program and runs it on each corpus with the
+// highlight workloads among workloads, then on the ladder if there is one. The
+// program reads the corpora from the cache the race prepared.
+func raceBleve(ctx context.Context, o options, corpora, workloads []string, ladder []corpus.Doc, conc []int, tmp string) ([]*load.Report, error) {
+	bin, err := buildBleve(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	var wls []string
+	for _, wl := range workloads {
+		if slices.Contains(bleveWorkloads, wl) {
+			wls = append(wls, wl)
+		}
+	}
+	var reports []*load.Report
+	if len(wls) > 0 {
+		for _, n := range corpora {
+			name, err := corpus.ParseName(n)
+			if err != nil {
+				return reports, err
+			}
+			rs, err := runBleve(ctx, bin, tmp, corpus.Path(o.cache, name), n, wls, conc, o.duration, o.warmup, o.runs)
+			reports = append(reports, rs...)
+			if err != nil {
+				return reports, err
+			}
+		}
+	}
+	if len(ladder) > 0 {
+		rs, err := runBleve(ctx, bin, tmp, corpus.Path(o.cache, corpus.Ladder), string(corpus.Ladder),
+			[]string{load.Ladder}, []int{1}, o.ladderTime, min(o.warmup, o.ladderTime/4), o.runs)
+		reports = append(reports, rs...)
+		if err != nil {
+			return reports, err
+		}
+	}
+	return reports, nil
+}
+
+// buildBleve builds the program of the module o.bleveModule into o.bleveBench
+// and returns the binary's absolute path.
+func buildBleve(ctx context.Context, o options) (string, error) {
+	bin, err := filepath.Abs(o.bleveBench)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/bleve-bench")
+	cmd.Dir = o.bleveModule
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s/cmd/bleve-bench: %w\n%s", o.bleveModule, err, out)
+	}
+	return bin, nil
+}
+
+// runBleve runs the Bleve program once and reads its reports, one JSON object a
+// line on its standard output, as they come.
+func runBleve(ctx context.Context, bin, tmp, docsFile, corpusName string, workloads []string, conc []int,
+	duration, warmup time.Duration, runs int) ([]*load.Report, error) {
+	var cs []string
+	for _, c := range conc {
+		cs = append(cs, strconv.Itoa(c))
+	}
+	cmd := exec.CommandContext(ctx, bin, "-docs", docsFile, "-corpus", corpusName,
+		"-workloads", strings.Join(workloads, ","), "-c", strings.Join(cs, ","),
+		"-duration", duration.String(), "-warmup", warmup.String(), "-runs", strconv.Itoa(runs),
+		"-snippet-docs", strconv.Itoa(load.DefaultSnippetDocs), "-out", tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("bleve  %s: running %s in-process\n", corpusName, strings.Join(workloads, ", "))
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	var reports []*load.Report
+	dec := json.NewDecoder(stdout)
+	var decodeErr error
+	for {
+		var r load.Report
+		if err := dec.Decode(&r); err != nil {
+			if !errors.Is(err, io.EOF) {
+				decodeErr = fmt.Errorf("reading bleve-bench's reports: %w", err)
+				io.Copy(io.Discard, stdout)
+			}
+			break
+		}
+		reports = append(reports, &r)
+		printRun(&r)
+	}
+	if err := cmd.Wait(); err != nil {
+		return reports, fmt.Errorf("bleve-bench on %s: %w\n%s", corpusName, err, strings.TrimSpace(stderr.String()))
+	}
+	if decodeErr != nil {
+		return reports, decodeErr
+	}
+	for _, r := range reports {
+		if r.Target != load.Bleve {
+			return reports, fmt.Errorf("bleve-bench reported target %q, not %q", r.Target, load.Bleve)
+		}
+	}
+	if len(reports) == 0 {
+		fmt.Fprint(os.Stderr, stderr.String())
+	}
+	return reports, nil
+}

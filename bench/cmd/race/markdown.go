@@ -1,0 +1,159 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/bench/corpus"
+	"github.com/glint-search/glint/bench/load"
+)
+
+// columns are the targets of the table, in its order.
+var columns = []load.Target{load.Sphinx, load.Glint, load.Bleve}
+
+// markdown renders the medians as one table: a row per corpus, workload (and
+// field size) and concurrency, a column per target, and the ratios of glint's
+// throughput to each peer's. Notes follow: why targets were skipped and the
+// first error of each workload a target failed.
+func markdown(sum *load.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmark %s\n\n", sum.StartedAt.Format(time.RFC3339))
+	where := fmt.Sprintf("%d CPUs", sum.CPUs)
+	if sum.Machine != "" {
+		where = sum.Machine + ", " + where
+	}
+	runs := 0
+	for _, m := range sum.Medians {
+		runs = max(runs, m.Runs)
+	}
+	fmt.Fprintf(&b, "%s, loopback; medians of %d run(s); throughput (p50 / p99 ms).\n", where, runs)
+	b.WriteString("Bleve is a Go library driven in-process: its figures carry no protocol or network cost " +
+		"(a ceiling for a server, not a server figure), and it runs the highlight workloads only; " +
+		"its snippets are a stand-in (tokenize, mark, best fragment). " +
+		"A ladder row highlights one document of that size per operation.\n\n")
+	b.WriteString("| corpus | workload | c | sphinx | glint | " + string(load.Bleve) + " | glint/sphinx | glint/bleve |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+
+	type row struct {
+		corpus, workload string
+		field            int64
+		c                int
+	}
+	cells := map[row]map[load.Target]load.Median{}
+	var rows []row
+	var corpora []string
+	for _, m := range sum.Medians {
+		r := row{m.Corpus, m.Workload, m.FieldBytes, m.Concurrency}
+		if cells[r] == nil {
+			cells[r] = map[load.Target]load.Median{}
+			rows = append(rows, r)
+		}
+		cells[r][m.Target] = m
+		if !slices.Contains(corpora, m.Corpus) {
+			corpora = append(corpora, m.Corpus)
+		}
+	}
+	corpusRank := func(c string) int {
+		if c == string(corpus.Ladder) {
+			return math.MaxInt
+		}
+		return slices.Index(corpora, c)
+	}
+	workloadRank := func(w string) int {
+		if i := slices.Index(load.Workloads, w); i >= 0 {
+			return i
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(corpusRank(a.corpus), corpusRank(b.corpus)),
+			cmp.Compare(workloadRank(a.workload), workloadRank(b.workload)),
+			cmp.Compare(a.field, b.field), cmp.Compare(a.c, b.c))
+	})
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d |", r.corpus, workloadLabel(r.workload, r.field), r.c)
+		for _, t := range columns {
+			m, ok := cells[r][t]
+			b.WriteString(" " + cell(t, r.workload, m, ok) + " |")
+		}
+		g, okG := cells[r][load.Glint]
+		for _, peer := range []load.Target{load.Sphinx, load.Bleve} {
+			p, okP := cells[r][peer]
+			b.WriteString(" " + ratio(g, okG, p, okP) + " |")
+		}
+		b.WriteByte('\n')
+	}
+
+	notes := slices.Clone(sum.Notes)
+	seen := map[string]bool{}
+	for _, m := range sum.Medians {
+		key := string(m.Target) + "\x00" + m.Workload
+		if m.Failed() && !seen[key] {
+			seen[key] = true
+			notes = append(notes, fmt.Sprintf("%s, %s: %s (first error: %s)", m.Target, m.Workload, load.FailureLabel(m.Target), clip(m.FirstError, 160)))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	return b.String()
+}
+
+// workloadLabel names a row's workload; a ladder row says its field size.
+func workloadLabel(workload string, fieldBytes int64) string {
+	if fieldBytes <= 0 {
+		return workload
+	}
+	rung := corpus.LadderRung(fieldBytes)
+	if rung >= 1<<20 && rung%(1<<20) == 0 {
+		return fmt.Sprintf("%s %d MB", workload, rung>>20)
+	}
+	if rung%(1<<10) == 0 {
+		return fmt.Sprintf("%s %d KB", workload, rung>>10)
+	}
+	return fmt.Sprintf("%s %d B", workload, rung)
+}
+
+// cell renders one target's median, or says why there is none.
+func cell(t load.Target, workload string, m load.Median, ok bool) string {
+	switch {
+	case !ok && load.AbsentLabel(t, workload) != "not run":
+		return "n/a (" + load.AbsentLabel(t, workload) + ")"
+	case !ok:
+		return "-"
+	case m.Failed():
+		return load.FailureLabel(t)
+	}
+	s := fmt.Sprintf("%.0f %s/s", m.Throughput, m.Unit)
+	if m.MBPerSec > 0 {
+		s += fmt.Sprintf(", %.1f MB/s", m.MBPerSec)
+	}
+	s += fmt.Sprintf(" (%.2f / %.2f)", m.P50Ms, m.P99Ms)
+	if m.Errors > 0 {
+		s += fmt.Sprintf(", %d errors", m.Errors)
+	}
+	return s
+}
+
+// ratio is glint's throughput over a peer's, when glint ran without errors.
+func ratio(g load.Median, okG bool, p load.Median, okP bool) string {
+	if !okG || !okP || g.Errors > 0 || p.Failed() || p.Throughput <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2fx", g.Throughput/p.Throughput)
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/glint-search/glint/bench/load"
+)
+
+func TestMarkdown(t *testing.T) {
+	ok := func(t load.Target, corpus, wl string, c int, unit string, tp float64) load.Median {
+		return load.Median{Target: t, Corpus: corpus, Workload: wl, Concurrency: c, Unit: unit, Throughput: tp,
+			P50Ms: 1, P99Ms: 2, Runs: 3, Ops: 100}
+	}
+	failed := func(t load.Target, wl string, c int, field int64) load.Median {
+		corpus := "brown"
+		if field > 0 {
+			corpus = "ladder"
+		}
+		return load.Median{Target: t, Corpus: corpus, Workload: wl, Concurrency: c, FieldBytes: field, Unit: "queries",
+			Runs: 3, Errors: 303, FirstError: "Error 1064 (42000): syntax error\nnear HIGHLIGHT"}
+	}
+	ladder := ok(load.Bleve, "ladder", load.Ladder, 1, "docs", 61)
+	ladder.FieldBytes = 1048570
+	sum := &load.Summary{
+		StartedAt: time.Date(2026, 11, 23, 3, 20, 34, 0, time.UTC), CPUs: 2, Machine: "Test CPU, linux/amd64",
+		Notes: []string{"nothing skipped"},
+		Medians: []load.Median{
+			ok(load.Sphinx, "brown", load.Search, 1, "queries", 1000),
+			ok(load.Sphinx, "brown", load.SearchHL, 1, "queries", 100),
+			ok(load.Glint, "brown", load.Search, 1, "queries", 1500),
+			failed(load.Glint, load.SearchHL, 1, 0),
+			failed(load.Glint, load.JSONSearchHL, 1, 0),
+			failed(load.Glint, load.Ladder, 1, 1048570),
+			ok(load.Bleve, "brown", load.SearchHL, 1, "queries", 1200),
+			ladder,
+		},
+	}
+	md := markdown(sum)
+	for _, want := range []string{
+		"Test CPU, linux/amd64, 2 CPUs, loopback; medians of 3 run(s)",
+		"| corpus | workload | c | sphinx | glint | bleve (in-process, no protocol cost) | glint/sphinx | glint/bleve |",
+		"| brown | search | 1 | 1000 queries/s (1.00 / 2.00) | 1500 queries/s (1.00 / 2.00) | - | 1.50x | - |",
+		"| brown | search+highlight | 1 | 100 queries/s (1.00 / 2.00) | not supported yet | 1200 queries/s (1.00 / 2.00) | - | - |",
+		"| brown | json-search+highlight | 1 | n/a (no HTTP API) | not supported yet | - | - | - |",
+		"| ladder | ladder 1 MB | 1 | - | not supported yet | 61 docs/s (1.00 / 2.00) | - | - |",
+		"- nothing skipped",
+		"- glint, search+highlight: not supported yet (first error: Error 1064 (42000): syntax error near HIGHLIGHT)",
+	} {
+		assert.Contains(t, md, want)
+	}
+	lines := strings.Split(md, "\n")
+	var rows []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "| brown") || strings.HasPrefix(l, "| ladder") {
+			rows = append(rows, l[:strings.Index(l[2:], "|")+2])
+		}
+	}
+	assert.Equal(t, []string{"| brown ", "| brown ", "| brown ", "| ladder "}, rows, "corpora in order, the ladder last")
+	assert.Less(t, strings.Index(md, "| search |"), strings.Index(md, "| search+highlight |"), "workloads in the race's order")
+}
+
+func TestWorkloadLabel(t *testing.T) {
+	assert.Equal(t, "snippets", workloadLabel("snippets", 0))
+	assert.Equal(t, "ladder 1 KB", workloadLabel("ladder", 1020))
+	assert.Equal(t, "ladder 100 KB", workloadLabel("ladder", 102390))
+	assert.Equal(t, "ladder 1 MB", workloadLabel("ladder", 1048570))
+}
+
+func TestFileName(t *testing.T) {
+	assert.Equal(t, "bleve-brown-snippets-c8-run2.json",
+		fileName(&load.Report{Target: load.Bleve, Corpus: "brown", Workload: "snippets", Concurrency: 8, Run: 2}))
+	assert.Equal(t, "sphinx-ladder-ladder-1020-c1-run1.json",
+		fileName(&load.Report{Target: load.Sphinx, Corpus: "ladder", Workload: "ladder", FieldBytes: 1020, Concurrency: 1, Run: 1}))
+}
