@@ -83,6 +83,11 @@ func benchDocs(c *corpus, n, size int) ([]Document, int64) {
 // BenchmarkInsert1000Docs inserts statements of 1,000 ~12 KB documents into
 // an on-disk table.
 func BenchmarkInsert1000Docs(b *testing.B) {
+	b.Run("12KB", func(b *testing.B) { benchInsert(b, 12<<10) })
+	b.Run("450B", func(b *testing.B) { benchInsert(b, 450) })
+}
+
+func benchInsert(b *testing.B, docSize int) {
 	db, err := Open(DefaultOptions(b.TempDir()))
 	if err != nil {
 		b.Fatal(err)
@@ -93,7 +98,7 @@ func BenchmarkInsert1000Docs(b *testing.B) {
 	batches := make([][]Document, 4)
 	var size int64
 	for i := range batches {
-		batches[i], size = benchDocs(c, 1000, 12<<10)
+		batches[i], size = benchDocs(c, 1000, docSize)
 	}
 	b.SetBytes(size)
 	b.ResetTimer()

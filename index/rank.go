@@ -18,11 +18,13 @@ import (
 //   - matched_f: distinct query keywords in the field.
 //
 // bm25 is a statistical score from 0 to 999 over the whole document: 500 +
-// 999 * Σ_k idf_k * tf_k / (tf_k + 1.2) * boost_k, where tf_k counts keyword
+// 999 * Σ_k idf_k * tf_k / (tf_k + 1.2), where tf_k counts keyword
 // k's occurrences in the fields its query allows, idf_k = ln((N-n_k+1)/n_k)
 // / (2 * ln(N+1) * K) with N live documents, n_k those containing k and K
-// distinct keywords (so frequent words weigh less than rare ones), clamped
-// to 0..999. This is the simplified BM25 of the Sphinx family (no document
+// distinct keywords (so frequent words weigh less than rare ones: a word in
+// more than half the documents has a negative idf), clamped to 0..999. A
+// keyword boost b (word^b) multiplies a positive idf_k by b and divides a
+// negative one by b, so a boost always raises the weight. This is the simplified BM25 of the Sphinx family (no document
 // length normalisation), so weights compare with the peers' weights.
 type Ranker uint8
 
@@ -189,7 +191,13 @@ func (p *plan) bm25(tf []int32) int64 {
 	for lt, n := range tf {
 		if n > 0 {
 			f := float64(n)
-			bm25 += p.idf[lt] * f / (f + bm25K1) * p.boost[lt]
+			idf := p.idf[lt]
+			if b := p.boost[lt]; idf >= 0 {
+				idf *= b
+			} else {
+				idf /= b // a boost raises the weight even of a word too common to add to it
+			}
+			bm25 += idf * f / (f + bm25K1)
 		}
 	}
 	return max(0, min(999, int64(math.Round(999*bm25))))
