@@ -55,9 +55,10 @@ func (t *termCursor) seek(ord uint32) bool {
 // segEval evaluates a plan in one segment.
 type segEval struct {
 	s   *Snapshot
-	seg *segment
+	seg *segment // nil for a document given as text (mem)
 	p   *plan
 	pos int
+	mem *memDoc
 
 	ord  uint32
 	curs [][]termCursor // per leafTerm
@@ -212,9 +213,20 @@ func (e *segEval) union(ns []node) *roaring.Bitmap {
 	return acc
 }
 
+// fieldLen is the number of positions of field f in the current document.
+func (e *segEval) fieldLen(f int) uint32 {
+	if e.mem != nil {
+		return e.mem.lens[f]
+	}
+	return e.seg.lens[int(e.ord)*e.seg.nf+f]
+}
+
 // rawPositions returns every position of leafTerm lt in the current
 // document, in (field, position) order.
 func (e *segEval) rawPositions(lt int) []span {
+	if e.mem != nil {
+		return e.mem.positions(e.p, lt)
+	}
 	if e.gen[lt] == e.doc {
 		return e.raw[lt]
 	}
@@ -264,7 +276,6 @@ func (e *segEval) leafSpans(l *leaf) []span {
 	if l.zone != nil {
 		zones = e.zoneSpans(l.zone)
 	}
-	nf := e.seg.nf
 	for _, sp := range raw {
 		if !l.fields.has(sp.f) || l.maxPos > 0 && sp.a > l.maxPos {
 			continue
@@ -272,7 +283,7 @@ func (e *segEval) leafSpans(l *leaf) []span {
 		if l.kw.FieldStart && sp.a != 1 {
 			continue
 		}
-		if l.kw.FieldEnd && sp.a != e.seg.lens[int(e.ord)*nf+sp.f] {
+		if l.kw.FieldEnd && sp.a != e.fieldLen(sp.f) {
 			continue
 		}
 		if l.zone != nil && !inSpans(zones, sp) {

@@ -153,9 +153,10 @@ func (s *Snapshot) compile(q query.Node) (*plan, error) {
 }
 
 type compiler struct {
-	s   *Snapshot
-	p   *plan
-	cfg tokenize.Config
+	s        *Snapshot
+	p        *plan
+	cfg      tokenize.Config
+	anyField bool // field limits are ignored (text that is no field of the table)
 }
 
 // node compiles n; a nil node (and nil error) is a part of the query that
@@ -326,6 +327,9 @@ func (c *compiler) node(n query.Node, sc scope) (node, error) {
 		sub.zone = z
 		return c.node(n.Child, sub)
 	case query.Field:
+		if c.anyField {
+			return c.node(n.Child, sc)
+		}
 		sub := sc
 		fs, err := c.fields(n)
 		if err != nil {

@@ -246,7 +246,6 @@ func (e *segEval) weight() int64 {
 	}
 
 	var total int64
-	nf := e.seg.nf
 	seen := e.seen
 	for i := 0; i < len(hits); {
 		f := hits[i].f
@@ -290,7 +289,7 @@ func (e *segEval) weight() int64 {
 			if hits[i].pos == 1 {
 				r += 2
 			}
-			if lcs == p.nwords && int(e.seg.lens[int(e.ord)*nf+f]) == p.span {
+			if lcs == p.nwords && int(e.fieldLen(f)) == p.span {
 				r++
 			}
 			total += r * w * 1000

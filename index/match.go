@@ -1,0 +1,296 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/index/tokenize"
+)
+
+// TextMatcher evaluates a query against documents given as text, tokenized
+// with the table's tokenizer and judged by the same operators as a search:
+// what the highlighter needs to mark exactly the words that make a document
+// match. Safe for concurrent use.
+type TextMatcher struct {
+	s        *Snapshot
+	p        *plan
+	anyField bool
+	kwIndex  []int // per leafTerm: its number among the distinct positive keywords, or -1
+	nkw      int
+}
+
+// TextMatcher compiles q for matching texts. With anyField, field limits
+// (@title, @title[N]) are ignored and every text is matched on its own as
+// arbitrary text (HIGHLIGHT() of an attribute or of TO_STRING()).
+func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error) {
+	p := &plan{sentence: -1, paragraph: -1}
+	m := &TextMatcher{s: s, p: p, anyField: anyField}
+	if q != nil {
+		nf := len(s.layout.indexed)
+		if anyField {
+			nf = 1
+		}
+		c := compiler{s: s, p: p, cfg: s.t.tok.Config(), anyField: anyField}
+		root, err := c.node(q, scope{fields: allFields(nf)})
+		if err != nil {
+			return nil, err
+		}
+		p.root = root
+	}
+	m.kwIndex = make([]int, len(p.leaves))
+	for i := range m.kwIndex {
+		m.kwIndex[i] = -1
+	}
+	for _, l := range p.keywords {
+		if !l.neg && m.kwIndex[l.lt] < 0 {
+			m.kwIndex[l.lt] = m.nkw
+			m.nkw++
+		}
+	}
+	return m, nil
+}
+
+// Keywords is the number of distinct positive keywords of the query: the
+// range of TextMark.Keyword.
+func (m *TextMatcher) Keywords() int { return m.nkw }
+
+// TextMark is one occurrence of a query keyword that proves the match.
+type TextMark struct {
+	Pos        int // word position in the field
+	Start, End int // byte range in the text
+	Keyword    int // which distinct keyword (0..Keywords()-1)
+	Group      int // > 0: the occurrence of an operator (phrase, NEAR, ...) the mark belongs to; 0: alone
+}
+
+// FieldText is what the matcher saw in one text: its tokens (words and the
+// reserved terms that mark sentences, paragraphs and zones) and its marks,
+// both sorted by position.
+type FieldText struct {
+	Tokens []tokenize.Token
+	Marks  []TextMark
+}
+
+// TextMatch is the result of matching one document.
+type TextMatch struct {
+	Matched bool        // the document as given matches the query
+	Fields  []FieldText // per text given
+}
+
+// Match matches one document: texts[i] is the text of column cols[i], an
+// indexed text column (with anyField, any column: each text stands alone).
+// Marks are the keyword occurrences inside the occurrences of the operators
+// that make the document match (none under NOT, none on the right of
+// NOTNEAR); with a query the document does not match, the marks are those
+// of the parts that do match, so a highlighter can still show them.
+func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
+	res := &TextMatch{Fields: make([]FieldText, len(texts))}
+	if m.anyField {
+		for i, text := range texts {
+			one, err := m.match([]int{0}, []string{text})
+			if err != nil {
+				return nil, err
+			}
+			res.Fields[i] = one.Fields[0]
+			res.Matched = res.Matched || one.Matched
+		}
+		return res, nil
+	}
+	fields := make([]int, len(cols))
+	for i, col := range cols {
+		fields[i] = -1
+		for f, c := range m.s.layout.indexed {
+			if c == col {
+				fields[i] = f
+			}
+		}
+		if fields[i] < 0 {
+			return nil, fmt.Errorf("index: column %d of %s is not an indexed text field", col, m.s.schema.Name)
+		}
+	}
+	return m.match(fields, texts)
+}
+
+func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
+	nf := len(m.s.layout.indexed)
+	if m.anyField {
+		nf = 1
+	}
+	mem := newMemDoc(m.s.t.tok, nf, fields, texts)
+	res := &TextMatch{Fields: make([]FieldText, len(texts))}
+	for i := range texts {
+		res.Fields[i].Tokens = mem.tokens[i]
+	}
+	if m.p.root == nil {
+		return res, nil
+	}
+	e := &segEval{s: m.s, p: m.p, mem: mem, doc: 1,
+		curs: make([][]termCursor, len(m.p.leaves)), raw: make([][]span, len(m.p.leaves)), gen: make([]uint32, len(m.p.leaves)),
+		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+	spans, ok := e.eval(m.p.root, true)
+	res.Matched = ok
+	if !ok {
+		// Show what does match: the positive keywords on their own.
+		spans = nil
+		for _, l := range m.p.keywords {
+			if !l.neg {
+				spans = append(spans, e.leafSpans(l)...)
+			}
+		}
+		slices.SortFunc(spans, spanLess)
+	}
+	byField := make([]int, nf) // field number -> index in texts
+	for i := range byField {
+		byField[i] = -1
+	}
+	for i, f := range fields {
+		byField[f] = i
+	}
+	for _, l := range m.p.keywords {
+		if l.neg {
+			continue
+		}
+		for _, sp := range e.leafSpans(l) {
+			i := byField[sp.f]
+			if i < 0 {
+				continue
+			}
+			j, found := slices.BinarySearchFunc(spans, sp, func(x, y span) int {
+				if x.f != y.f {
+					return x.f - y.f
+				}
+				return int(x.a) - int(y.a)
+			})
+			group := -1
+			// The occurrence that holds sp starts at or before it: look back.
+			if !found {
+				j--
+			}
+			for k := j; k >= 0 && spans[k].f == sp.f; k-- {
+				if spans[k].a <= sp.a && sp.b <= spans[k].b {
+					group = 0
+					if spans[k].b > spans[k].a {
+						group = k + 1
+					}
+					break
+				}
+				if sp.a-spans[k].a > maxSpanLookback {
+					break
+				}
+			}
+			if group < 0 {
+				continue
+			}
+			for _, r := range mem.ranges(m.p.leaves[l.lt], sp.f, sp.a) {
+				res.Fields[i].Marks = append(res.Fields[i].Marks, TextMark{Pos: int(sp.a), Start: r[0], End: r[1], Keyword: m.kwIndex[l.lt], Group: group})
+			}
+		}
+	}
+	for i := range res.Fields {
+		ms := res.Fields[i].Marks
+		slices.SortFunc(ms, func(x, y TextMark) int {
+			if x.Start != y.Start {
+				return x.Start - y.Start
+			}
+			return y.End - x.End
+		})
+		res.Fields[i].Marks = slices.CompactFunc(ms, func(x, y TextMark) bool { return x.Start == y.Start && x.End == y.End })
+	}
+	return res, nil
+}
+
+// maxSpanLookback bounds how far back Match looks for the operator
+// occurrence that holds a keyword (occurrences are short: phrases,
+// windows of NEAR and proximity).
+const maxSpanLookback = 1 << 16
+
+// memOcc is one occurrence of a term in a document given as text.
+type memOcc struct {
+	f          int
+	pos        uint32
+	start, end int
+}
+
+// memDoc is a document given as text, tokenized: the in-memory counterpart
+// of a segment's posting lists for one document.
+type memDoc struct {
+	lens   []uint32
+	tokens [][]tokenize.Token
+	terms  map[string][]memOcc
+	cache  map[int][]span
+	sorted map[*leafTerm][]memOcc
+}
+
+func newMemDoc(tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
+	d := &memDoc{lens: make([]uint32, nf), tokens: make([][]tokenize.Token, len(texts)), terms: map[string][]memOcc{}, cache: map[int][]span{}, sorted: map[*leafTerm][]memOcc{}}
+	var it tokenize.Iter
+	for i, text := range texts {
+		f := fields[i]
+		it.Reset(tok, text)
+		for it.Next() {
+			t := it.Token()
+			d.tokens[i] = append(d.tokens[i], t)
+			d.terms[t.Term] = append(d.terms[t.Term], memOcc{f: f, pos: uint32(t.Pos), start: t.Start, end: t.End})
+		}
+		d.lens[f] = uint32(it.Pos())
+	}
+	return d
+}
+
+// positions are the positions of leafTerm lt, in (field, position) order.
+func (d *memDoc) positions(p *plan, lt int) []span {
+	if sp, ok := d.cache[lt]; ok {
+		return sp
+	}
+	var out []span
+	for _, o := range d.occs(p.leaves[lt]) {
+		out = append(out, span{f: o.f, a: o.pos, b: o.pos})
+	}
+	out = slices.Compact(out)
+	d.cache[lt] = out
+	return out
+}
+
+// occs are the occurrences of lt in (field, position, start) order.
+func (d *memDoc) occs(lt *leafTerm) []memOcc {
+	if occs, ok := d.sorted[lt]; ok {
+		return occs
+	}
+	var out []memOcc
+	if !lt.wildcard {
+		out = slices.Clone(d.terms[lt.term])
+	} else {
+		for term, occs := range d.terms {
+			if tokenize.IsReserved(term) == tokenize.IsReserved(lt.term) && lt.pattern.match(term) {
+				out = append(out, occs...)
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y memOcc) int {
+		switch {
+		case x.f != y.f:
+			return x.f - y.f
+		case x.pos != y.pos:
+			return int(x.pos) - int(y.pos)
+		}
+		return x.start - y.start
+	})
+	d.sorted[lt] = out
+	return out
+}
+
+// ranges returns the byte ranges of the occurrences of lt at (f, pos).
+func (d *memDoc) ranges(lt *leafTerm, f int, pos uint32) [][2]int {
+	occs := d.occs(lt)
+	i, _ := slices.BinarySearchFunc(occs, memOcc{f: f, pos: pos}, func(x, y memOcc) int {
+		if x.f != y.f {
+			return x.f - y.f
+		}
+		return int(x.pos) - int(y.pos)
+	})
+	var out [][2]int
+	for ; i < len(occs) && occs[i].f == f && occs[i].pos == pos; i++ {
+		out = append(out, [2]int{occs[i].start, occs[i].end})
+	}
+	return out
+}
