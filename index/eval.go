@@ -73,6 +73,7 @@ type segEval struct {
 	restrict *span // inside ZONESPAN: the one zone span leaves must lie in
 	hits     []rankHit
 	spare    []rankHit
+	phraseAt []int
 	tf       []int32 // per leafTerm, for weight
 	seen     []bool  // per leafTerm, for weight
 
@@ -268,6 +269,9 @@ func (e *segEval) leafSpans(l *leaf) []span {
 		return e.leafOcc[k]
 	}
 	raw := e.rawPositions(l.lt)
+	if e.restrict == nil && l.unrestricted {
+		return raw
+	}
 	var out []span
 	if cacheable {
 		out = e.leafOcc[k][:0]
@@ -490,12 +494,6 @@ func (e *segEval) eval(n node, want bool) ([]span, bool) {
 	return nil, false
 }
 
-// hasPos reports whether sps (sorted) holds position pos of field f.
-func hasPos(sps []span, f int, pos uint32) bool {
-	i, ok := slices.BinarySearchFunc(sps, span{f: f, a: pos, b: pos}, spanLess)
-	return ok || i < len(sps) && sps[i].f == f && sps[i].a == pos
-}
-
 func (e *segEval) phrase(n *phraseNode) ([]span, bool) {
 	first := e.leafSpans(n.words[0])
 	if len(first) == 0 {
@@ -507,12 +505,26 @@ func (e *segEval) phrase(n *phraseNode) ([]span, bool) {
 			return nil, false
 		}
 	}
+	// Every list is sorted and the wanted positions grow with s: one
+	// forward cursor per word.
 	var out []span
 	last := n.offs[len(n.offs)-1]
+	at := e.phraseAt[:0]
+	for range n.words {
+		at = append(at, 0)
+	}
+	e.phraseAt = at
 	for _, s := range first {
 		ok := true
 		for i := 1; i < len(n.words) && ok; i++ {
-			ok = hasPos(rest[i], s.f, s.a+n.offs[i])
+			want := span{f: s.f, a: s.a + n.offs[i]}
+			r := rest[i]
+			j := at[i]
+			for j < len(r) && (r[j].f < want.f || r[j].f == want.f && r[j].a < want.a) {
+				j++
+			}
+			at[i] = j
+			ok = j < len(r) && r[j].f == want.f && r[j].a == want.a
 		}
 		if ok {
 			out = append(out, span{f: s.f, a: s.a, b: s.a + last})

@@ -22,6 +22,8 @@ type leaf struct {
 	zone   *zoneFilter // nil: anywhere
 	neg    bool        // under NOT or on the right of NOTNEAR: never ranks
 	idx    int         // index in plan.keywords
+
+	unrestricted bool // every field, no position limit, start, end or zone: its positions are the raw ones
 }
 
 type andNode struct {
@@ -143,7 +145,7 @@ func (s *Snapshot) compile(q query.Node) (*plan, error) {
 		return p, nil
 	}
 	c := compiler{s: s, p: p, cfg: s.t.tok.Config()}
-	root, err := c.node(q, scope{fields: allFields(len(s.layout.indexed))})
+	root, err := c.node(q, scope{fields: allFields(c.nfields())})
 	if err != nil {
 		return nil, err
 	}
@@ -551,6 +553,7 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 	}
 	idx := c.p.addLeaf(lt)
 	l := &leaf{lt: idx, kw: kw, fields: sc.fields, maxPos: sc.maxPos, zone: sc.zone, neg: sc.neg, idx: len(c.p.keywords)}
+	l.unrestricted = l.exactBitmap() && l.fields == allFields(c.nfields())
 	c.p.keywords = append(c.p.keywords, l)
 	return l, nil
 }
@@ -589,6 +592,14 @@ func (c *compiler) wildcardSupported(pattern string) (bool, string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("table %s has neither min_prefix_len nor min_infix_len", name)
+}
+
+// nfields is the number of fields a plan's field sets range over.
+func (c *compiler) nfields() int {
+	if c.anyField {
+		return 1
+	}
+	return len(c.s.layout.indexed)
 }
 
 // nodePos is the query offset of a node, for errors.

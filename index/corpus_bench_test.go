@@ -1,0 +1,69 @@
+package index
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	benchcorpus "github.com/glint-search/glint/bench/corpus"
+)
+
+// BenchmarkSearchCorpus searches the benchmark corpora (prepared by
+// `go run ./bench/cmd/corpus`; skipped when they are not cached) with their
+// query sets, one sub-benchmark per query shape: the in-process part of the
+// race's search workload, without the protocol.
+func BenchmarkSearchCorpus(b *testing.B) {
+	for _, name := range []string{"brown", "debian"} {
+		b.Run(name, func(b *testing.B) {
+			dir := filepath.Join("..", "bench", "cache", "corpora")
+			docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
+			if err != nil {
+				b.Skipf("corpus %s not prepared: %v", name, err)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, name+".queries.json"))
+			if err != nil {
+				b.Skip(err)
+			}
+			var queries []benchcorpus.Query
+			if err := json.Unmarshal(raw, &queries); err != nil {
+				b.Fatal(err)
+			}
+			db := openMem(b)
+			tb := newTableT(b, db, Schema{Name: "t", Columns: []Column{
+				{Name: "title", Type: TypeText, Indexed: true}, {Name: "content", Type: TypeText, Indexed: true}}})
+			for lo := 0; lo < len(docs); lo += 1000 {
+				var batch []Document
+				for _, d := range docs[lo:min(lo+1000, len(docs))] {
+					batch = append(batch, Document{ID: uint64(d.ID), Values: []Value{d.Title, d.Content}})
+				}
+				insert(b, tb, batch...)
+			}
+			s := tb.Snapshot()
+			shapes := map[string][]string{}
+			var order []string
+			for _, q := range queries {
+				if _, ok := shapes[q.Shape]; !ok {
+					order = append(order, q.Shape)
+				}
+				shapes[q.Shape] = append(shapes[q.Shape], q.Text)
+			}
+			for _, shape := range order {
+				b.Run(shape, func(b *testing.B) {
+					i := 0
+					for b.Loop() {
+						text := shapes[shape][i%len(shapes[shape])]
+						i++
+						q, err := s.ParseQuery(text)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if _, err := s.SearchWith(ctx, q, SearchOptions{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
