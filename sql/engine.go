@@ -27,6 +27,7 @@ type Stats struct {
 	Deletes        atomic.Uint64
 	Updates        atomic.Uint64
 	StoredDocReads atomic.Uint64 // documents read from the document store
+	Highlights     atomic.Uint64 // HIGHLIGHT() evaluations (one per row and call)
 }
 
 // NewEngine returns an Engine over db.

@@ -35,6 +35,8 @@ type scope struct {
 	usesText  map[int]bool
 	usesAgg   bool
 	usesMatch bool
+
+	highlights []*highlightExpr // HIGHLIGHT() calls, which the planner gives the MATCH() query
 }
 
 // columnIndex finds a column by name, case-insensitively.
@@ -552,6 +554,8 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		return constExpr{int64(sc.sess.id)}, nil
 	case "last_insert_id":
 		return constExpr{sc.sess.lastInsertID}, nil
+	case "highlight":
+		return sc.highlightCall(x)
 	case "to_string":
 		if err := argc(1); err != nil {
 			return nil, err

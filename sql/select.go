@@ -172,6 +172,12 @@ func fieldName(f *ast.SelectField) string {
 		if isCountStar(x) {
 			return "count(*)"
 		}
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "highlight" {
+			// Its arguments went through the dialect bridge: name it as
+			// the Sphinx family does rather than by the rewritten text.
+			return "highlight()"
+		}
 	}
 	return exprText(f.Expr)
 }
@@ -285,6 +291,15 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 		}
 		p.fields = append(p.fields, field{name: fieldName(f), e: e, typ: exprType(e, schema)})
 	}
+	for _, h := range list.highlights {
+		if h.query != nil {
+			continue
+		}
+		if where.match == nil {
+			return nil, Errorf(CodeSyntax, "HIGHLIGHT() needs MATCH() in WHERE, or a query as its third argument")
+		}
+		h.query = &where.match.query
+	}
 	if list.usesAgg {
 		for _, f := range p.fields {
 			if _, isCount := f.e.(countExpr); !isCount {
@@ -353,6 +368,9 @@ func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, 
 			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
 				if _, isText := fields[i].e.(textExpr); isText {
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY full-text field '%s'", c.Name.Name.O)
+				}
+				if _, isHL := fields[i].e.(*highlightExpr); isHL {
+					return nil, Errorf(CodeWrongValue, "cannot ORDER BY '%s': HIGHLIGHT() is computed after sorting and LIMIT", c.Name.Name.O)
 				}
 				return fields[i].e, nil
 			}

@@ -245,6 +245,7 @@ func (s *Session) statusCounters() []counter {
 		{"command_delete", u(st.Deletes.Load())},
 		{"command_update", u(st.Updates.Load())},
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
+		{"highlight_calls", u(st.Highlights.Load())},
 		{"version", s.engine.version()},
 	}
 }

@@ -1,0 +1,346 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/glint-search/glint/highlight"
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/index/tokenize/htmlstrip"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// highlightExpr is HIGHLIGHT([options], [field_list], [query]) in the select
+// list (spec 4.2). It runs after LIMIT, on the rows that are returned: their
+// stored text comes in the page's one batch read (scope.usesText).
+type highlightExpr struct {
+	opts     highlight.Options
+	fields   []hlField // what to highlight, in output order
+	explicit bool      // the field list was given: every named field appears
+	text     expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
+	query    *string   // the third argument; nil: the MATCH() query (set by the planner)
+	html     bool      // the table strips HTML
+	strip    *htmlstrip.Options
+	bounds   string // the table's phrase_boundary
+	stats    *Stats
+
+	// Compiled on the first row, for the snapshot of the statement.
+	snap    *index.Snapshot
+	matcher *index.TextMatcher // the table's fields, field limits honoured
+	anyText *index.TextMatcher // arbitrary text: field limits ignored
+}
+
+// hlField is one field of the field list: a stored text column, or a string
+// attribute (highlighted as arbitrary text).
+type hlField struct {
+	col  int
+	name string
+	attr bool // string attribute, or a text field that is stored but not indexed
+}
+
+// highlightCall compiles HIGHLIGHT(); the planner gives it the MATCH() query.
+func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
+	if sc.schema == nil {
+		return nil, Errorf(CodeSyntax, "HIGHLIGHT() needs a table in FROM")
+	}
+	if !sc.allowText {
+		return nil, Errorf(CodeSyntax, "HIGHLIGHT() is allowed only in the select list")
+	}
+	cfg := sc.schema.Tokenization
+	h := &highlightExpr{opts: highlight.DefaultOptions(), html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary, stats: &sc.sess.engine.stats,
+		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+	args := x.Args
+	if len(args) > 3 {
+		return nil, Errorf(CodeSyntax, "HIGHLIGHT() takes at most 3 arguments (options, fields, query), got %d", len(args))
+	}
+	if len(args) > 0 {
+		if m, ok := args[0].(*ast.FuncCallExpr); ok && m.FnName.L == dialect.FuncOptionMap {
+			if err := h.setOptions(m, cfg); err != nil {
+				return nil, err
+			}
+			args = args[1:]
+		} else if len(args) == 3 {
+			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the first of 3 arguments must be an option map like {limit=100}")
+		}
+	}
+	if len(args) > 0 {
+		if err := h.setFields(sc, args[0]); err != nil {
+			return nil, err
+		}
+		args = args[1:]
+	} else {
+		h.allFields(sc)
+	}
+	if len(args) > 0 {
+		q, ok := stringValue(args[0])
+		if !ok {
+			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the query (third argument) must be a quoted string")
+		}
+		h.query = &q
+	}
+	sc.highlights = append(sc.highlights, h)
+	return h, nil
+}
+
+func stringValue(n ast.ExprNode) (string, bool) {
+	v, ok := n.(ast.ValueExpr)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.GetValue().(string)
+	return s, ok
+}
+
+// setOptions applies the {name=value, ...} map: every option is checked,
+// and an unknown one is an error naming it.
+func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) error {
+	if len(m.Args)%2 != 0 {
+		return Errorf(CodeBadOption, "HIGHLIGHT(): malformed option map")
+	}
+	seen := map[string]bool{}
+	for i := 0; i < len(m.Args); i += 2 {
+		name, _ := stringValue(m.Args[i])
+		lname := strings.ToLower(name)
+		if seen[lname] {
+			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' is given twice", name)
+		}
+		seen[lname] = true
+		v, ok := optionValue(m.Args[i+1])
+		if !ok {
+			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' takes a number or a quoted string", name)
+		}
+		if err := h.opts.Set(lname, v); err != nil {
+			return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+		}
+		if lname == "snippet_boundary" || lname == "passage_boundary" {
+			b, _ := v.(string)
+			switch strings.ToLower(b) {
+			case "sentence", "paragraph":
+				if !cfg.IndexSP {
+					return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s'='%s' needs a table with index_sp=1", name, b)
+				}
+			case "zone":
+				if len(cfg.IndexZones) == 0 {
+					return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s'='zone' needs a table with index_zones", name)
+				}
+			}
+		}
+	}
+	if err := h.opts.Check(); err != nil {
+		return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+	}
+	return nil
+}
+
+// optionValue reads an option value: a string, an integer or a decimal.
+func optionValue(n ast.ExprNode) (any, bool) {
+	neg := false
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op.String() == "minus" {
+		neg, n = true, u.V
+	}
+	v, ok := n.(ast.ValueExpr)
+	if !ok {
+		return nil, false
+	}
+	lit, err := literal(v.GetValue())
+	if err != nil {
+		return nil, false
+	}
+	switch x := lit.(type) {
+	case string:
+		return x, !neg
+	case int64:
+		if neg {
+			x = -x
+		}
+		return x, true
+	case uint64:
+		if x > 1<<62 {
+			return nil, false
+		}
+		if neg {
+			return -int64(x), true
+		}
+		return int64(x), true
+	case float64:
+		if neg {
+			x = -x
+		}
+		return x, true
+	}
+	return nil, false
+}
+
+// setFields reads the second argument.
+func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
+	switch a := arg.(type) {
+	case ast.ValueExpr:
+		list, ok := a.GetValue().(string)
+		if !ok {
+			break
+		}
+		if strings.TrimSpace(list) == "" {
+			h.allFields(sc)
+			return nil
+		}
+		h.explicit = true
+		for _, name := range strings.Split(list, ",") {
+			name = strings.TrimSpace(name)
+			i := columnIndex(sc.schema, name)
+			if i < 0 {
+				return Errorf(CodeNoSuchColumn, "HIGHLIGHT(): unknown field '%s' in table '%s'", name, sc.schema.Name)
+			}
+			c := sc.schema.Columns[i]
+			switch {
+			case c.Type == index.TypeText && c.Stored:
+				sc.usesText[i] = true
+				h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: !c.Indexed})
+			case c.Type == index.TypeText:
+				return Errorf(CodeWrongValue, "HIGHLIGHT(): field '%s' is indexed but not stored, so there is no text to highlight", c.Name)
+			case c.Type == index.TypeString:
+				h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: true})
+			default:
+				return Errorf(CodeWrongValue, "HIGHLIGHT(): '%s' is not a text field or string attribute", c.Name)
+			}
+		}
+		return nil
+	case *ast.ColumnNameExpr, *ast.FuncCallExpr:
+		if f, ok := a.(*ast.FuncCallExpr); ok && f.FnName.L != "to_string" {
+			break
+		}
+		e, err := sc.compile(arg)
+		if err != nil {
+			return err
+		}
+		h.text = e
+		return nil
+	}
+	return Errorf(CodeSyntax, "HIGHLIGHT(): the second argument must be a quoted field list ('title,content'), a field or string attribute name, or TO_STRING(...)")
+}
+
+// allFields selects every stored full-text field.
+func (h *highlightExpr) allFields(sc *scope) {
+	for i, c := range sc.schema.Columns {
+		if c.Type == index.TypeText && c.Stored && c.Indexed {
+			sc.usesText[i] = true
+			h.fields = append(h.fields, hlField{col: i, name: c.Name})
+		}
+	}
+}
+
+// prepare compiles the matchers for the statement's snapshot.
+func (h *highlightExpr) prepare(snap *index.Snapshot) error {
+	if h.snap == snap {
+		return nil
+	}
+	q, err := snap.ParseQuery(*h.query)
+	if err != nil {
+		return Errorf(CodeQuerySyntax, "HIGHLIGHT(): %v", err)
+	}
+	if h.matcher, err = snap.TextMatcher(q, false); err != nil {
+		return asError(err)
+	}
+	if h.anyText, err = snap.TextMatcher(q, true); err != nil {
+		return asError(err)
+	}
+	h.snap = snap
+	return nil
+}
+
+func (h *highlightExpr) eval(r *row) (any, error) {
+	if err := h.prepare(r.snap); err != nil {
+		return nil, err
+	}
+	h.stats.Highlights.Add(1)
+	if h.text != nil {
+		v, err := h.text.eval(r)
+		if err != nil {
+			return nil, err
+		}
+		text := displayString(v)
+		m, err := h.anyText.Match(nil, []string{text})
+		if err != nil {
+			return nil, asError(err)
+		}
+		f := h.field("", text, m.Fields[0], false)
+		return highlight.Join(highlight.Document([]highlight.Field{f}, h.anyText.Keywords(), &h.opts), &h.opts, false), nil
+	}
+	var fields []highlight.Field
+	var cols []int
+	var texts []string
+	var attrs []hlField
+	for _, f := range h.fields {
+		if f.attr {
+			attrs = append(attrs, f)
+			continue
+		}
+		cols = append(cols, f.col)
+		texts = append(texts, r.text[f.col])
+	}
+	m, err := h.matcher.Match(cols, texts)
+	if err != nil {
+		return nil, asError(err)
+	}
+	byCol := map[int]highlight.Field{}
+	for i, col := range cols {
+		byCol[col] = h.field(h.fields[i].name, texts[i], m.Fields[i], h.html)
+	}
+	for _, f := range attrs {
+		var text string
+		if s, ok := r.snap.Attr(r.ref, f.col).(string); ok {
+			text = s
+		} else {
+			text = r.text[f.col]
+		}
+		am, err := h.anyText.Match(nil, []string{text})
+		if err != nil {
+			return nil, asError(err)
+		}
+		byCol[f.col] = h.field(f.name, text, am.Fields[0], false)
+	}
+	for _, f := range h.fields {
+		hf := byCol[f.col]
+		if !h.explicit && len(hf.Marks) == 0 {
+			continue // without a field list, only the fields with a match
+		}
+		fields = append(fields, hf)
+	}
+	if len(fields) == 0 && len(h.fields) > 0 {
+		// No field has a match: the beginning of the first field.
+		fields = append(fields, byCol[h.fields[0].col])
+	}
+	return highlight.Join(highlight.Document(fields, h.matcher.Keywords(), &h.opts), &h.opts, false), nil
+}
+
+// field converts what the matcher saw into the highlighter's input: one
+// word token per position (the widest range) and the boundary marks.
+func (h *highlightExpr) field(name, text string, ft index.FieldText, html bool) highlight.Field {
+	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: h.strip, Boundaries: h.bounds}
+	for _, t := range ft.Tokens {
+		tok := highlight.Token{Pos: t.Pos, Start: t.Start, End: t.End}
+		switch {
+		case t.Term == tokenize.SentenceTerm:
+			tok.Kind = highlight.SentenceStart
+		case t.Term == tokenize.ParagraphTerm:
+			tok.Kind = highlight.ParagraphStart
+		case strings.HasPrefix(t.Term, "\x03"):
+			tok.Kind, tok.Zone = highlight.ZoneOpen, t.Term[1:]
+		case strings.HasPrefix(t.Term, "\x04"):
+			tok.Kind, tok.Zone = highlight.ZoneClose, t.Term[1:]
+		case tokenize.IsReserved(t.Term):
+			continue // exact forms share their word's position and range
+		default:
+			if n := len(f.Tokens); n > 0 && f.Tokens[n-1].Kind == highlight.Word && f.Tokens[n-1].Pos == t.Pos {
+				last := &f.Tokens[n-1]
+				last.Start, last.End = min(last.Start, t.Start), max(last.End, t.End)
+				continue
+			}
+		}
+		f.Tokens = append(f.Tokens, tok)
+	}
+	for _, m := range ft.Marks {
+		f.Marks = append(f.Marks, highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword, Group: m.Group})
+	}
+	return f
+}
