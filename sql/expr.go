@@ -556,6 +556,8 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		return constExpr{sc.sess.lastInsertID}, nil
 	case "highlight":
 		return sc.highlightCall(x)
+	case "snippet":
+		return sc.snippetCall(x)
 	case "to_string":
 		if err := argc(1); err != nil {
 			return nil, err

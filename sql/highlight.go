@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/glint-search/glint/highlight"
@@ -343,4 +344,56 @@ func (h *highlightExpr) field(name, text string, ft index.FieldText, html bool) 
 		f.Marks = append(f.Marks, highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword, Group: m.Group})
 	}
 	return f
+}
+
+// snippetCall compiles SNIPPET(text, 'query'[, 'name=value', ...]), the
+// older per-field form: the text (a field, an attribute or any string
+// expression) highlighted against the query as arbitrary text.
+func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
+	if sc.schema == nil {
+		return nil, Errorf(CodeSyntax, "SNIPPET() needs a table in FROM")
+	}
+	if !sc.allowText {
+		return nil, Errorf(CodeSyntax, "SNIPPET() is allowed only in the select list")
+	}
+	if len(x.Args) < 2 {
+		return nil, Errorf(CodeSyntax, "SNIPPET() takes the text, the query and options like 'limit=100'")
+	}
+	cfg := sc.schema.Tokenization
+	h := &highlightExpr{opts: highlight.DefaultOptions(), html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary, stats: &sc.sess.engine.stats,
+		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+	text, err := sc.compile(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	h.text = text
+	q, ok := stringValue(x.Args[1])
+	if !ok {
+		return nil, Errorf(CodeSyntax, "SNIPPET(): the query (second argument) must be a quoted string")
+	}
+	h.query = &q
+	seen := map[string]bool{}
+	for _, a := range x.Args[2:] {
+		opt, ok := stringValue(a)
+		name, value, hasEq := strings.Cut(opt, "=")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if !ok || !hasEq || name == "" {
+			return nil, Errorf(CodeBadOption, "SNIPPET(): options are quoted 'name=value' strings, like 'limit=100'")
+		}
+		if seen[name] {
+			return nil, Errorf(CodeBadOption, "SNIPPET(): option '%s' is given twice", name)
+		}
+		seen[name] = true
+		var v any = value
+		if n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64); err == nil {
+			v = n
+		}
+		if err := h.opts.Set(name, v); err != nil {
+			return nil, Errorf(CodeBadOption, "SNIPPET(): %v", err)
+		}
+	}
+	if err := h.opts.Check(); err != nil {
+		return nil, Errorf(CodeBadOption, "SNIPPET(): %v", err)
+	}
+	return h, nil
 }

@@ -173,10 +173,10 @@ func fieldName(f *ast.SelectField) string {
 			return "count(*)"
 		}
 	case *ast.FuncCallExpr:
-		if x.FnName.L == "highlight" {
+		if x.FnName.L == "highlight" || x.FnName.L == "snippet" {
 			// Its arguments went through the dialect bridge: name it as
 			// the Sphinx family does rather than by the rewritten text.
-			return "highlight()"
+			return x.FnName.L + "()"
 		}
 	}
 	return exprText(f.Expr)
@@ -370,7 +370,7 @@ func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, 
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY full-text field '%s'", c.Name.Name.O)
 				}
 				if _, isHL := fields[i].e.(*highlightExpr); isHL {
-					return nil, Errorf(CodeWrongValue, "cannot ORDER BY '%s': HIGHLIGHT() is computed after sorting and LIMIT", c.Name.Name.O)
+					return nil, Errorf(CodeWrongValue, "cannot ORDER BY '%s': highlighting is computed after sorting and LIMIT", c.Name.Name.O)
 				}
 				return fields[i].e, nil
 			}
