@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +15,7 @@ const Version = "0.1.0"
 // each connection gets its own Session.
 type Engine struct {
 	db      *index.DB
+	files   *os.Root // snippets_file_prefix, or nil
 	started time.Time
 	nextID  atomic.Uint32
 	stats   Stats

@@ -186,6 +186,8 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		}
 	case *ast.SetStmt:
 		return s.execSet(n)
+	case *ast.CallStmt:
+		return s.callSnippets(ctx, n)
 	case *ast.UseStmt:
 		if err := s.UseDB(n.DBName); err != nil {
 			return nil, err

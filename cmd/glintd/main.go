@@ -47,6 +47,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	eng := sql.NewEngine(db)
+	if err := eng.SetSnippetsFilePrefix(o.snippetsFilePrefix); err != nil {
+		fmt.Fprintln(stderr, "glintd:", err)
+		db.Close()
+		return 2
+	}
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
 	}), server.Config{
@@ -61,7 +66,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		MaxHTTPBody:      int64(o.maxHTTPBody),
 		Logger:           log,
 	})
-	// o.snippetsFilePrefix is accepted now; CALL SNIPPETS(load_files) will use it.
 
 	status := serve(ctx, srv, o, stdout, log)
 	if err := db.Close(); err != nil {

@@ -1,0 +1,258 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/glint-search/glint/highlight"
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/tokenize/htmlstrip"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// maxSnippetFile bounds a file CALL SNIPPETS reads (load_files).
+const maxSnippetFile = 64 << 20
+
+// SetSnippetsFilePrefix sets the directory CALL SNIPPETS(..., 1 AS
+// load_files) reads files from. Nothing outside it can be read: file names
+// are resolved inside an os.Root, which refuses "..", absolute paths and
+// symlinks that lead out. An empty dir turns load_files off.
+func (e *Engine) SetSnippetsFilePrefix(dir string) error {
+	if dir == "" {
+		e.files = nil
+		return nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("snippets_file_prefix: %w", err)
+	}
+	e.files = root
+	return nil
+}
+
+// callSnippets runs CALL SNIPPETS(data, 'table', 'query' [, value AS option ...]):
+// one row per text, in order, highlighted with the table's tokenization
+// settings by the same highlighter as HIGHLIGHT(). Field limits in the query
+// are ignored (the texts are no fields of the table).
+func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, error) {
+	proc := n.Procedure
+	if proc == nil || proc.FnName.L != "snippets" {
+		name := ""
+		if proc != nil {
+			name = proc.FnName.O
+		}
+		return nil, Errorf(CodeUnsupported, "unknown procedure '%s': glint has CALL SNIPPETS", name)
+	}
+	args := proc.Args
+	if len(args) < 3 {
+		return nil, Errorf(CodeSyntax, "CALL SNIPPETS takes the texts, the table and the query, then options as 'value AS name'")
+	}
+	var data []string
+	first := args[0]
+	for {
+		p, ok := first.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		first = p.Expr
+	}
+	switch d := first.(type) {
+	case *ast.RowExpr:
+		for i, v := range d.Values {
+			str, ok := stringValue(v)
+			if !ok {
+				return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: text %d of the list is not a quoted string", i+1)
+			}
+			data = append(data, str)
+		}
+	default:
+		str, ok := stringValue(first)
+		if !ok {
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the first argument must be a quoted string or a list of them, like ('text one', 'text two')")
+		}
+		data = []string{str}
+	}
+	if len(data) == 0 {
+		return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the list of texts is empty")
+	}
+	tableName, ok := stringValue(args[1])
+	if !ok {
+		return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the second argument must be the table name, quoted")
+	}
+	q, ok := stringValue(args[2])
+	if !ok {
+		return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the third argument must be the query, quoted")
+	}
+	t, err := s.table(tableName)
+	if err != nil {
+		return nil, err
+	}
+	snap := t.Snapshot()
+	cfg := snap.Schema().Tokenization
+	opts := highlight.DefaultOptions()
+	var loadFiles, scattered bool
+	seen := map[string]bool{}
+	for _, a := range args[3:] {
+		call, ok := a.(*ast.FuncCallExpr)
+		if !ok || call.FnName.L != dialect.FuncAs || len(call.Args) != 2 {
+			return nil, Errorf(CodeSyntax, "CALL SNIPPETS: options are written 'value AS name', like 200 AS limit")
+		}
+		name, _ := stringValue(call.Args[1])
+		lname := strings.ToLower(name)
+		if seen[lname] {
+			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' is given twice", name)
+		}
+		seen[lname] = true
+		v, ok := optionValue(call.Args[0])
+		if !ok {
+			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes a number or a quoted string", name)
+		}
+		switch lname {
+		case "load_files", "load_files_scattered":
+			n, isInt := v.(int64)
+			if !isInt || n < 0 || n > 1 {
+				return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes 0 or 1", name)
+			}
+			if lname == "load_files" {
+				loadFiles = n == 1
+			} else {
+				scattered = n == 1
+			}
+			continue
+		case "snippet_boundary", "passage_boundary":
+			b, _ := v.(string)
+			if (b == "sentence" || b == "paragraph") && !cfg.IndexSP || b == "zone" && len(cfg.IndexZones) == 0 {
+				return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s'='%s' needs a table with %s", name, b,
+					map[bool]string{true: "index_zones", false: "index_sp=1"}[b == "zone"])
+			}
+		}
+		if err := opts.Set(lname, v); err != nil {
+			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+		}
+	}
+	if err := opts.Check(); err != nil {
+		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+	}
+	query, err := snap.ParseQuery(q)
+	if err != nil {
+		return nil, Errorf(CodeQuerySyntax, "CALL SNIPPETS: %v", err)
+	}
+	matcher, err := snap.TextMatcher(query, true)
+	if err != nil {
+		return nil, asError(err)
+	}
+	if loadFiles || scattered {
+		if data, err = s.loadSnippetFiles(data, scattered); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
+	strip := &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}
+	one := func(i int) error {
+		m, err := matcher.Match(nil, []string{data[i]})
+		if err != nil {
+			return asError(err)
+		}
+		f := highlightField("", data[i], m.Fields[0], cfg.HTMLStrip, strip, cfg.PhraseBoundary)
+		res.Rows[i] = []any{highlight.Join(highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts), &opts, false)}
+		return nil
+	}
+	// Large batches on several goroutines, bounded.
+	workers := min(len(data)/8+1, runtime.GOMAXPROCS(0), 8)
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(data); i += workers {
+				if ctx.Err() != nil {
+					errs[w] = cancelled(ctx.Err())
+					return
+				}
+				if err := one(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.engine.stats.Highlights.Add(uint64(len(data)))
+	return res, nil
+}
+
+// loadSnippetFiles reads the named files under snippets_file_prefix. With
+// scattered, a missing file gives an empty text; otherwise it is an error
+// naming the file. Names that could leave the directory are refused
+// before anything is opened.
+func (s *Session) loadSnippetFiles(names []string, scattered bool) ([]string, error) {
+	root := s.engine.files
+	if root == nil {
+		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: load_files is off: the server has no snippets_file_prefix (flag --snippets-file-prefix)")
+	}
+	out := make([]string, len(names))
+	for i, name := range names {
+		switch {
+		case name == "":
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file %d has an empty name", i+1)
+		case strings.ContainsRune(name, 0):
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file name %q contains a NUL byte", name)
+		case filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`):
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' is an absolute path; names are relative to snippets_file_prefix", name)
+		case !filepath.IsLocal(name):
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' leads outside snippets_file_prefix", name)
+		}
+		f, err := root.Open(name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && scattered {
+				continue
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' does not exist under snippets_file_prefix", name)
+			}
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxSnippetFile+1))
+		f.Close()
+		if err != nil {
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+		}
+		if len(b) > maxSnippetFile {
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' is larger than %d MB", name, maxSnippetFile>>20)
+		}
+		out[i] = string(b)
+	}
+	return out, nil
+}
+
+// fileErr says why a file could not be read without naming server paths.
+func fileErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if strings.Contains(pe.Err.Error(), "escapes") || strings.Contains(pe.Err.Error(), "outside") {
+			return "it leads outside snippets_file_prefix"
+		}
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// highlightField is what HIGHLIGHT() and CALL SNIPPETS hand the highlighter
+// for one text.
+func highlightField(name, text string, ft index.FieldText, html bool, strip *htmlstrip.Options, bounds string) highlight.Field {
+	h := highlightExpr{html: html, strip: strip, bounds: bounds}
+	return h.field(name, text, ft, html)
+}
