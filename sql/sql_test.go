@@ -46,6 +46,9 @@ func render(results []*Result, err error) string {
 					vals[i] = fmt.Sprint(v)
 				}
 			}
+			if len(vals) == 1 && vals[0] == "" {
+				vals[0] = "(empty string)" // a blank line would end the case
+			}
 			if len(vals) == 2 && vals[0] == "time" && names[0] == "Variable_name:str" {
 				vals[1] = "(masked)" // SHOW META's elapsed time varies
 			}
