@@ -61,7 +61,7 @@ func TestSnippetsFileSandbox(t *testing.T) {
 			}
 		})
 	}
-	require.Equal(t, "snippet:str\n\nthe <b>hole</b> was dry\n",
+	require.Equal(t, "snippet:str\n(empty string)\nthe <b>hole</b> was dry\n",
 		exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files_scattered)"))
 	require.Contains(t, exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files)"), "does not exist")
 	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "cannot be read")
