@@ -65,7 +65,8 @@ type TextMark struct {
 
 // FieldText is what the matcher saw in one text: its tokens (words and the
 // reserved terms that mark sentences, paragraphs and zones) and its marks,
-// both sorted by position.
+// both sorted by position. Only reserved tokens carry their Term; a word's
+// Term is "" (the highlighter needs where words are, not what they are).
 type FieldText struct {
 	Tokens []tokenize.Token
 	Marks  []TextMark
@@ -116,7 +117,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	if m.anyField {
 		nf = 1
 	}
-	mem := newMemDoc(m.s.t.tok, nf, fields, texts)
+	mem := newMemDoc(m.p, m.s.t.tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
 		res.Fields[i].Tokens = mem.tokens[i]
@@ -221,17 +222,35 @@ type memDoc struct {
 	sorted map[*leafTerm][]memOcc
 }
 
-func newMemDoc(tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
-	d := &memDoc{lens: make([]uint32, nf), tokens: make([][]tokenize.Token, len(texts)), terms: map[string][]memOcc{}, cache: map[int][]span{}, sorted: map[*leafTerm][]memOcc{}}
+func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
+	d := &memDoc{lens: make([]uint32, nf), tokens: make([][]tokenize.Token, len(texts)), terms: map[string][]memOcc{},
+		cache: map[int][]span{}, sorted: map[*leafTerm][]memOcc{}}
+	// Only the terms the query asks for are kept, unless a wildcard needs
+	// the whole vocabulary.
+	all := false
+	need := map[string]bool{}
+	for _, lt := range p.leaves {
+		all = all || lt.wildcard
+		need[lt.term] = true
+	}
 	var it tokenize.Iter
 	for i, text := range texts {
 		f := fields[i]
+		toks := make([]tokenize.Token, 0, len(text)/6+1)
 		it.Reset(tok, text)
 		for it.Next() {
-			t := it.Token()
-			d.tokens[i] = append(d.tokens[i], t)
-			d.terms[t.Term] = append(d.terms[t.Term], memOcc{f: f, pos: uint32(t.Pos), start: t.Start, end: t.End})
+			term := it.Term()
+			t := tokenize.Token{Pos: it.Pos(), Start: it.Start(), End: it.End()}
+			reserved := len(term) > 0 && tokenize.IsReserved(string(term))
+			if reserved {
+				t.Term = string(term)
+			}
+			toks = append(toks, t)
+			if all || need[string(term)] {
+				d.terms[string(term)] = append(d.terms[string(term)], memOcc{f: f, pos: uint32(t.Pos), start: t.Start, end: t.End})
+			}
 		}
+		d.tokens[i] = toks
 		d.lens[f] = uint32(it.Pos())
 	}
 	return d
