@@ -623,33 +623,49 @@ func (e *segEval) near(n *nearNode) ([]span, bool) {
 	return out, len(out) > 0
 }
 
-// before: an occurrence of every child, each starting after the previous
-// one ends, in (field, position) order. The earliest-ending choice at each
-// step finds a chain whenever there is one.
+// before: in one field, an occurrence of every child, each starting after
+// the previous one ends (as Sphinx: the order does not run across fields).
+// Per field, the earliest-ending choice at each step finds a chain whenever
+// there is one.
 func (e *segEval) before(n *beforeNode) ([]span, bool) {
-	var out []span
-	prev := span{f: -1}
+	all := make([][]span, len(n.children))
 	for i, c := range n.children {
 		sps, ok := e.eval(c, true)
 		if !ok {
 			return nil, false
 		}
-		best := -1
-		for j, s := range sps {
-			if i > 0 && (s.f < prev.f || s.f == prev.f && s.a <= prev.b) {
-				continue
-			}
-			if best < 0 || s.f < sps[best].f || s.f == sps[best].f && s.b < sps[best].b {
-				best = j
-			}
-		}
-		if best < 0 {
-			return nil, false
-		}
-		prev = sps[best]
-		out = append(out, prev)
+		all[i] = sps
 	}
-	return out, true
+	var out []span
+	for _, first := range all[0] {
+		if len(out) > 0 && out[0].f == first.f {
+			continue // this field was tried from its earliest-ending start
+		}
+		chain := []span{first}
+		prev := first
+		for i := 1; i < len(all); i++ {
+			best := -1
+			for j, s := range all[i] {
+				if s.f != prev.f || s.a <= prev.b {
+					continue
+				}
+				if best < 0 || s.b < all[i][best].b {
+					best = j
+				}
+			}
+			if best < 0 {
+				chain = nil
+				break
+			}
+			prev = all[i][best]
+			chain = append(chain, prev)
+		}
+		if chain != nil {
+			return chain, true
+		}
+		out = append(out[:0], first)
+	}
+	return nil, false
 }
 
 // unit: an occurrence of every child inside one sentence (or paragraph) of

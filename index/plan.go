@@ -564,22 +564,25 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 // least that many.
 func (c *compiler) wildcardSupported(pattern string) (bool, string) {
 	name := c.s.schema.Name
-	literal, lead := 0, 0
-	leading := true
+	longest, run, lead := 0, 0, -1
 	for _, r := range pattern {
 		if isWildcardRune(r) {
-			leading = false
+			if lead < 0 {
+				lead = run
+			}
+			run = 0
 			continue
 		}
-		literal++
-		if leading {
-			lead++
-		}
+		run++
+		longest = max(longest, run)
+	}
+	if lead < 0 {
+		lead = run
 	}
 	switch {
 	case c.cfg.MinInfixLen > 0:
-		if literal < c.cfg.MinInfixLen {
-			return false, fmt.Sprintf("it has fewer than min_infix_len=%d characters that are not wildcards", c.cfg.MinInfixLen)
+		if longest < c.cfg.MinInfixLen {
+			return false, fmt.Sprintf("it has no run of min_infix_len=%d characters without wildcards", c.cfg.MinInfixLen)
 		}
 		return true, ""
 	case c.cfg.MinPrefixLen > 0:

@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# install-test-deps.sh: what the end-to-end tests need beyond Go: a MySQL
-# command-line client (mariadb or mysql). Idempotent: installs nothing, and asks
-# apt nothing, when a client is already there.
+# install-test-deps.sh: what the tests need beyond Go: a MySQL command-line
+# client (mariadb or mysql) for the end-to-end tests, and Sphinx 2.2.11
+# (Debian's sphinxsearch, whose searchd is the peer of the differential test
+# in e2e/sphinxdiff). Idempotent: installs nothing, and asks apt nothing, when
+# both are there.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-if command -v mariadb >/dev/null 2>&1 || command -v mysql >/dev/null 2>&1; then
+missing=()
+if ! command -v mariadb >/dev/null 2>&1 && ! command -v mysql >/dev/null 2>&1; then
+	missing+=(mariadb-client)
+fi
+if ! command -v searchd >/dev/null 2>&1; then
+	missing+=(sphinxsearch)
+fi
+if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0
 fi
-echo "install-test-deps.sh: installing mariadb-client" >&2
-"$here/apt-install.sh" mariadb-client
+echo "install-test-deps.sh: installing ${missing[*]}" >&2
+"$here/apt-install.sh" "${missing[@]}"

@@ -19,12 +19,14 @@
 //	seq     := near { '<<' near }
 //	near    := primary { (NEAR/N | NOTNEAR/N) primary }
 //	primary := ('-' | '!') primary | '(' group ')' | word | "phrase" [~N | /N | /0.F]
+//	         | (@field-limit | ZONE:names | ZONESPAN:names) primary
 //
 // So "a b | c" is a AND (b OR c), as in the Sphinx family, and "a | b << c"
 // is a OR (b BEFORE c). A field limit (@title, @(title,body), @!title,
 // @!(a,b), @*, @title[50]) or a zone applies to the rest of its group: "@title
 // a b @body c" limits a and b to title and c to body; an inner limit replaces
-// an outer one. Operator keywords (NEAR, NOTNEAR, MAYBE, SENTENCE,
+// an outer one; a limit after an operator ("@title a | @content b") limits
+// that operand and then the rest of the group. Operator keywords (NEAR, NOTNEAR, MAYBE, SENTENCE,
 // PARAGRAPH, ZONE, ZONESPAN) count only in upper case; "near" is a word.
 //
 // NOT excludes from the AND it stands in, which needs a positive member: "-a"
@@ -35,8 +37,9 @@
 //
 // Words are the table's word characters plus the wildcards '*', '?' and '%'
 // (unless the table makes them word characters); any other character
-// separates words, and '\' makes the next character literal (so "\-" is not
-// NOT, "\*" is not a wildcard). A word the tokenizer splits becomes a
+// separates words, and '\' makes the next character literal: "\-" is not NOT
+// and "\*" is not a wildcard, but an escaped character that is not a word
+// character still separates words ("cat\-dog" is cat and dog), as in Sphinx. A word the tokenizer splits becomes a
 // PHRASE of its parts (CJK n-grams, "a\-b"); a blended token (blend_chars)
 // becomes an OR of the blended token and the phrase of its parts, and inside
 // quotes counts by its parts. A stopword gives no keyword but keeps its query

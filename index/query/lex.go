@@ -171,7 +171,18 @@ func (l *lexer) scan1() (token, error) {
 		}
 		return t, nil
 	}
-	if l.isWordRune(r) || r == '\\' {
+	if r == '\\' {
+		r2, size2 := l.peek(size)
+		if r2 < 0 {
+			return token{}, errAt(l.i, "'\\' at the end of the query escapes nothing")
+		}
+		if !l.tok.IsWordRune(r2) {
+			l.i += size + size2 // "\-": a literal separator
+			return token{}, errSkip
+		}
+		return l.word(start, false)
+	}
+	if l.isWordRune(r) {
 		return l.word(start, false)
 	}
 	switch r {
@@ -287,6 +298,9 @@ func (l *lexer) rawWord(start int) (lexWord, error) {
 			r2, size2 := l.peek(size)
 			if r2 < 0 {
 				return w, errAt(l.i, "'\\' at the end of the query escapes nothing")
+			}
+			if !l.tok.IsWordRune(r2) {
+				break // an escaped separator is no operator, but still separates words
 			}
 			b.WriteRune(r2)
 			l.i += size + size2

@@ -52,8 +52,13 @@ type parser struct {
 	tok    *tokenize.Tokenizer
 	q      *tokenize.Tokenizer // tok.Query()
 	qpos   int                 // query positions used so far
-	nkw    int
-	it     tokenize.Iter
+
+	// scope is the field limit and zone in force; a limit met inside an
+	// element (after an operator) changes it for the rest of the group.
+	scope        segment
+	scopeChanged bool
+	nkw          int
+	it           tokenize.Iter
 }
 
 func (p *parser) cur() token {
@@ -110,12 +115,20 @@ func (p *parser) and(depth int) (Node, error) {
 		case tOr, tBefore, tNear, tNotNear, tMaybe, tSentence, tParagraph:
 			return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
 		}
+		p.scopeChanged = false
+		p.scope = segment{field: cur.field, zone: cur.zone}
 		n, err := p.or(depth)
 		if err != nil {
 			return nil, err
 		}
 		if n != nil {
 			cur.elems = append(cur.elems, n)
+		}
+		if p.scopeChanged {
+			// A limit inside the element goes on for the rest of the group.
+			segs = append(segs, cur)
+			cur = segment{field: p.scope.field, zone: p.scope.zone}
+			p.scopeChanged = false
 		}
 	}
 }
@@ -245,7 +258,7 @@ func (p *parser) combine(children []Node, op string, build func([]Node) Node) (N
 // needOperand checks that a word, phrase or group follows a binary operator.
 func (p *parser) needOperand(op token) error {
 	switch p.cur().kind {
-	case tWord, tPhrase, tLParen, tNot:
+	case tWord, tPhrase, tLParen, tNot, tField, tZone:
 		return nil
 	}
 	return errAt(op.pos, "%s needs a word after it", tokNames[op.kind])
@@ -417,7 +430,32 @@ func (p *parser) primary(depth int) (Node, error) {
 	case tRParen:
 		return nil, errAt(t.pos, "unbalanced ')'")
 	case tField, tZone:
-		return nil, errAt(t.pos, "%s must start a list of words, not follow an operator", tokNames[t.kind])
+		// A limit after an operator ("@title a | @content b") limits that
+		// operand and, as everywhere, the rest of the group after it.
+		p.advance()
+		if err := p.needOperand(t); err != nil {
+			return nil, err
+		}
+		n, err := p.primary(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		seg := segment{}
+		if t.kind == tField {
+			seg.field = &t
+			p.scope.field = &t
+		} else {
+			seg.zone = &t
+			p.scope.zone = &t
+		}
+		p.scopeChanged = true
+		if n == nil {
+			return nil, nil
+		}
+		if not, ok := n.(Not); ok {
+			return Not{Child: wrap(seg, not.Child), Pos: not.Pos}, nil
+		}
+		return wrap(seg, n), nil
 	}
 	return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
 }
