@@ -165,7 +165,7 @@ type compiler struct {
 // asks for nothing (a wildcard that reduced to a stopword) and is left out.
 func (c *compiler) node(n query.Node, sc scope) (node, error) {
 	if sc.depth++; sc.depth > maxPlanDepth {
-		return nil, &QueryError{Pos: nodePos(n), Msg: fmt.Sprintf("query is nested more than %d levels deep", maxPlanDepth)}
+		return nil, &QueryError{Pos: query.Offset(n), Msg: fmt.Sprintf("query is nested more than %d levels deep", maxPlanDepth)}
 	}
 	switch n := n.(type) {
 	case query.Keyword:
@@ -605,39 +605,3 @@ func (c *compiler) nfields() int {
 	return len(c.s.layout.indexed)
 }
 
-// nodePos is the query offset of a node, for errors.
-func nodePos(n query.Node) int {
-	switch n := n.(type) {
-	case query.Keyword:
-		return n.Pos
-	case query.And:
-		return n.Pos
-	case query.Or:
-		return n.Pos
-	case query.Not:
-		return n.Pos
-	case query.Phrase:
-		return n.Pos
-	case query.Proximity:
-		return n.Pos
-	case query.Quorum:
-		return n.Pos
-	case query.Near:
-		return n.Pos
-	case query.NotNear:
-		return n.Pos
-	case query.Before:
-		return n.Pos
-	case query.Maybe:
-		return n.Pos
-	case query.Sentence:
-		return n.Pos
-	case query.Paragraph:
-		return n.Pos
-	case query.Zone:
-		return n.Pos
-	case query.Field:
-		return n.Pos
-	}
-	return 0
-}

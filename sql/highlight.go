@@ -21,15 +21,30 @@ type highlightExpr struct {
 	explicit bool      // the field list was given: every named field appears
 	text     expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
 	query    *string   // the third argument; nil: the MATCH() query (set by the planner)
-	html     bool      // the table strips HTML
-	strip    *htmlstrip.Options
-	bounds   string // the table's phrase_boundary
+	table    hlTable
 	stats    *Stats
 
 	// Compiled on the first row, for the snapshot of the statement.
 	snap    *index.Snapshot
 	matcher *index.TextMatcher // the table's fields, field limits honoured
 	anyText *index.TextMatcher // arbitrary text: field limits ignored
+}
+
+// hlTable is what a table's settings mean for highlighting its text.
+type hlTable struct {
+	html   bool // the table strips HTML
+	strip  *htmlstrip.Options
+	bounds string // phrase_boundary
+}
+
+func tableForHighlight(cfg tokenize.Config) hlTable {
+	return hlTable{html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary,
+		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+}
+
+// newHighlightExpr starts a HIGHLIGHT() or SNIPPET() with default options.
+func (sc *scope) newHighlightExpr() *highlightExpr {
+	return &highlightExpr{opts: highlight.DefaultOptions(), table: tableForHighlight(sc.schema.Tokenization), stats: &sc.sess.engine.stats}
 }
 
 // hlField is one field of the field list: a stored text column, or a string
@@ -49,8 +64,7 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
 		return nil, Errorf(CodeSyntax, "HIGHLIGHT() is allowed only in the select list")
 	}
 	cfg := sc.schema.Tokenization
-	h := &highlightExpr{opts: highlight.DefaultOptions(), html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary, stats: &sc.sess.engine.stats,
-		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+	h := sc.newHighlightExpr()
 	args := x.Args
 	if len(args) > 3 {
 		return nil, Errorf(CodeSyntax, "HIGHLIGHT() takes at most 3 arguments (options, fields, query), got %d", len(args))
@@ -264,7 +278,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		if err != nil {
 			return nil, asError(err)
 		}
-		f := h.field("", text, m.Fields[0], false)
+		f := h.table.field("", text, m.Fields[0], false)
 		return highlight.Join(highlight.Document([]highlight.Field{f}, h.anyText.Keywords(), &h.opts), &h.opts, false), nil
 	}
 	var fields []highlight.Field
@@ -285,7 +299,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	}
 	byCol := map[int]highlight.Field{}
 	for i, col := range cols {
-		byCol[col] = h.field(h.fields[i].name, texts[i], m.Fields[i], h.html)
+		byCol[col] = h.table.field(h.fields[i].name, texts[i], m.Fields[i], h.table.html)
 	}
 	for _, f := range attrs {
 		var text string
@@ -298,7 +312,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		if err != nil {
 			return nil, asError(err)
 		}
-		byCol[f.col] = h.field(f.name, text, am.Fields[0], false)
+		byCol[f.col] = h.table.field(f.name, text, am.Fields[0], false)
 	}
 	for _, f := range h.fields {
 		hf := byCol[f.col]
@@ -316,8 +330,8 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 
 // field converts what the matcher saw into the highlighter's input: one
 // word token per position (the widest range) and the boundary marks.
-func (h *highlightExpr) field(name, text string, ft index.FieldText, html bool) highlight.Field {
-	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: h.strip, Boundaries: h.bounds}
+func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlight.Field {
+	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: t.strip, Boundaries: t.bounds}
 	for _, t := range ft.Tokens {
 		tok := highlight.Token{Pos: t.Pos, Start: t.Start, End: t.End}
 		switch {
@@ -359,9 +373,7 @@ func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 	if len(x.Args) < 2 {
 		return nil, Errorf(CodeSyntax, "SNIPPET() takes the text, the query and options like 'limit=100'")
 	}
-	cfg := sc.schema.Tokenization
-	h := &highlightExpr{opts: highlight.DefaultOptions(), html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary, stats: &sc.sess.engine.stats,
-		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+	h := sc.newHighlightExpr()
 	text, err := sc.compile(x.Args[0])
 	if err != nil {
 		return nil, err

@@ -13,8 +13,6 @@ import (
 	"sync"
 
 	"github.com/glint-search/glint/highlight"
-	"github.com/glint-search/glint/index"
-	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -156,13 +154,13 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 	}
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
-	strip := &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}
+	table := tableForHighlight(cfg)
 	one := func(i int) error {
 		m, err := matcher.Match(nil, []string{data[i]})
 		if err != nil {
 			return asError(err)
 		}
-		f := highlightField("", data[i], m.Fields[0], cfg.HTMLStrip, strip, cfg.PhraseBoundary)
+		f := table.field("", data[i], m.Fields[0], table.html)
 		res.Rows[i] = []any{highlight.Join(highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts), &opts, false)}
 		return nil
 	}
@@ -248,11 +246,4 @@ func fileErr(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// highlightField is what HIGHLIGHT() and CALL SNIPPETS hand the highlighter
-// for one text.
-func highlightField(name, text string, ft index.FieldText, html bool, strip *htmlstrip.Options, bounds string) highlight.Field {
-	h := highlightExpr{html: html, strip: strip, bounds: bounds}
-	return h.field(name, text, ft, html)
 }

@@ -183,7 +183,7 @@ func andOf(ns []Node) Node {
 			out = append(out, n)
 		}
 	}
-	return And{Children: out, Pos: nodePos(ns[0])}
+	return And{Children: out, Pos: Offset(ns[0])}
 }
 
 // wrap puts n under the segment's field limit and zone.
@@ -630,8 +630,8 @@ func (p *parser) phrase(t token) (Node, error) {
 	return Phrase{Words: words, Pos: t.pos}, nil
 }
 
-// nodePos is the query offset of a node.
-func nodePos(n Node) int {
+// Offset is the byte offset in the query text where a node starts (0 for nil).
+func Offset(n Node) int {
 	switch n := n.(type) {
 	case Keyword:
 		return n.Pos

@@ -75,7 +75,7 @@ func check(n Node, text string) error {
 		if err != nil {
 			return
 		}
-		if p := nodePos(n); p < 0 || p > len(text) {
+		if p := Offset(n); p < 0 || p > len(text) {
 			err = fmt.Errorf("offset %d outside the query", p)
 		}
 		switch n := n.(type) {
