@@ -11,44 +11,61 @@
 //
 // From the loosest binding to the tightest:
 //
-//	group   := { element | @field-limit | ZONE:names | ZONESPAN:names }   implicit AND
-//	element := or
-//	or      := maybe { '|' maybe }
-//	maybe   := unit { MAYBE unit }
-//	unit    := seq { (SENTENCE | PARAGRAPH) seq }
-//	seq     := near { '<<' near }
-//	near    := primary { (NEAR/N | NOTNEAR/N) primary }
-//	primary := ('-' | '!') primary | '(' group ')' | word | "phrase" [~N | /N | /0.F]
-//	         | (@field-limit | ZONE:names | ZONESPAN:names) primary
+//	group    := { element | @field-limit | ZONE:names | ZONESPAN:names }   implicit AND
+//	element  := seq
+//	seq      := negated { ('<<' | NEAR/N | NOTNEAR/N) negated }   one level, from the left
+//	negated  := ('-' | '!') or | or
+//	or       := unit { ('|' | MAYBE) unit }                       one level, from the left
+//	unit     := primary { (SENTENCE | PARAGRAPH) primary }
+//	primary  := '(' group ')' | word | "phrase" [~N | /N | /0.F]
+//	          | (@field-limit | ZONE:names | ZONESPAN:names) primary   (after an operator)
 //
-// So "a b | c" is a AND (b OR c), as in the Sphinx family, and "a | b << c"
-// is a OR (b BEFORE c). A field limit (@title, @(title,body), @!title,
-// @!(a,b), @*, @title[50]) or a zone applies to the rest of its group: "@title
-// a b @body c" limits a and b to title and c to body; an inner limit replaces
-// an outer one; a limit after an operator ("@title a | @content b") limits
-// that operand and then the rest of the group. Operator keywords (NEAR, NOTNEAR, MAYBE, SENTENCE,
-// PARAGRAPH, ZONE, ZONESPAN) count only in upper case; "near" is a word.
+// This is the grouping Sphinx 2.2.11 shows for the same queries (SHOW PLAN):
+// "a b | c" is a AND (b OR c); "a | b << c" is (a OR b) BEFORE c; "a | b
+// NEAR/2 c" is (a OR b) NEAR/2 c; "a << b NEAR/2 c" is (a BEFORE b) NEAR/2
+// c; "a | b MAYBE c" is (a OR b) MAYBE c and "a MAYBE b | c" is (a MAYBE
+// b) OR c; "a | b SENTENCE c" is a OR (b SENTENCE c); and NOT takes a whole
+// OR: "x -a | b" is x AND NOT (a OR b). A run of '<<' is one Before, of '|'
+// one Or, of one of SENTENCE and PARAGRAPH one node; NEAR, NOTNEAR and
+// MAYBE nest to the left. Operands of NEAR, '<<', MAYBE, SENTENCE and
+// PARAGRAPH may be any of these expressions but NOT. Sphinx itself rejects
+// a group or a field limit as an operand of SENTENCE and a mix of SENTENCE
+// and PARAGRAPH in one chain; here they nest as the grammar says.
 //
-// NOT excludes from the AND it stands in, which needs a positive member: "-a"
-// alone, "a | -b" and "a NEAR/2 -b" are errors. '-' is NOT only at the start of
-// a word: "well-known" is two words, and so is "a - b" with a lone '-'. When a
-// table makes '-' a word character (charset_table), '-' starts words and '!'
-// is the NOT to use.
+// A field limit (@title, @(title,body), @!title, @!(a,b), @*, @title[50])
+// or a zone applies to everything after it up to the end of its group, as
+// in Sphinx: "@title a b @body c" limits a and b to title and c to body; an
+// inner limit replaces an outer one; after an operator ("a | @title b | c
+// d") it limits each operand that follows (b, c) and then the rest of the
+// group (d). Operator keywords (NEAR, NOTNEAR, MAYBE, SENTENCE, PARAGRAPH,
+// ZONE, ZONESPAN) count only in upper case; "near" is a word.
+//
+// NOT excludes from the AND it stands in, which needs a positive member:
+// "-a" alone, "a | -b", "a NEAR/2 -b" and "x (-a | b)" are errors (Sphinx
+// accepts the last one and lifts the NOT out of the group; here a group
+// that is only negative is an error, like a query that is only negative).
+// '-' is NOT only at the start of a word: "well-known" is two words, and so
+// is "a - b" with a lone '-'. When a table makes '-' a word character
+// (charset_table), '-' starts words and '!' is the NOT to use.
 //
 // Words are the table's word characters plus the wildcards '*', '?' and '%'
 // (unless the table makes them word characters); any other character
-// separates words, and '\' makes the next character literal: "\-" is not NOT
-// and "\*" is not a wildcard, but an escaped character that is not a word
-// character still separates words ("cat\-dog" is cat and dog), as in Sphinx. A word the tokenizer splits becomes a
-// PHRASE of its parts (CJK n-grams, "a\-b"); a blended token (blend_chars)
-// becomes an OR of the blended token and the phrase of its parts, and inside
-// quotes counts by its parts. A stopword gives no keyword but keeps its query
-// position, so "cat the dog" in quotes needs one word between cat and dog.
-// Decorations: =word (the exact, unstemmed form: needs index_exact_words to
-// differ), ^word (first word of its field), word$ (last word), word^N (boost:
-// ranking only). A wildcard is kept as a folded pattern; the index expands it
-// (or, on a table without min_prefix_len/min_infix_len, searches its letters
-// as a plain word and says so).
+// separates words, and '\' makes the next character literal: "\-" is not
+// NOT and "\*" is not a wildcard, but an escaped character that is not a
+// word character still separates words ("cat\-dog" is cat and dog), as in
+// Sphinx. A word the tokenizer splits becomes a PHRASE of its parts (CJK
+// n-grams, "a\-b" on a table where '-' is a word character); a blended
+// token (blend_chars) becomes an OR of the blended token and the phrase of
+// its parts, and inside quotes counts by its parts. A stopword gives no
+// keyword but keeps its query position, so "cat the dog" in quotes needs
+// one word between cat and dog, and it drops out of any operator it is an
+// operand of ("the | cat" is cat, as in Sphinx). Decorations: =word (the
+// exact, unstemmed form: needs index_exact_words to differ), ^word (first
+// word of its field), word$ (last word), word^N (boost: ranking only). A
+// wildcard is kept as a folded pattern with Text as written; the index
+// expands it (or, on a table without min_prefix_len/min_infix_len, searches
+// its letters as a plain word and says so). A pattern of wildcards only
+// ("*") is an error.
 //
 // # Errors and limits
 //
@@ -56,5 +73,6 @@
 // Nesting deeper than MaxDepth and more than MaxKeywords keywords are errors;
 // tokens are read one at a time and parsing is linear in the query length, so
 // hostile input costs little. A query with no searchable word (empty, or
-// only stopwords) parses to nil.
+// only stopwords) parses to nil; what that matches is the caller's
+// decision.
 package query

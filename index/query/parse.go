@@ -18,7 +18,7 @@ func (e *Error) Error() string { return fmt.Sprintf("syntax error at offset %d: 
 
 // Limits that keep a hostile query from exhausting the stack or the CPU.
 const (
-	MaxDepth    = 100  // nesting of parentheses and NOT
+	MaxDepth    = 100  // nesting of parentheses, NOT and field limits inside operands
 	MaxKeywords = 1000 // keywords in one query
 )
 
@@ -53,13 +53,19 @@ type parser struct {
 	q      *tokenize.Tokenizer // tok.Query()
 	qpos   int                 // query positions used so far
 
-	// scope is the field limit and zone in force; a limit met inside an
-	// element (after an operator) changes it for the rest of the group.
-	scope        segment
-	scopeChanged bool
-	nkw          int
-	it           tokenize.Iter
+	// scope is the field limit and zone in force at the current token;
+	// base is the one the group puts around the whole element being
+	// parsed. They differ after a limit met inside an element ("a |
+	// @title b c"): the words and groups read from there on are wrapped
+	// one by one, and the group goes on with the new limit after the
+	// element.
+	scope, base scope
+	nkw         int
+	it          tokenize.Iter
 }
+
+// scope is a field limit and a zone (nil: none).
+type scope struct{ field, zone *token }
 
 func (p *parser) cur() token {
 	if !p.have {
@@ -85,8 +91,7 @@ func (p *parser) advance() {
 
 // segment is a run of a group's elements under one field limit and zone.
 type segment struct {
-	field *token
-	zone  *token
+	scope
 	elems []Node
 }
 
@@ -94,6 +99,8 @@ type segment struct {
 // or zone applies to the elements after it, up to the next one or the end
 // of the group.
 func (p *parser) and(depth int) (Node, error) {
+	outer, outerBase := p.scope, p.base
+	defer func() { p.scope, p.base = outer, outerBase }()
 	var segs []segment
 	cur := segment{}
 	for {
@@ -104,31 +111,29 @@ func (p *parser) and(depth int) (Node, error) {
 			return p.build(segs)
 		case tField:
 			segs = append(segs, cur)
-			cur = segment{field: &t, zone: cur.zone}
+			cur = segment{scope: scope{field: &t, zone: cur.zone}}
 			p.advance()
 			continue
 		case tZone:
 			segs = append(segs, cur)
-			cur = segment{field: cur.field, zone: &t}
+			cur = segment{scope: scope{field: cur.field, zone: &t}}
 			p.advance()
 			continue
 		case tOr, tBefore, tNear, tNotNear, tMaybe, tSentence, tParagraph:
 			return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
 		}
-		p.scopeChanged = false
-		p.scope = segment{field: cur.field, zone: cur.zone}
-		n, err := p.or(depth)
+		p.scope, p.base = cur.scope, cur.scope
+		n, err := p.seq(depth)
 		if err != nil {
 			return nil, err
 		}
 		if n != nil {
 			cur.elems = append(cur.elems, n)
 		}
-		if p.scopeChanged {
+		if p.scope != cur.scope {
 			// A limit inside the element goes on for the rest of the group.
 			segs = append(segs, cur)
-			cur = segment{field: p.scope.field, zone: p.scope.zone}
-			p.scopeChanged = false
+			cur = segment{scope: p.scope}
 		}
 	}
 }
@@ -146,13 +151,13 @@ func (p *parser) build(segs []segment) (Node, error) {
 				if firstNot == nil {
 					firstNot = &not
 				}
-				neg = append(neg, Not{Child: wrap(s, not.Child), Pos: not.Pos})
+				neg = append(neg, Not{Child: wrap(s.scope, not.Child), Pos: not.Pos})
 				continue
 			}
 			pos = append(pos, e)
 		}
 		if len(pos) > 0 {
-			children = append(children, wrap(s, andOf(pos)))
+			children = append(children, wrap(s.scope, andOf(pos)))
 		}
 		children = append(children, neg...)
 	}
@@ -186,8 +191,8 @@ func andOf(ns []Node) Node {
 	return And{Children: out, Pos: Offset(ns[0])}
 }
 
-// wrap puts n under the segment's field limit and zone.
-func wrap(s segment, n Node) Node {
+// wrap puts n under a field limit and zone.
+func wrap(s scope, n Node) Node {
 	if f := s.field; f != nil {
 		n = Field{Fields: f.names, Negate: f.negate, MaxPos: f.maxPos, Child: n, Pos: f.pos}
 	}
@@ -197,80 +202,134 @@ func wrap(s segment, n Node) Node {
 	return n
 }
 
-// or: maybe { '|' maybe }.
-func (p *parser) or(depth int) (Node, error) {
-	start := p.cur().pos
-	first, err := p.maybe(depth)
-	if err != nil {
-		return nil, err
+// limit puts an operand under the limits met inside the current element
+// (those that differ from the element's own, which the group applies).
+func (p *parser) limit(n Node) Node {
+	if n == nil || p.scope == p.base {
+		return n
 	}
-	if p.cur().kind != tOr {
-		return first, nil
+	s := p.scope
+	if s.field == p.base.field {
+		s.field = nil
 	}
-	children := []Node{first}
-	for p.cur().kind == tOr {
-		op := p.cur()
-		p.advance()
-		if err := p.needOperand(op); err != nil {
-			return nil, err
-		}
-		n, err := p.maybe(depth)
-		if err != nil {
-			return nil, err
-		}
-		children = append(children, n)
+	if s.zone == p.base.zone {
+		s.zone = nil
 	}
-	return p.combine(children, "'|'", func(cs []Node) Node {
-		var flat []Node
-		for _, c := range cs {
-			if o, ok := c.(Or); ok {
-				flat = append(flat, o.Children...)
-			} else {
-				flat = append(flat, c)
-			}
-		}
-		return Or{Children: flat, Pos: start}
-	})
+	return wrap(s, n)
 }
 
-// combine drops the children that ask for nothing (stopwords), rejects
-// NOT as an operand, and builds the node from what is left.
-func (p *parser) combine(children []Node, op string, build func([]Node) Node) (Node, error) {
-	var kept []Node
-	for _, c := range children {
-		if c == nil {
-			continue
-		}
-		if not, ok := c.(Not); ok {
-			return nil, errAt(not.Pos, "NOT cannot be an operand of %s; it only excludes from a list of words, as in 'cats -dogs'", op)
-		}
-		kept = append(kept, c)
-	}
-	switch len(kept) {
-	case 0:
-		return nil, nil
-	case 1:
-		return kept[0], nil
-	}
-	return build(kept), nil
-}
-
-// needOperand checks that a word, phrase or group follows a binary operator.
+// needOperand checks that a word, phrase or group follows an operator.
 func (p *parser) needOperand(op token) error {
 	switch p.cur().kind {
 	case tWord, tPhrase, tLParen, tNot, tField, tZone:
 		return nil
 	}
-	return errAt(op.pos, "%s needs a word after it", tokNames[op.kind])
+	name := tokNames[op.kind]
+	if op.kind == tField {
+		name = "field limit " + op.text
+	} else if op.kind == tZone {
+		name = op.text + ":"
+	}
+	return errAt(op.pos, "%s needs a word after it", name)
 }
 
-// maybe: unit { MAYBE unit }.
-func (p *parser) maybe(depth int) (Node, error) {
+// noNot rejects NOT as an operand of a binary operator: NOT only
+// excludes from the AND it stands in.
+func noNot(op token, operands ...Node) error {
+	for _, n := range operands {
+		if not, ok := n.(Not); ok {
+			return errAt(not.Pos, "NOT cannot be an operand of %s; it only excludes from a list of words, as in 'cats -dogs'", tokNames[op.kind])
+		}
+	}
+	return nil
+}
+
+// seq: negated { ('<<' | NEAR/N | NOTNEAR/N) negated }, one level, from
+// the left: "a << b NEAR/2 c" is (a << b) NEAR/2 c, as in Sphinx. A run
+// of '<<' is one Before; NEAR and NOTNEAR nest to the left.
+func (p *parser) seq(depth int) (Node, error) {
+	left, err := p.negated(depth)
+	if err != nil {
+		return nil, err
+	}
+	chained := false // left is a Before this loop is extending
+	for k := p.cur().kind; k == tBefore || k == tNear || k == tNotNear; k = p.cur().kind {
+		op := p.cur()
+		p.advance()
+		if err := p.needOperand(op); err != nil {
+			return nil, err
+		}
+		right, err := p.negated(depth)
+		if err != nil {
+			return nil, err
+		}
+		if err := noNot(op, left, right); err != nil {
+			return nil, err
+		}
+		switch {
+		case right == nil:
+			// A stopword asks for nothing (and NOTNEAR a stopword
+			// excludes nothing).
+			continue
+		case left == nil:
+			left, chained = right, false
+			continue
+		}
+		switch k {
+		case tBefore:
+			if b, ok := left.(Before); ok && chained {
+				b.Children = append(b.Children, right)
+				left = b
+			} else {
+				left = Before{Children: []Node{left, right}, Pos: op.pos}
+			}
+			chained = true
+		case tNear:
+			left, chained = Near{Left: left, Right: right, Distance: op.num, Pos: op.pos}, false
+		case tNotNear:
+			left, chained = NotNear{Left: left, Right: right, Distance: op.num, Pos: op.pos}, false
+		}
+	}
+	return left, nil
+}
+
+// negated: ['-' | '!'] or. NOT takes a whole OR: "x -a | b" is x AND NOT
+// (a OR b), as in Sphinx.
+func (p *parser) negated(depth int) (Node, error) {
+	t := p.cur()
+	if t.kind != tNot {
+		return p.or(depth)
+	}
+	if depth >= MaxDepth {
+		return nil, errAt(t.pos, "the query nests more than %d levels deep", MaxDepth)
+	}
+	p.advance()
+	if err := p.needOperand(t); err != nil {
+		return nil, err
+	}
+	child, err := p.or(depth + 1)
+	if err != nil {
+		return nil, err
+	}
+	if not, ok := child.(Not); ok {
+		return nil, errAt(not.Pos, "NOT of NOT: remove both")
+	}
+	if child == nil {
+		return nil, nil // NOT of a stopword excludes nothing
+	}
+	return Not{Child: child, Pos: t.pos}, nil
+}
+
+// or: unit { ('|' | MAYBE) unit }, one level, from the left: "a | b MAYBE
+// c" is (a | b) MAYBE c and "a MAYBE b | c" is (a MAYBE b) | c, as in
+// Sphinx. ORs flatten into one node.
+func (p *parser) or(depth int) (Node, error) {
+	start := p.cur().pos
 	left, err := p.unit(depth)
 	if err != nil {
 		return nil, err
 	}
-	for p.cur().kind == tMaybe {
+	for k := p.cur().kind; k == tOr || k == tMaybe; k = p.cur().kind {
 		op := p.cur()
 		p.advance()
 		if err := p.needOperand(op); err != nil {
@@ -280,19 +339,37 @@ func (p *parser) maybe(depth int) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := p.combine([]Node{left, right}, "MAYBE", func([]Node) Node { return nil }); err != nil {
+		if err := noNot(op, left, right); err != nil {
 			return nil, err
 		}
-		if left != nil && right != nil {
+		switch {
+		case right == nil:
+			continue // a stopword
+		case left == nil:
+			left = right
+			continue
+		case k == tMaybe:
 			left = Maybe{Left: left, Right: right, Pos: op.pos}
+			continue
 		}
+		var cs []Node
+		for _, n := range []Node{left, right} {
+			if o, ok := n.(Or); ok {
+				cs = append(cs, o.Children...)
+			} else {
+				cs = append(cs, n)
+			}
+		}
+		left = Or{Children: cs, Pos: start}
 	}
 	return left, nil
 }
 
-// unit: seq { (SENTENCE | PARAGRAPH) seq }; a chain of one operator is one node.
+// unit: primary { (SENTENCE | PARAGRAPH) primary }, the tightest binary
+// operators; a chain of one operator is one node (all in one sentence), and
+// a change of operator nests to the left.
 func (p *parser) unit(depth int) (Node, error) {
-	left, err := p.seq(depth)
+	left, err := p.primary(depth)
 	if err != nil {
 		return nil, err
 	}
@@ -302,90 +379,41 @@ func (p *parser) unit(depth int) (Node, error) {
 		if err := p.needOperand(op); err != nil {
 			return nil, err
 		}
-		right, err := p.seq(depth)
-		if err != nil {
-			return nil, err
-		}
-		left, err = p.combine([]Node{left, right}, tokNames[k], func(cs []Node) Node {
-			if k == tSentence {
-				if s, ok := cs[0].(Sentence); ok {
-					s.Children = append(s.Children, cs[1])
-					return s
-				}
-				return Sentence{Children: cs, Pos: op.pos}
-			}
-			if s, ok := cs[0].(Paragraph); ok {
-				s.Children = append(s.Children, cs[1])
-				return s
-			}
-			return Paragraph{Children: cs, Pos: op.pos}
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return left, nil
-}
-
-// seq: near { '<<' near }.
-func (p *parser) seq(depth int) (Node, error) {
-	first, err := p.near(depth)
-	if err != nil {
-		return nil, err
-	}
-	if p.cur().kind != tBefore {
-		return first, nil
-	}
-	pos := p.cur().pos
-	children := []Node{first}
-	for p.cur().kind == tBefore {
-		op := p.cur()
-		p.advance()
-		if err := p.needOperand(op); err != nil {
-			return nil, err
-		}
-		n, err := p.near(depth)
-		if err != nil {
-			return nil, err
-		}
-		children = append(children, n)
-	}
-	return p.combine(children, "'<<'", func(cs []Node) Node { return Before{Children: cs, Pos: pos} })
-}
-
-// near: primary { (NEAR/N | NOTNEAR/N) primary }, nesting to the left.
-func (p *parser) near(depth int) (Node, error) {
-	left, err := p.primary(depth)
-	if err != nil {
-		return nil, err
-	}
-	for k := p.cur().kind; k == tNear || k == tNotNear; k = p.cur().kind {
-		op := p.cur()
-		p.advance()
-		if err := p.needOperand(op); err != nil {
-			return nil, err
-		}
 		right, err := p.primary(depth)
 		if err != nil {
 			return nil, err
 		}
-		if k == tNotNear && left != nil && right == nil {
-			continue // NOTNEAR a stopword excludes nothing
-		}
-		left, err = p.combine([]Node{left, right}, tokNames[k], func(cs []Node) Node {
-			if k == tNear {
-				return Near{Left: cs[0], Right: cs[1], Distance: op.num, Pos: op.pos}
-			}
-			return NotNear{Left: cs[0], Right: cs[1], Distance: op.num, Pos: op.pos}
-		})
-		if err != nil {
+		if err := noNot(op, left, right); err != nil {
 			return nil, err
+		}
+		switch {
+		case right == nil:
+			continue
+		case left == nil:
+			left = right
+			continue
+		}
+		if k == tSentence {
+			if s, ok := left.(Sentence); ok {
+				s.Children = append(s.Children, right)
+				left = s
+			} else {
+				left = Sentence{Children: []Node{left, right}, Pos: op.pos}
+			}
+			continue
+		}
+		if s, ok := left.(Paragraph); ok {
+			s.Children = append(s.Children, right)
+			left = s
+		} else {
+			left = Paragraph{Children: []Node{left, right}, Pos: op.pos}
 		}
 	}
 	return left, nil
 }
 
-// primary: a word, a phrase, a group, or NOT of one of them.
+// primary: a word, a phrase, a group, or (after an operator) a field limit
+// or zone and its operand, or NOT of a primary, which the caller rejects.
 func (p *parser) primary(depth int) (Node, error) {
 	t := p.cur()
 	if depth >= MaxDepth {
@@ -393,15 +421,14 @@ func (p *parser) primary(depth int) (Node, error) {
 	}
 	switch t.kind {
 	case tNot:
+		// Only after an operator ("a | -b") or another NOT ("--a"): the
+		// caller reports it, so a NOT of a stopword is kept too.
 		p.advance()
 		if err := p.needOperand(t); err != nil {
 			return nil, err
 		}
-		if p.cur().kind == tNot {
-			return nil, errAt(p.cur().pos, "NOT of NOT: remove both")
-		}
 		child, err := p.primary(depth + 1)
-		if err != nil || child == nil {
+		if err != nil {
 			return nil, err
 		}
 		return Not{Child: child, Pos: t.pos}, nil
@@ -418,44 +445,32 @@ func (p *parser) primary(depth int) (Node, error) {
 			return nil, errAt(t.pos, "unbalanced '(': no closing ')'")
 		}
 		p.advance()
-		return n, nil
+		return p.limit(n), nil
 	case tWord:
 		p.advance()
-		return p.word(t.word)
+		n, err := p.word(t.word)
+		return p.limit(n), err
 	case tPhrase:
 		p.advance()
-		return p.phrase(t)
+		n, err := p.phrase(t)
+		return p.limit(n), err
 	case tEOF:
 		return nil, errAt(t.pos, "a word is missing at the end of the query")
 	case tRParen:
 		return nil, errAt(t.pos, "unbalanced ')'")
 	case tField, tZone:
-		// A limit after an operator ("@title a | @content b") limits that
-		// operand and, as everywhere, the rest of the group after it.
+		// A limit after an operator ("@title a | @content b") limits
+		// what follows it up to the end of the group, as everywhere.
 		p.advance()
 		if err := p.needOperand(t); err != nil {
 			return nil, err
 		}
-		n, err := p.primary(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		seg := segment{}
 		if t.kind == tField {
-			seg.field = &t
 			p.scope.field = &t
 		} else {
-			seg.zone = &t
 			p.scope.zone = &t
 		}
-		p.scopeChanged = true
-		if n == nil {
-			return nil, nil
-		}
-		if not, ok := n.(Not); ok {
-			return Not{Child: wrap(seg, not.Child), Pos: not.Pos}, nil
-		}
-		return wrap(seg, n), nil
+		return p.primary(depth + 1)
 	}
 	return nil, errAt(t.pos, "%s needs a word before it", tokNames[t.kind])
 }

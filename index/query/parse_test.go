@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/stretchr/testify/require"
@@ -75,12 +76,16 @@ func check(n Node, text string) error {
 		if err != nil {
 			return
 		}
+		if n == nil {
+			err = fmt.Errorf("an operand is missing (nil node)")
+			return
+		}
 		if p := Offset(n); p < 0 || p > len(text) {
 			err = fmt.Errorf("offset %d outside the query", p)
 		}
 		switch n := n.(type) {
 		case Keyword:
-			if n.Term == "" || n.QPos < 1 {
+			if n.Term == "" || n.QPos < 1 || n.Boost < 0 {
 				err = fmt.Errorf("bad keyword %+v", n)
 			}
 		case Not:
@@ -110,35 +115,85 @@ func check(n Node, text string) error {
 			if len(n.Words) < 2 {
 				err = fmt.Errorf("phrase of %d words", len(n.Words))
 			}
+			for _, w := range n.Words {
+				visit(w, false)
+			}
+		case Proximity:
+			if len(n.Words) < 2 || n.Distance < 0 {
+				err = fmt.Errorf("proximity of %d words within %d", len(n.Words), n.Distance)
+			}
+			for _, w := range n.Words {
+				visit(w, false)
+			}
+		case Quorum:
+			if len(n.Words) < 2 || (n.Count > 0) == (n.Fraction > 0) || n.Fraction > 1 {
+				err = fmt.Errorf("quorum of %d words, count %d, fraction %g", len(n.Words), n.Count, n.Fraction)
+			}
+			for _, w := range n.Words {
+				visit(w, false)
+			}
 		case Near:
+			if n.Distance < 1 {
+				err = fmt.Errorf("NEAR/%d", n.Distance)
+			}
 			visit(n.Left, false)
 			visit(n.Right, false)
 		case NotNear:
+			if n.Distance < 1 {
+				err = fmt.Errorf("NOTNEAR/%d", n.Distance)
+			}
 			visit(n.Left, false)
 			visit(n.Right, false)
 		case Maybe:
 			visit(n.Left, false)
 			visit(n.Right, false)
 		case Before:
+			if e := atLeastTwo("BEFORE", n.Children); e != nil {
+				err = e
+			}
 			for _, c := range n.Children {
 				visit(c, false)
 			}
 		case Sentence:
+			if e := atLeastTwo("SENTENCE", n.Children); e != nil {
+				err = e
+			}
 			for _, c := range n.Children {
 				visit(c, false)
 			}
 		case Paragraph:
+			if e := atLeastTwo("PARAGRAPH", n.Children); e != nil {
+				err = e
+			}
 			for _, c := range n.Children {
 				visit(c, false)
 			}
 		case Zone:
+			if len(n.Names) == 0 {
+				err = fmt.Errorf("zone without names")
+			}
 			visit(n.Child, false)
 		case Field:
+			if n.MaxPos < 0 || n.Negate && len(n.Fields) == 0 {
+				err = fmt.Errorf("bad field limit %+v", n)
+			}
 			visit(n.Child, false)
+		default:
+			err = fmt.Errorf("unknown node %T", n)
 		}
+	}
+	if n == nil {
+		return nil
 	}
 	visit(n, false)
 	return err
+}
+
+func atLeastTwo(op string, ns []Node) error {
+	if len(ns) < 2 {
+		return fmt.Errorf("%s with %d children", op, len(ns))
+	}
+	return nil
 }
 
 func TestParseLimits(t *testing.T) {
@@ -150,9 +205,17 @@ func TestParseLimits(t *testing.T) {
 		{"deep NOT", "a " + strings.Repeat("-(", 5000) + "b" + strings.Repeat(")", 5000), "nests more than 100 levels"},
 		{"many words", strings.Repeat("w ", 5000), "more than 1000 keywords"},
 		{"many ORs", "x" + strings.Repeat(" | w", 5000), "more than 1000 keywords"},
+		{"deep parentheses around many words", strings.Repeat("(", 100000) + strings.Repeat("w ", 5000) + strings.Repeat(")", 100000), "nests more than 100 levels"},
+		{"many words then deep parentheses", strings.Repeat("w ", 5000) + strings.Repeat("(", 100000) + strings.Repeat(")", 100000), "more than 1000 keywords"},
+		{"deep field limits", "a |" + strings.Repeat(" @title", 5000) + " b", "nests more than 100 levels"},
+		{"deep NOT after an operator", "a | " + strings.Repeat("-", 5000) + "b", "nests more than 100 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
 			_, err := Parse(c.text, tok)
+			// Generous for -race on a loaded machine; a quadratic or
+			// exponential path takes far longer.
+			require.Less(t, time.Since(start), 5*time.Second)
 			var pe *Error
 			require.ErrorAs(t, err, &pe)
 			require.Contains(t, err.Error(), c.want)

@@ -79,7 +79,9 @@ type Quorum struct {
 
 // Near matches when Left and Right occur within Distance words of each other,
 // in any order (a NEAR/3 b). A chain a NEAR/3 b NEAR/4 c nests to the left.
-// Operands are keywords, phrases or other Near nodes.
+// Operands are keywords, phrases and other Near nodes, and, as in Sphinx,
+// any other positive expression: "a | b NEAR/2 c" is Near{Or{a, b}, c}
+// (the parser's precedence, see the package documentation). Never a Not.
 type Near struct {
 	Left, Right Node
 	Distance    int
@@ -95,6 +97,7 @@ type NotNear struct {
 }
 
 // Before matches when its children occur in this order (a << b << c).
+// Children are any positive expressions (never a Not).
 type Before struct {
 	Children []Node
 	Pos      int
