@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -186,8 +187,122 @@ func (o *Options) Set(name string, value any) error {
 // IsSet reports whether an option (canonical name) was given explicitly.
 func (o *Options) IsSet(name string) bool { return o.set[name] }
 
-// Check reports combinations that cannot work.
+// SetJSON sets one member of the JSON highlight object (spec 4.1): the
+// JSON names (pre_tags, post_tags, no_match_size, order, encoder,
+// fragment_size, number_of_fragments) and every common option, with JSON
+// values (true and false count as 1 and 0; pre_tags and post_tags may be
+// arrays, whose first element is used). The SQL-only separators are errors:
+// JSON answers keep snippets apart in arrays.
+func (o *Options) SetJSON(name string, value any) error {
+	if b, ok := value.(bool); ok {
+		value = int64(0)
+		if b {
+			value = int64(1)
+		}
+	}
+	lname := strings.ToLower(name)
+	switch lname {
+	case "pre_tags", "post_tags":
+		if list, ok := value.([]any); ok {
+			if len(list) == 0 {
+				return &OptionError{name, "is an empty array: give a string, or an array whose first element is a string"}
+			}
+			value = list[0]
+		}
+		if _, ok := value.(string); !ok {
+			return &OptionError{name, fmt.Sprintf("takes a string (or an array of strings), not %s", jsonKind(value))}
+		}
+		target := "before_match"
+		if lname == "post_tags" {
+			target = "after_match"
+		}
+		return o.setAs(name, target, value)
+	case "no_match_size":
+		n, ok := wholeNumber(value)
+		if !ok || n < 0 || n > maxLimit {
+			return &OptionError{name, fmt.Sprintf("takes a whole number from 0 to %d, not %s", maxLimit, jsonKind(value))}
+		}
+		return o.setAs(name, "allow_empty", boolInt(n == 0))
+	case "order":
+		if s, ok := value.(string); ok && strings.EqualFold(s, "score") {
+			return o.setAs(name, "weight_order", int64(1))
+		}
+		return &OptionError{name, fmt.Sprintf("must be \"score\", not %s", jsonKind(value))}
+	case "encoder":
+		s, _ := value.(string)
+		switch strings.ToLower(s) {
+		case "default":
+			return o.setAs(name, "html_strip_mode", "index")
+		case "html":
+			return o.setAs(name, "html_strip_mode", "retain")
+		}
+		return &OptionError{name, fmt.Sprintf("must be \"default\" or \"html\", not %s", jsonKind(value))}
+	case "fragment_size":
+		return o.setAs(name, "limit", value)
+	case "number_of_fragments":
+		return o.setAs(name, "limit_snippets", value)
+	case "snippet_separator", "field_separator", "chunk_separator":
+		return &OptionError{name, "is for SQL only: JSON answers give each field's snippets as an array"}
+	}
+	return o.Set(name, value)
+}
+
+// setAs sets the option target for the JSON member name, naming the member
+// in an error.
+func (o *Options) setAs(name, target string, value any) error {
+	if err := o.Set(target, value); err != nil {
+		var oe *OptionError
+		if errors.As(err, &oe) {
+			oe.Option = name
+		}
+		return err
+	}
+	return nil
+}
+
+func wholeNumber(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// jsonKind describes a value in an error.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprint(v)
+}
+
+// Check reports combinations that cannot work. html_strip_mode=retain
+// highlights whole documents: without an explicit limit, the default limit
+// gives way to it.
 func (o *Options) Check() error {
+	if o.HTMLStripMode == "retain" && !o.set["limit"] {
+		o.Limit = 0
+	}
 	if o.HTMLStripMode == "retain" && (o.Limit > 0 || o.LimitWords > 0 || o.LimitSnippets > 0) {
 		return &OptionError{"html_strip_mode", "'retain' highlights whole documents, so it needs limit=0 and no limit_words or limit_snippets"}
 	}

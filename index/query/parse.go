@@ -26,7 +26,23 @@ const (
 // tokenizer (see the package documentation for the grammar). A query
 // without any searchable word (empty, only stopwords) gives (nil, nil).
 func Parse(text string, tok *tokenize.Tokenizer) (Node, error) {
-	p := &parser{lex: lexer{text: text, tok: tok}, tok: tok, q: tok.Query()}
+	return parse(text, tok, 0, 0)
+}
+
+// parse parses text with query positions and the keyword count going on
+// from qpos and nkw.
+func parse(text string, tok *tokenize.Tokenizer, qpos, nkw int) (Node, error) {
+	n, _, _, err := parseAt(text, tok, qpos, nkw)
+	return n, err
+}
+
+func parseAt(text string, tok *tokenize.Tokenizer, qpos, nkw int) (Node, int, int, error) {
+	p := &parser{lex: lexer{text: text, tok: tok}, tok: tok, q: tok.Query(), qpos: qpos, nkw: nkw}
+	n, err := p.run()
+	return n, p.qpos, p.nkw, err
+}
+
+func (p *parser) run() (Node, error) {
 	n, err := p.and(0)
 	if p.lexErr != nil {
 		// The lexer stopped first; what the parser said after is a
