@@ -342,6 +342,18 @@ func (l *lexer) phrase(start int) (token, error) {
 			break
 		}
 		at := l.i
+		if r == '\\' {
+			r2, size2 := l.peek(size)
+			if r2 < 0 {
+				return t, errAt(l.i, "'\\' at the end of the query escapes nothing")
+			}
+			if !l.tok.IsWordRune(r2) {
+				// An escaped separator ("\"" inside quotes) is no
+				// quote and no operator, and separates words.
+				l.i += size + size2
+				continue
+			}
+		}
 		exact, fstart := false, false
 		if r == '^' || r == '=' {
 			r2, _ := l.peek(size)
@@ -355,6 +367,12 @@ func (l *lexer) phrase(start int) (token, error) {
 		wt, err := l.word(at, true)
 		if err != nil {
 			return t, err
+		}
+		if l.i == at {
+			return t, errAt(at, "cannot read a word here") // a guard: never loop in place
+		}
+		if wt.word.text == "" {
+			continue // "=" or "^" before an escaped separator: no word
 		}
 		wt.word.exact, wt.word.start = exact, fstart
 		t.words = append(t.words, wt.word)
