@@ -88,3 +88,14 @@ func TestGolden(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) { RunGolden(t, f) })
 	}
 }
+
+// TestHTTPGolden runs every testdata/http/*.txt file (see RunHTTPGolden);
+// -rewrite writes the answers got into them.
+func TestHTTPGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/http/*.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { RunHTTPGolden(t, f) })
+	}
+}

@@ -90,7 +90,7 @@ type Field struct {
 	Marks        []Mark  // sorted by Start
 	HTML         bool    // the table strips HTML from this text
 	StripOptions *htmlstrip.Options
-	Boundaries   string // the table's phrase_boundary characters
+	Boundaries   func(rune) bool // the table's phrase_boundary characters (nil: none)
 }
 
 // Document highlights the fields of one document: per field, its snippets,
@@ -274,7 +274,7 @@ func prepare(f *Field, o *Options) *prepared {
 			}
 			bi++
 		}
-		if o.UseBoundaries && f.Boundaries != "" && i > 0 && strings.ContainsAny(p.text[p.words[i-1].end:w.start], f.Boundaries) {
+		if o.UseBoundaries && f.Boundaries != nil && i > 0 && strings.IndexFunc(p.text[p.words[i-1].end:w.start], f.Boundaries) >= 0 {
 			unit++
 		}
 		w.unit = unit
@@ -567,10 +567,10 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 // limits.
 func (p *prepared) beginning(o *Options) (string, bool) {
 	if len(p.words) == 0 {
-		return p.text, p.text != "" && fits(o, p.runes(0, len(p.text)), 0)
+		return p.shown(p.text), p.text != "" && fits(o, p.runes(0, len(p.text)), 0)
 	}
 	if fits(o, p.runes(0, len(p.text)), p.wordCount(0, len(p.words)-1)) {
-		return p.text, true
+		return p.shown(p.text), true
 	}
 	b := -1
 	for b+1 < len(p.words) && fits(o, p.spanRunes(0, b+1), p.wordCount(0, b+1)) {
@@ -579,7 +579,17 @@ func (p *prepared) beginning(o *Options) (string, bool) {
 	if b < 0 {
 		return "", false
 	}
-	return p.text[p.words[0].start:p.words[b].end], true
+	return p.shown(p.text[p.words[0].start:p.words[b].end]), true
+}
+
+// shown is a piece of the text as it is shown: stripped text stands a space
+// for each tag that separates words, so runs of spaces show as one, and
+// none at the ends.
+func (p *prepared) shown(s string) string {
+	if p.stripped {
+		return strings.TrimSpace(collapseSpaces(s))
+	}
+	return s
 }
 
 // render writes a passage with its marks.
@@ -611,12 +621,7 @@ func (p *prepared) render(s *passage, o *Options, id int) string {
 		at = m.end
 	}
 	b.WriteString(p.text[at:to])
-	if p.stripped {
-		// The stripped text stands a space for each tag that separates
-		// words: show one space, and none at the ends.
-		return strings.TrimSpace(collapseSpaces(b.String()))
-	}
-	return b.String()
+	return p.shown(b.String())
 }
 
 // collapseSpaces turns runs of spaces into one space.

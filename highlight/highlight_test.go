@@ -19,6 +19,9 @@ var update = flag.Bool("update", false, "rewrite testdata/golden.txt")
 // terms; a term "a b" marks the phrase (one group per occurrence).
 func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) Field {
 	f := Field{Text: text, HTML: tok.Config().HTMLStrip}
+	if tok.Config().PhraseBoundary != "" {
+		f.Boundaries = tok.IsPhraseBoundary
+	}
 	var words []tokenize.Token
 	var it tokenize.Iter
 	it.Reset(tok, text)

@@ -604,4 +604,3 @@ func (c *compiler) nfields() int {
 	}
 	return len(c.s.layout.indexed)
 }
-

@@ -2,7 +2,7 @@
 # install-test-deps.sh: what the tests need beyond Go: a MySQL command-line
 # client (mariadb or mysql) for the end-to-end tests, and Sphinx 2.2.11
 # (Debian's sphinxsearch, whose searchd is the peer of the differential test
-# in e2e/sphinxdiff). Idempotent: installs nothing, and asks apt nothing, when
+# in e2e/sphinxdiff), and curl for the HTTP script test. Idempotent: installs nothing, and asks apt nothing, when
 # both are there.
 set -euo pipefail
 
@@ -14,6 +14,9 @@ if ! command -v mariadb >/dev/null 2>&1 && ! command -v mysql >/dev/null 2>&1; t
 fi
 if ! command -v searchd >/dev/null 2>&1; then
 	missing+=(sphinxsearch)
+fi
+if ! command -v curl >/dev/null 2>&1; then
+	missing+=(curl)
 fi
 if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0

@@ -42,3 +42,16 @@ type Session interface {
 
 // Compile-time check that the SQL layer's session fits.
 var _ Session = (*sql.Session)(nil)
+
+// RequestSession is a Session that also runs the typed requests of the JSON
+// API (POST /search and the writes). *sql.Session implements it; the HTTP
+// API answers those endpoints with 501 for a session that does not.
+type RequestSession interface {
+	Session
+	Search(ctx context.Context, req *sql.SearchRequest) (*sql.SearchResponse, error)
+	InsertDocs(ctx context.Context, table string, docs []sql.Doc, replace bool) ([]sql.Written, error)
+	UpdateDocs(ctx context.Context, table string, cond sql.Cond, values []sql.DocValue) (int, error)
+	DeleteDocs(ctx context.Context, table string, cond sql.Cond) (int, error)
+}
+
+var _ RequestSession = (*sql.Session)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,7 +17,12 @@ import (
 func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/sql", s.handleSQL)
-	// Later: /search, /insert, /replace, /update, /delete, /bulk.
+	mux.HandleFunc("/search", s.handleSearch)
+	mux.HandleFunc("/insert", s.handleWrite(writeInsert))
+	mux.HandleFunc("/replace", s.handleWrite(writeReplace))
+	mux.HandleFunc("/update", s.handleWrite(writeUpdate))
+	mux.HandleFunc("/delete", s.handleWrite(writeDelete))
+	mux.HandleFunc("/bulk", s.handleBulk)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, "unknown endpoint "+r.URL.Path)
 	})
@@ -93,6 +99,45 @@ func (s *Server) httpMiddleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readBody reads a POST body up to the configured limit; it answers the
+// request itself (405, 413, 400) and returns false when it cannot.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeJSONError(w, http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
+		return nil, false
+	}
+	if r.ContentLength > s.cfg.MaxHTTPBody {
+		writeJSONError(w, http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("request body of %d bytes is over %d bytes (max_http_body)", r.ContentLength, s.cfg.MaxHTTPBody))
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxHTTPBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("request body over %d bytes (max_http_body)", tooBig.Limit))
+			return nil, false
+		}
+		writeJSONError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+// requestSession starts the session of a JSON API request.
+func (s *Server) requestSession(w http.ResponseWriter, r *http.Request) (RequestSession, bool) {
+	sess := s.engine.NewSession(httpUser(r))
+	rs, ok := sess.(RequestSession)
+	if !ok {
+		closeSession(sess)
+		writeJSONError(w, http.StatusNotImplemented, r.URL.Path+" is not served by this engine")
+		return nil, false
+	}
+	return rs, true
 }
 
 // writeJSON writes an encoded JSON answer.

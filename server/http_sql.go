@@ -94,20 +94,8 @@ func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 }
 
 func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		writeJSONError(w, http.StatusMethodNotAllowed, "use POST for /sql")
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxHTTPBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeJSONError(w, http.StatusRequestEntityTooLarge,
-				fmt.Sprintf("request body over %d bytes (max_http_body)", tooBig.Limit))
-			return
-		}
-		writeJSONError(w, http.StatusBadRequest, "reading the request body: "+err.Error())
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	req, err := parseSQLRequest(r.URL.Query(), body)

@@ -119,7 +119,17 @@ func TestHTTPBodyLimit(t *testing.T) {
 	hs := newHTTPTest(t, Config{MaxHTTPBody: 1000})
 	status, got := post(t, hs, http.MethodPost, "/sql?mode=raw", "", "echo "+strings.Repeat("x", 1000))
 	assert.Equal(t, http.StatusRequestEntityTooLarge, status)
-	assert.Equal(t, jsonOf(t, `{"error":"request body over 1000 bytes (max_http_body)"}`), got)
+	assert.Equal(t, jsonOf(t, `{"error":"request body of 1005 bytes is over 1000 bytes (max_http_body)"}`), got)
+
+	// Without a Content-Length (chunked), the limit stops the read.
+	req, err := http.NewRequest(http.MethodPost, hs.URL+"/search", io.MultiReader(strings.NewReader(`{"table":"`+strings.Repeat("x", 2000)+`"}`)))
+	require.NoError(t, err)
+	resp, err := hs.Client().Do(req)
+	require.NoError(t, err)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+	assert.JSONEq(t, `{"error":"request body over 1000 bytes (max_http_body)"}`, string(raw))
 
 	status, _ = post(t, hs, http.MethodPost, "/sql?mode=raw", "", "echo "+strings.Repeat("x", 900))
 	assert.Equal(t, http.StatusOK, status)

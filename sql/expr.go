@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/query"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -73,9 +74,19 @@ func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
 // The planner fills matched before rows are evaluated.
 type matchExpr struct {
 	query    string
+	node     query.Node // with parsed: the query, built by a request (query is then its words)
+	parsed   bool
 	opts     index.SearchOptions    // OPTION ranker and field_weights
 	required bool                   // candidates are the matched documents only
 	matched  map[index.DocRef]int64 // when not required: the matched documents
+}
+
+// parse is the query tree for a snapshot's table.
+func (e *matchExpr) parse(snap *index.Snapshot) (query.Node, error) {
+	if e.parsed {
+		return e.node, nil
+	}
+	return snap.ParseQuery(e.query)
 }
 
 func (e *matchExpr) eval(r *row) (any, error) {

@@ -34,12 +34,22 @@ type highlightExpr struct {
 type hlTable struct {
 	html   bool // the table strips HTML
 	strip  *htmlstrip.Options
-	bounds string // phrase_boundary
+	bounds func(rune) bool // phrase_boundary characters; nil: none
 }
 
 func tableForHighlight(cfg tokenize.Config) hlTable {
-	return hlTable{html: cfg.HTMLStrip, bounds: cfg.PhraseBoundary,
+	return hlTable{html: cfg.HTMLStrip,
 		strip: &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}}
+}
+
+// withTokenizer completes the settings with what the table's tokenizer
+// knows (the phrase_boundary characters).
+func (t hlTable) withTokenizer(tok *tokenize.Tokenizer) hlTable {
+	t.bounds = nil
+	if tok.Config().PhraseBoundary != "" {
+		t.bounds = tok.IsPhraseBoundary
+	}
+	return t
 }
 
 // newHighlightExpr starts a HIGHLIGHT() or SNIPPET() with default options.
@@ -259,6 +269,7 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	if h.anyText, err = snap.TextMatcher(q, true); err != nil {
 		return asError(err)
 	}
+	h.table = h.table.withTokenizer(snap.Tokenizer())
 	h.snap = snap
 	return nil
 }

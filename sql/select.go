@@ -407,7 +407,7 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	if sc.match == nil {
 		var err error
 		scanErr := snap.Scan(ctx, func(ref index.DocRef) bool {
-			err = check(ref, 0)
+			err = check(ref, 1) // no full-text query: every document weighs 1, as in the Sphinx family
 			return err == nil
 		})
 		if err != nil {
@@ -415,7 +415,7 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 		}
 		return scanErr
 	}
-	q, err := snap.ParseQuery(sc.match.query)
+	q, err := sc.match.parse(snap)
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "MATCH(): %v", err)
 	}

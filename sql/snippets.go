@@ -154,7 +154,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 	}
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
-	table := tableForHighlight(cfg)
+	table := tableForHighlight(cfg).withTokenizer(snap.Tokenizer())
 	one := func(i int) error {
 		m, err := matcher.Match(nil, []string{data[i]})
 		if err != nil {

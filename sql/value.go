@@ -301,8 +301,8 @@ func formatNumber(v any) string {
 
 // wireValue converts a value for a result column of type t.
 func wireValue(t ColumnType, v any) any {
-	if v == nil {
-		return nil
+	if v == nil || t == colAny {
+		return v
 	}
 	switch t {
 	case ColInt:

@@ -20,7 +20,6 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	name := t.Schema().Name
 	schema := t.Schema()
 
 	// Column positions: the list given, or id followed by every column.
@@ -75,18 +74,9 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 		docs[r] = doc
 	}
 
-	var ids []uint64
-	err = t.Write(ctx, func(w *index.Writer) error {
-		var err error
-		if n.IsReplace {
-			ids, err = w.Replace(docs)
-		} else {
-			ids, err = w.Insert(docs)
-		}
-		return err
-	})
+	ids, err := s.writeDocs(ctx, t, docs, n.IsReplace)
 	if err != nil {
-		return nil, s.tableError(name, err)
+		return nil, err
 	}
 	r := &Result{AffectedRows: uint64(len(ids))}
 	if len(ids) > 0 {
@@ -94,6 +84,25 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 		s.lastInsertID = r.InsertID
 	}
 	return r, nil
+}
+
+// writeDocs inserts (or replaces) documents in one transaction and returns
+// their ids.
+func (s *Session) writeDocs(ctx context.Context, t *index.Table, docs []index.Document, replace bool) ([]uint64, error) {
+	var ids []uint64
+	err := t.Write(ctx, func(w *index.Writer) error {
+		var err error
+		if replace {
+			ids, err = w.Replace(docs)
+		} else {
+			ids, err = w.Insert(docs)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, s.tableError(t.Schema().Name, err)
+	}
+	return ids, nil
 }
 
 // constantValue evaluates a VALUES item: a literal, an arithmetic of literals, or
@@ -156,7 +165,6 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	name := t.Schema().Name
 	sc := &scope{schema: t.Schema(), sess: s}
 	var where expr
 	if n.Where != nil {
@@ -164,8 +172,17 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 			return nil, err
 		}
 	}
+	deleted, err := s.deleteWhere(ctx, t, sc, where)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{AffectedRows: uint64(deleted)}, nil
+}
+
+// deleteWhere deletes the documents that pass where, in one transaction.
+func (s *Session) deleteWhere(ctx context.Context, t *index.Table, sc *scope, where expr) (int, error) {
 	deleted := 0
-	err = t.Write(ctx, func(w *index.Writer) error {
+	err := t.Write(ctx, func(w *index.Writer) error {
 		snap := w.Snapshot()
 		var ids []uint64
 		err := s.matches(ctx, snap, sc, where, func(r *row) error {
@@ -179,9 +196,9 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 		return err
 	})
 	if err != nil {
-		return nil, s.tableError(name, err)
+		return 0, s.tableError(t.Schema().Name, err)
 	}
-	return &Result{AffectedRows: uint64(deleted)}, nil
+	return deleted, nil
 }
 
 func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, error) {
@@ -192,13 +209,8 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	name := t.Schema().Name
 	schema := t.Schema()
 	sc := &scope{schema: schema, sess: s}
-	type assignment struct {
-		col int
-		e   expr
-	}
 	var set []assignment
 	for _, a := range n.List {
 		cname := a.Column.Name.O
@@ -230,8 +242,25 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 			return nil, err
 		}
 	}
+	updated, err := s.updateWhere(ctx, t, sc, where, set)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{AffectedRows: uint64(updated)}, nil
+}
+
+// assignment is one SET column = expression of an UPDATE.
+type assignment struct {
+	col int
+	e   expr
+}
+
+// updateWhere sets attributes of the documents that pass where, in one
+// transaction: a value that does not fit its column fails the whole update.
+func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, where expr, set []assignment) (int, error) {
+	schema := t.Schema()
 	updated := 0
-	err = t.Write(ctx, func(w *index.Writer) error {
+	err := t.Write(ctx, func(w *index.Writer) error {
 		snap := w.Snapshot()
 		type change struct {
 			id     uint64
@@ -270,7 +299,7 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		return nil
 	})
 	if err != nil {
-		return nil, s.tableError(name, err)
+		return 0, s.tableError(schema.Name, err)
 	}
-	return &Result{AffectedRows: uint64(updated)}, nil
+	return updated, nil
 }

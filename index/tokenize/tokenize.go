@@ -318,6 +318,16 @@ func (t *Tokenizer) IsWordRune(r rune) bool {
 	return c != cSep && c != cBound
 }
 
+// IsPhraseBoundary reports whether r is one of the table's phrase_boundary
+// characters.
+func (t *Tokenizer) IsPhraseBoundary(r rune) bool {
+	if t.r == nil || r < 0 || r > unicode.MaxRune {
+		return false
+	}
+	c, _ := t.r.tab.class(r)
+	return c == cBound
+}
+
 // Fold maps word through the character mapping (charset_table folding, with
 // ignore_chars dropped) and nothing else: no stemming, stopwords or
 // wordforms. Wildcard patterns are folded with it; characters that are not

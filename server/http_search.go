@@ -1,0 +1,583 @@
+package server
+
+import (
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/glint-search/glint/sql"
+)
+
+// POST /search: the JSON search of spec 4.1 with dialect.md's additions. The
+// body becomes a sql.SearchRequest, which the session plans like a SELECT;
+// the answer is spec 2.1's shape:
+//
+//	{"took":ms,"timed_out":false,"hits":{"total":n,"total_relation":"eq",
+//	 "hits":[{"_id":1,"_score":1500,"_source":{...},"highlight":{"title":["..."]}}]}}
+//
+// "highlight" is on each hit when the request has a highlight object;
+// "warning" is added when the search has something to say (a wildcard the
+// table cannot expand).
+
+func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	rs, ok := s.requestSession(w, r)
+	if !ok {
+		return
+	}
+	defer closeSession(rs)
+	v, err := decodeJSON(body)
+	if err != nil {
+		writeHTTPError(w, err)
+		return
+	}
+	req, err := searchRequest(v)
+	if err != nil {
+		writeHTTPError(w, err)
+		return
+	}
+	resp, err := rs.Search(r.Context(), req)
+	if err != nil {
+		writeHTTPError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, appendSearchResponse(nil, resp))
+}
+
+// searchRequest reads the body of POST /search.
+func searchRequest(v *jval) (*sql.SearchRequest, error) {
+	m, err := v.object("table", "index", "query", "limit", "size", "offset", "from", "sort", "_source", "highlight", "options", "max_matches")
+	if err != nil {
+		return nil, err
+	}
+	req := &sql.SearchRequest{Limit: -1, Path: "options"}
+	if req.Table, req.Older, err = tableName(v, m); err != nil {
+		return nil, err
+	}
+	if q := m["query"]; q != nil {
+		if req.Query, err = condition(q); err != nil {
+			return nil, err
+		}
+	}
+	if m["limit"] != nil && m["size"] != nil || m["offset"] != nil && m["from"] != nil {
+		return nil, requestError("give limit or size, offset or from, not both")
+	}
+	for _, k := range []string{"limit", "size"} {
+		if x := m[k]; x != nil {
+			n, err := x.integer(0, math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			req.Limit = int(n)
+		}
+	}
+	for _, k := range []string{"offset", "from"} {
+		if x := m[k]; x != nil {
+			n, err := x.integer(0, math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			req.Offset = int(n)
+		}
+	}
+	if x := m["sort"]; x != nil {
+		if req.Sort, err = sortKeys(x); err != nil {
+			return nil, err
+		}
+	}
+	if x := m["_source"]; x != nil {
+		if req.Source, err = sourceFilter(x); err != nil {
+			return nil, err
+		}
+	}
+	if x := m["highlight"]; x != nil {
+		if req.Highlight, err = highlightRequest(x); err != nil {
+			return nil, err
+		}
+	}
+	if x := m["max_matches"]; x != nil {
+		n, err := x.integer(1, math.MaxInt32)
+		if err != nil {
+			return nil, err
+		}
+		req.MaxMatches = int(n)
+	}
+	if x := m["options"]; x != nil {
+		if err := searchOptions(x, req); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// tableName reads "table", or the older "index".
+func tableName(v *jval, m map[string]*jval) (name string, older bool, err error) {
+	t, i := m["table"], m["index"]
+	switch {
+	case t != nil && i != nil:
+		return "", false, requestError("give the table as \"table\" or \"index\", not both")
+	case t != nil:
+		name, err = t.text()
+	case i != nil:
+		name, err = i.text()
+		older = true
+	default:
+		return "", false, requestError("%s: \"table\" is missing", v.where())
+	}
+	if err == nil && name == "" {
+		err = requestError("the table name is empty")
+	}
+	return name, older, err
+}
+
+// condition reads a query object: exactly one of its kinds.
+func condition(v *jval) (sql.Cond, error) {
+	kind, x, err := v.single("condition (match, match_phrase, query_string, match_all, bool, equals, range or in)")
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "match", "match_phrase":
+		return matchCond(x, kind == "match_phrase")
+	case "query_string":
+		c := &sql.TextCond{Path: x.path}
+		if x.kind == jObject {
+			m, err := x.object("query")
+			if err != nil {
+				return nil, err
+			}
+			if m["query"] == nil {
+				return nil, requestError("%s: \"query\" is missing", x.where())
+			}
+			x = m["query"]
+		}
+		if c.Query, err = x.text(); err != nil {
+			return nil, err
+		}
+		return c, nil
+	case "match_all":
+		if _, err := x.object(); err != nil {
+			return nil, err
+		}
+		return &sql.AllCond{Path: x.path}, nil
+	case "bool":
+		m, err := x.object("must", "should", "must_not", "filter")
+		if err != nil {
+			return nil, err
+		}
+		c := &sql.BoolCond{Path: x.path}
+		// In the order written, so that query positions (and ranking) do
+		// not depend on anything else.
+		dsts := map[string]*[]sql.Cond{"must": &c.Must, "should": &c.Should, "must_not": &c.MustNot, "filter": &c.Filter}
+		for _, mem := range x.obj {
+			key, dst := mem.key, dsts[mem.key]
+			for _, e := range m[key].list() {
+				sub, err := condition(e)
+				if err != nil {
+					return nil, err
+				}
+				*dst = append(*dst, sub)
+			}
+		}
+		return c, nil
+	case "equals", "in", "range":
+		col, y, err := x.single("attribute")
+		if err != nil {
+			return nil, err
+		}
+		c := &sql.AttrCond{Path: x.path, Column: col}
+		switch kind {
+		case "equals":
+			val, err := attrValue(y)
+			if err != nil {
+				return nil, err
+			}
+			c.Op, c.Values = sql.AttrEquals, []any{val}
+		case "in":
+			if y.kind != jArray {
+				return nil, y.typeError("an array of values")
+			}
+			c.Op = sql.AttrIn
+			for _, e := range y.arr {
+				val, err := attrValue(e)
+				if err != nil {
+					return nil, err
+				}
+				c.Values = append(c.Values, val)
+			}
+		case "range":
+			m, err := y.object("gt", "gte", "lt", "lte")
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range []struct {
+				key string
+				dst *any
+			}{{"gt", &c.Gt}, {"gte", &c.Gte}, {"lt", &c.Lt}, {"lte", &c.Lte}} {
+				if m[b.key] != nil {
+					if *b.dst, err = attrValue(m[b.key]); err != nil {
+						return nil, err
+					}
+				}
+			}
+			c.Op = sql.AttrRange
+		}
+		return c, nil
+	}
+	return nil, requestError("%s: unknown condition %q (expected match, match_phrase, query_string, match_all, bool, equals, range or in)", v.where(), kind)
+}
+
+// attrValue reads a value an attribute is compared with.
+func attrValue(v *jval) (any, error) {
+	switch v.kind {
+	case jNumber, jString, jBool:
+		return v.scalar()
+	}
+	return nil, v.typeError("a number, a string or a boolean")
+}
+
+// matchCond reads match or match_phrase: {"fields": "text"} or
+// {"fields": {"query": "text", "operator": "or"|"and"}}.
+func matchCond(v *jval, phrase bool) (sql.Cond, error) {
+	key, x, err := v.single("field (or \"*\") with its query text")
+	if err != nil {
+		return nil, err
+	}
+	c := &sql.TextCond{Path: v.path, Phrase: phrase, AnyWord: !phrase}
+	if x.kind == jObject {
+		known := []string{"query", "operator"}
+		if phrase {
+			known = known[:1]
+		}
+		m, err := x.object(known...)
+		if err != nil {
+			return nil, err
+		}
+		if m["query"] == nil {
+			return nil, requestError("%s: \"query\" is missing", x.where())
+		}
+		if op := m["operator"]; op != nil {
+			s, err := op.text()
+			if err != nil {
+				return nil, err
+			}
+			switch strings.ToLower(s) {
+			case "or":
+			case "and":
+				c.AnyWord = false
+			default:
+				return nil, requestError("%s: operator must be \"or\" or \"and\", not %q", op.where(), s)
+			}
+		}
+		x = m["query"]
+	}
+	if c.Query, err = x.text(); err != nil {
+		return nil, err
+	}
+	switch strings.TrimSpace(key) {
+	case "*", "_all":
+	case "":
+		return nil, requestError("%s: the field name is empty (use \"*\" for every field)", v.where())
+	default:
+		for _, f := range strings.Split(key, ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				return nil, requestError("%s: empty field name in %q", v.where(), key)
+			}
+			c.Fields = append(c.Fields, f)
+		}
+	}
+	return c, nil
+}
+
+// sortKeys reads sort: "attr", {"attr": "asc"|"desc"},
+// {"attr": {"order": "asc"|"desc"}}, or an array of those.
+func sortKeys(v *jval) ([]sql.SortKey, error) {
+	var keys []sql.SortKey
+	for _, e := range v.list() {
+		k := sql.SortKey{Path: e.path}
+		var order *jval
+		switch e.kind {
+		case jString:
+			k.Column = e.str
+		case jObject:
+			col, o, err := e.single("sort key")
+			if err != nil {
+				return nil, err
+			}
+			k.Column, order = col, o
+			if o.kind == jObject {
+				m, err := o.object("order")
+				if err != nil {
+					return nil, err
+				}
+				if order = m["order"]; order == nil {
+					return nil, requestError("%s: \"order\" is missing", o.where())
+				}
+			}
+		default:
+			return nil, e.typeError("a column name or {\"column\": \"asc\"|\"desc\"}")
+		}
+		k.Desc = k.Column == "_score"
+		if order != nil {
+			s, err := order.text()
+			if err != nil {
+				return nil, err
+			}
+			switch strings.ToLower(s) {
+			case "asc":
+				k.Desc = false
+			case "desc":
+				k.Desc = true
+			default:
+				return nil, requestError("%s: order must be \"asc\" or \"desc\", not %q", order.where(), s)
+			}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// sourceFilter reads _source: false, true, a pattern, a list of patterns,
+// or {"includes": [...], "excludes": [...]}.
+func sourceFilter(v *jval) (sql.SourceFilter, error) {
+	f := sql.SourceFilter{Path: v.path}
+	strs := func(x *jval) ([]string, error) {
+		var out []string
+		for _, e := range x.list() {
+			s, err := e.text()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	var err error
+	switch v.kind {
+	case jBool:
+		f.None = !v.b
+	case jString, jArray:
+		f.Includes, err = strs(v)
+	case jObject:
+		m, err2 := v.object("includes", "excludes")
+		if err2 != nil {
+			return f, err2
+		}
+		if m["includes"] != nil {
+			if f.Includes, err = strs(m["includes"]); err != nil {
+				return f, err
+			}
+		}
+		if m["excludes"] != nil {
+			f.Excludes, err = strs(m["excludes"])
+		}
+	default:
+		return f, v.typeError("true, false, a column pattern, a list of them, or {\"includes\", \"excludes\"}")
+	}
+	return f, err
+}
+
+// highlightRequest reads the highlight object: fields (or fieldnames),
+// highlight_query, and options, which the highlighter's one name table
+// checks.
+func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
+	if v.kind != jObject {
+		return nil, v.typeError("an object")
+	}
+	h := &sql.HighlightRequest{Path: v.path}
+	var fields *jval
+	for _, m := range v.obj {
+		switch m.key {
+		case "fields", "fieldnames":
+			if fields != nil {
+				return nil, requestError("%s: give fields or fieldnames, not both", v.where())
+			}
+			fields = m.val
+		case "highlight_query":
+			c, err := condition(m.val)
+			if err != nil {
+				return nil, err
+			}
+			h.Query = c
+		default:
+			o, err := optionValue(m.key, m.val)
+			if err != nil {
+				return nil, err
+			}
+			h.Options = append(h.Options, o)
+		}
+	}
+	if fields == nil {
+		return h, nil
+	}
+	h.Fields = []sql.HighlightField{}
+	switch fields.kind {
+	case jString: // "title,content"
+		for _, name := range strings.Split(fields.str, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Fields = append(h.Fields, sql.HighlightField{Path: fields.path, Name: name})
+			}
+		}
+	case jArray:
+		for _, e := range fields.arr {
+			name, err := e.text()
+			if err != nil {
+				return nil, err
+			}
+			h.Fields = append(h.Fields, sql.HighlightField{Path: e.path, Name: name})
+		}
+	case jObject:
+		for _, m := range fields.obj {
+			f := sql.HighlightField{Path: m.val.path, Name: m.key}
+			if m.val.kind != jObject {
+				return nil, m.val.typeError("an object of options for the field")
+			}
+			for _, om := range m.val.obj {
+				o, err := optionValue(om.key, om.val)
+				if err != nil {
+					return nil, err
+				}
+				f.Options = append(f.Options, o)
+			}
+			h.Fields = append(h.Fields, f)
+		}
+	default:
+		return nil, fields.typeError("an array of field names or an object of field options")
+	}
+	if len(h.Fields) == 0 {
+		return nil, requestError("%s: no field is named", fields.where())
+	}
+	return h, nil
+}
+
+// optionValue reads one highlighting option.
+func optionValue(name string, v *jval) (sql.OptionValue, error) {
+	if v.kind == jObject || v.kind == jNull {
+		return sql.OptionValue{}, requestError("%s: expected a number, a string, a boolean (or for pre_tags and post_tags an array), got %s", v.where(), kindNames[v.kind])
+	}
+	x, err := v.scalar()
+	if err != nil {
+		return sql.OptionValue{}, err
+	}
+	return sql.OptionValue{Path: v.path, Name: name, Value: x}, nil
+}
+
+// searchOptions reads options: ranker, field_weights, max_matches.
+func searchOptions(v *jval, req *sql.SearchRequest) error {
+	m, err := v.object("ranker", "field_weights", "max_matches")
+	if err != nil {
+		return err
+	}
+	if x := m["ranker"]; x != nil {
+		if req.Ranker, err = x.text(); err != nil {
+			return err
+		}
+	}
+	if x := m["field_weights"]; x != nil {
+		if x.kind != jObject {
+			return x.typeError("an object of field weights")
+		}
+		req.FieldWeights = map[string]int{}
+		for _, fm := range x.obj {
+			n, err := fm.val.integer(0, 1_000_000)
+			if err != nil {
+				return err
+			}
+			req.FieldWeights[fm.key] = int(n)
+		}
+	}
+	if x := m["max_matches"]; x != nil {
+		if req.MaxMatches != 0 {
+			return requestError("%s: max_matches is given twice", x.where())
+		}
+		n, err := x.integer(1, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		req.MaxMatches = int(n)
+	}
+	return nil
+}
+
+// appendSearchResponse renders spec 2.1's answer.
+func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
+	b = append(b, `{"took":`...)
+	b = appendJSONValue(b, r.Took.Milliseconds())
+	b = append(b, `,"timed_out":false,"hits":{"total":`...)
+	b = appendJSONValue(b, int64(r.Total))
+	b = append(b, `,"total_relation":"eq","hits":[`...)
+	for i, h := range r.Hits {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"_id":`...)
+		b = appendJSONValue(b, h.ID)
+		b = append(b, `,"_score":`...)
+		b = appendJSONValue(b, h.Score)
+		b = append(b, `,"_source":{`...)
+		for j, v := range h.Source {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, v.Name)
+			b = append(b, ':')
+			b = appendSourceValue(b, v)
+		}
+		b = append(b, '}')
+		if h.Highlight != nil {
+			b = append(b, `,"highlight":{`...)
+			for j, f := range h.Highlight {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, f.Field)
+				b = append(b, ":["...)
+				for k, sn := range f.Snippets {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = appendJSONString(b, sn)
+				}
+				b = append(b, ']')
+			}
+			b = append(b, '}')
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "]}"...)
+	if len(r.Warnings) > 0 {
+		b = append(b, `,"warning":`...)
+		b = appendJSONString(b, strings.Join(r.Warnings, "; "))
+	}
+	return append(b, '}')
+}
+
+// appendSourceValue appends a _source value: numbers as numbers, a multi as
+// an array, a json column as its JSON.
+func appendSourceValue(b []byte, v sql.Value) []byte {
+	switch x := v.Value.(type) {
+	case []int64:
+		b = append(b, '[')
+		for i, n := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONValue(b, n)
+		}
+		return append(b, ']')
+	case string:
+		if v.JSON {
+			if x == "" {
+				return append(b, "null"...)
+			}
+			if isJSONText(x) {
+				return append(b, x...)
+			}
+		}
+	}
+	return appendJSONValue(b, v.Value)
+}

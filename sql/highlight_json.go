@@ -1,0 +1,219 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/glint-search/glint/highlight"
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/query"
+)
+
+// jsonHighlightExpr is the highlight object of a search request (spec 4.1):
+// per hit, each field's snippets as a list ([]FieldSnippets), the JSON
+// rendering of the same highlighter output that HIGHLIGHT() joins into one
+// string. It runs after LIMIT, on the stored text of the page's one batch
+// read.
+type jsonHighlightExpr struct {
+	global highlight.Options
+	fields []jsonHLField
+	query  query.Node // what to mark: highlight_query, or the search query
+	table  hlTable
+	stats  *Stats
+
+	// Compiled on the first row, for the statement's snapshot.
+	snap    *index.Snapshot
+	matcher *index.TextMatcher // the table's fields, field limits honoured
+	anyText *index.TextMatcher // string attributes: field limits ignored
+}
+
+// jsonHLField is one field to highlight; opts is nil when the field uses
+// the global options (and shares their document-wide limits).
+type jsonHLField struct {
+	hlField
+	opts *highlight.Options
+}
+
+// planJSONHighlight compiles a request's highlight object. text is the
+// search's full-text query (nil: none).
+func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchRequest, text query.Node) (*jsonHighlightExpr, error) {
+	hr := req.Highlight
+	schema := t.Schema()
+	h := &jsonHighlightExpr{global: highlight.DefaultOptions(), query: text,
+		table: tableForHighlight(schema.Tokenization), stats: &s.engine.stats}
+	if req.Older {
+		h.global = highlight.DefaultOptionsOlder()
+	}
+	cfg := schema.Tokenization
+	apply := func(o *highlight.Options, opts []OptionValue) error {
+		for _, ov := range opts {
+			if err := o.SetJSON(ov.Name, ov.Value); err != nil {
+				return Errorf(CodeBadOption, "%s: %v", ov.Path, err)
+			}
+			name := strings.ToLower(ov.Name)
+			if name == "snippet_boundary" || name == "passage_boundary" {
+				if err := boundaryFits(o.SnippetBoundary, cfg.IndexSP, len(cfg.IndexZones) > 0); err != "" {
+					return Errorf(CodeBadOption, "%s: %s", ov.Path, err)
+				}
+			}
+		}
+		return nil
+	}
+	if err := apply(&h.global, hr.Options); err != nil {
+		return nil, err
+	}
+	if err := h.global.Check(); err != nil {
+		return nil, Errorf(CodeBadOption, "%s: %v", orRoot(hr.Path), err)
+	}
+	if hr.Fields == nil {
+		for i, c := range schema.Columns {
+			if c.Type == index.TypeText && c.Stored && c.Indexed {
+				sc.usesText[i] = true
+				h.fields = append(h.fields, jsonHLField{hlField: hlField{col: i, name: c.Name}})
+			}
+		}
+	}
+	seen := map[int]bool{}
+	for _, f := range hr.Fields {
+		i := columnIndex(schema, f.Name)
+		if i < 0 {
+			return nil, Errorf(CodeNoSuchColumn, "%s: unknown field '%s' in table '%s'", f.Path, f.Name, schema.Name)
+		}
+		if seen[i] {
+			return nil, Errorf(CodeSyntax, "%s: field '%s' is named twice", f.Path, f.Name)
+		}
+		seen[i] = true
+		c := schema.Columns[i]
+		hf := jsonHLField{hlField: hlField{col: i, name: c.Name}}
+		switch {
+		case c.Type == index.TypeText && c.Stored:
+			sc.usesText[i] = true
+			hf.attr = !c.Indexed
+		case c.Type == index.TypeText:
+			return nil, Errorf(CodeWrongValue, "%s: field '%s' is indexed but not stored, so there is no text to highlight", f.Path, c.Name)
+		case c.Type == index.TypeString:
+			hf.attr = true
+		default:
+			return nil, Errorf(CodeWrongValue, "%s: '%s' is not a text field or string attribute", f.Path, c.Name)
+		}
+		if len(f.Options) > 0 {
+			o := h.global
+			if err := apply(&o, f.Options); err != nil {
+				return nil, err
+			}
+			if err := o.Check(); err != nil {
+				return nil, Errorf(CodeBadOption, "%s: %v", f.Path, err)
+			}
+			hf.opts = &o
+		}
+		h.fields = append(h.fields, hf)
+	}
+	if hr.Query != nil {
+		c := &condCompiler{sess: s, table: t, sc: sc, parts: query.NewParts(t.Tokenizer()), textOnly: true}
+		part, err := c.compile(hr.Query)
+		if err != nil {
+			return nil, err
+		}
+		h.query = part.text
+	}
+	return h, nil
+}
+
+// boundaryFits says why a snippet_boundary cannot work on a table ("" when
+// it can).
+func boundaryFits(b string, indexSP, zones bool) string {
+	switch b {
+	case "sentence", "paragraph":
+		if !indexSP {
+			return "snippet_boundary '" + b + "' needs a table with index_sp=1"
+		}
+	case "zone":
+		if !zones {
+			return "snippet_boundary 'zone' needs a table with index_zones"
+		}
+	}
+	return ""
+}
+
+func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
+	if h.snap == snap {
+		return nil
+	}
+	var err error
+	if h.matcher, err = snap.TextMatcher(h.query, false); err != nil {
+		return asError(err)
+	}
+	if h.anyText, err = snap.TextMatcher(h.query, true); err != nil {
+		return asError(err)
+	}
+	h.table = h.table.withTokenizer(snap.Tokenizer())
+	h.snap = snap
+	return nil
+}
+
+func (h *jsonHighlightExpr) eval(r *row) (any, error) {
+	if err := h.prepare(r.snap); err != nil {
+		return nil, err
+	}
+	h.stats.Highlights.Add(1)
+	var cols []int
+	var texts []string
+	for _, f := range h.fields {
+		if !f.attr {
+			cols = append(cols, f.col)
+			texts = append(texts, r.text[f.col])
+		}
+	}
+	m, err := h.matcher.Match(cols, texts)
+	if err != nil {
+		return nil, asError(err)
+	}
+	in := make([]highlight.Field, len(h.fields))
+	k := 0
+	for i, f := range h.fields {
+		if !f.attr {
+			in[i] = h.table.field(f.name, texts[k], m.Fields[k], h.table.html)
+			k++
+			continue
+		}
+		var text string
+		if s, ok := r.snap.Attr(r.ref, f.col).(string); ok {
+			text = s
+		} else {
+			text = r.text[f.col]
+		}
+		am, err := h.anyText.Match(nil, []string{text})
+		if err != nil {
+			return nil, asError(err)
+		}
+		in[i] = h.table.field(f.name, text, am.Fields[0], false)
+	}
+
+	// Fields with the global options share them (and limits_per_field=0
+	// spreads one budget over them); a field with its own options is
+	// highlighted alone.
+	out := make([]FieldSnippets, len(h.fields))
+	var shared []highlight.Field
+	var sharedAt []int
+	for i, f := range h.fields {
+		out[i].Field = f.name
+		if f.opts != nil {
+			out[i].Snippets = highlight.Document(in[i:i+1], h.matcher.Keywords(), f.opts)[0]
+			continue
+		}
+		shared = append(shared, in[i])
+		sharedAt = append(sharedAt, i)
+	}
+	if len(shared) > 0 {
+		for j, sn := range highlight.Document(shared, h.matcher.Keywords(), &h.global) {
+			out[sharedAt[j]].Snippets = sn
+		}
+	}
+	for i := range out {
+		if len(out[i].Snippets) == 0 {
+			// No snippet (no match with no_match_size 0, or an empty
+			// field): an empty string, as the specification shows.
+			out[i].Snippets = []string{""}
+		}
+	}
+	return out, nil
+}
