@@ -80,8 +80,12 @@ func decodeJSON(body []byte) (*jval, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.dec.Token(); err != io.EOF {
-		return nil, requestError("malformed JSON at offset %d: data after the end of the top-level value", d.dec.InputOffset())
+	off := d.dec.InputOffset()
+	for off < int64(len(body)) && strings.IndexByte(" \t\r\n", body[off]) >= 0 {
+		off++
+	}
+	if off < int64(len(body)) {
+		return nil, requestError("malformed JSON at offset %d: data after the end of the top-level value", off)
 	}
 	return v, nil
 }

@@ -190,6 +190,7 @@ func (w *httpWorkload) op(ctx context.Context, _ *sql.Conn, seq int64) (int, int
 		"query":     map[string]any{"query_string": w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text},
 		"highlight": map[string]any{},
 		"limit":     20,
+		"_source":   false, // ids and highlights: the SQL search+highlight workload's answer
 	})
 	if err != nil {
 		return 0, 0, err

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeJSON(t *testing.T) {
+	for _, c := range []struct {
+		name, in, err string
+	}{
+		{"empty", "  ", "the request body is empty: send a JSON object"},
+		{"unclosed", `{"a": [1, 2}`, "malformed JSON at offset 11: invalid character '}' after array element"},
+		{"truncated", `{"a": `, "malformed JSON: the body ends inside a value"},
+		{"trailing", `{} {}`, "malformed JSON at offset 3: data after the end of the top-level value"},
+		{"duplicate", `{"a": {"b": 1, "b": 2}}`, `a: member "b" is given twice`},
+		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 levels"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeJSON([]byte(c.in))
+			require.EqualError(t, err, c.err)
+		})
+	}
+	v, err := decodeJSON([]byte(` {"b": [1, "x", {"c": null}], "a": 2.5e0}`))
+	require.NoError(t, err)
+	require.Equal(t, "b", v.obj[0].key)
+	require.Equal(t, "b[2].c", v.obj[0].val.arr[2].obj[0].val.path)
+	require.Equal(t, `{"c": null}`, string(v.obj[0].val.arr[2].raw))
+	require.Equal(t, int64(1), v.off)
+	x, err := v.obj[1].val.scalar()
+	require.NoError(t, err)
+	require.Equal(t, 2.5, x)
+}
+
+// FuzzJSONRequests: no body makes the request readers panic or hang, and
+// every error names a place or says what is malformed.
+func FuzzJSONRequests(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "e2e", "testdata", "http", "*.txt"))
+	for _, file := range files {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if strings.HasPrefix(line, "{") {
+				f.Add(line)
+			}
+		}
+	}
+	f.Add(`{"table":"t","query":{"bool":{"must":[{"match":{"*":"a"}}]}},"highlight":{"fields":{"a":{"limit":1}}}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		v, err := decodeJSON([]byte(body))
+		if err != nil {
+			return
+		}
+		_, _ = searchRequest(v)
+		for _, k := range []writeKind{writeInsert, writeReplace, writeUpdate, writeDelete} {
+			_, _ = readWrite(k, v)
+		}
+		_, _ = bulkAction([]byte(body))
+	})
+}
