@@ -3,6 +3,7 @@ package e2e
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,7 +19,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/
 // comments, except "# cli: ARGS", which replaces the client's default output
 // arguments (--table) for that case, e.g. "# cli: --batch". All cases of a file
 // run in order against one new server, each in one client run with --force
-// (so an error does not stop the statements after it).
+// (so an error does not stop the statements after it). A line "# server:
+// ARGS" in the first case passes flags to glintd, "{testdata}" standing for
+// the golden file's folder.
 type goldenCase struct {
 	head     []string // the lines before "----", comments included
 	stmts    []string
@@ -33,7 +36,18 @@ func RunGolden(t *testing.T, path string) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	cases := parseGolden(string(raw))
-	s := StartServer(t)
+	var opts []Option
+	if len(cases) > 0 {
+		for _, line := range cases[0].head {
+			if args, ok := strings.CutPrefix(line, "# server:"); ok {
+				// {testdata} stands for this file's folder, absolute.
+				dir, err := filepath.Abs(filepath.Dir(path))
+				require.NoError(t, err)
+				opts = append(opts, WithArgs(strings.Fields(strings.ReplaceAll(args, "{testdata}", dir))...))
+			}
+		}
+	}
+	s := StartServer(t, opts...)
 	for i := range cases {
 		c := &cases[i]
 		args := append([]string{"--force"}, c.args...)
