@@ -227,6 +227,7 @@ func prepare(f *Field, o *Options) *prepared {
 		zone string
 	}
 	var bounds []bound
+	p.words = make([]word, 0, len(f.Tokens))
 	for _, t := range f.Tokens {
 		if t.Kind == Word {
 			s, e := mapOff(t.Start), mapEnd(t.End)

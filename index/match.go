@@ -236,7 +236,9 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 	var it tokenize.Iter
 	for i, text := range texts {
 		f := fields[i]
-		toks := make([]tokenize.Token, 0, len(text)/6+1)
+		// About one token per five bytes of text (words and the space after
+		// them): sized so that a field of prose is not copied while it grows.
+		toks := make([]tokenize.Token, 0, len(text)/5+8)
 		it.Reset(tok, text)
 		for it.Next() {
 			term := it.Term()

@@ -342,7 +342,8 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 // field converts what the matcher saw into the highlighter's input: one
 // word token per position (the widest range) and the boundary marks.
 func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlight.Field {
-	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: t.strip, Boundaries: t.bounds}
+	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: t.strip, Boundaries: t.bounds,
+		Tokens: make([]highlight.Token, 0, len(ft.Tokens)), Marks: make([]highlight.Mark, 0, len(ft.Marks))}
 	for _, t := range ft.Tokens {
 		tok := highlight.Token{Pos: t.Pos, Start: t.Start, End: t.End}
 		switch {
