@@ -140,6 +140,26 @@ func (s *Server) requestSession(w http.ResponseWriter, r *http.Request) (Request
 	return rs, true
 }
 
+// jsonRequest reads a JSON API request: its body, decoded, and its session,
+// which the caller closes. It answers the request itself and returns false
+// when it cannot.
+func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSession, *jval, bool) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	v, err := decodeJSON(body)
+	if err != nil {
+		writeHTTPError(w, err)
+		return nil, nil, false
+	}
+	rs, ok := s.requestSession(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	return rs, v, true
+}
+
 // writeJSON writes an encoded JSON answer.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -20,20 +20,11 @@ import (
 // table cannot expand).
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r)
-	if !ok {
-		return
-	}
-	rs, ok := s.requestSession(w, r)
+	rs, v, ok := s.jsonRequest(w, r)
 	if !ok {
 		return
 	}
 	defer closeSession(rs)
-	v, err := decodeJSON(body)
-	if err != nil {
-		writeHTTPError(w, err)
-		return
-	}
 	req, err := searchRequest(v)
 	if err != nil {
 		writeHTTPError(w, err)

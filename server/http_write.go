@@ -206,20 +206,11 @@ func apply(ctx context.Context, rs RequestSession, ws []*writeRequest) ([]writeO
 // handleWrite serves /insert, /replace, /update and /delete.
 func (s *Server) handleWrite(kind writeKind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, ok := s.readBody(w, r)
-		if !ok {
-			return
-		}
-		rs, ok := s.requestSession(w, r)
+		rs, v, ok := s.jsonRequest(w, r)
 		if !ok {
 			return
 		}
 		defer closeSession(rs)
-		v, err := decodeJSON(body)
-		if err != nil {
-			writeHTTPError(w, err)
-			return
-		}
 		req, err := readWrite(kind, v)
 		if err != nil {
 			writeHTTPError(w, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 	"github.com/glint-search/glint/sql/dialect"
@@ -24,10 +25,38 @@ type highlightExpr struct {
 	table    hlTable
 	stats    *Stats
 
-	// Compiled on the first row, for the snapshot of the statement.
+	hlMatchers // compiled on the first row, for the snapshot of the statement
+}
+
+// hlMatchers are a highlighting query compiled for a statement's snapshot.
+type hlMatchers struct {
 	snap    *index.Snapshot
 	matcher *index.TextMatcher // the table's fields, field limits honoured
 	anyText *index.TextMatcher // arbitrary text: field limits ignored
+}
+
+// compile builds the matchers of q for snap and completes table with what
+// the snapshot's tokenizer knows.
+func (m *hlMatchers) compile(snap *index.Snapshot, q query.Node, table *hlTable) error {
+	var err error
+	if m.matcher, err = snap.TextMatcher(q, false); err != nil {
+		return asError(err)
+	}
+	if m.anyText, err = snap.TextMatcher(q, true); err != nil {
+		return asError(err)
+	}
+	*table = table.withTokenizer(snap.Tokenizer())
+	m.snap = snap
+	return nil
+}
+
+// attrText is the text of a field highlighted as arbitrary text: a string
+// attribute, or a stored field that is not indexed.
+func attrText(r *row, col int) string {
+	if s, ok := r.snap.Attr(r.ref, col).(string); ok {
+		return s
+	}
+	return r.text[col]
 }
 
 // hlTable is what a table's settings mean for highlighting its text.
@@ -263,15 +292,7 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "HIGHLIGHT(): %v", err)
 	}
-	if h.matcher, err = snap.TextMatcher(q, false); err != nil {
-		return asError(err)
-	}
-	if h.anyText, err = snap.TextMatcher(q, true); err != nil {
-		return asError(err)
-	}
-	h.table = h.table.withTokenizer(snap.Tokenizer())
-	h.snap = snap
-	return nil
+	return h.compile(snap, q, &h.table)
 }
 
 func (h *highlightExpr) eval(r *row) (any, error) {
@@ -313,12 +334,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		byCol[col] = h.table.field(h.fields[i].name, texts[i], m.Fields[i], h.table.html)
 	}
 	for _, f := range attrs {
-		var text string
-		if s, ok := r.snap.Attr(r.ref, f.col).(string); ok {
-			text = s
-		} else {
-			text = r.text[f.col]
-		}
+		text := attrText(r, f.col)
 		am, err := h.anyText.Match(nil, []string{text})
 		if err != nil {
 			return nil, asError(err)

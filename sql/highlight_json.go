@@ -20,10 +20,7 @@ type jsonHighlightExpr struct {
 	table  hlTable
 	stats  *Stats
 
-	// Compiled on the first row, for the statement's snapshot.
-	snap    *index.Snapshot
-	matcher *index.TextMatcher // the table's fields, field limits honoured
-	anyText *index.TextMatcher // string attributes: field limits ignored
+	hlMatchers // compiled on the first row, for the statement's snapshot
 }
 
 // jsonHLField is one field to highlight; opts is nil when the field uses
@@ -138,16 +135,7 @@ func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
 	if h.snap == snap {
 		return nil
 	}
-	var err error
-	if h.matcher, err = snap.TextMatcher(h.query, false); err != nil {
-		return asError(err)
-	}
-	if h.anyText, err = snap.TextMatcher(h.query, true); err != nil {
-		return asError(err)
-	}
-	h.table = h.table.withTokenizer(snap.Tokenizer())
-	h.snap = snap
-	return nil
+	return h.compile(snap, h.query, &h.table)
 }
 
 func (h *jsonHighlightExpr) eval(r *row) (any, error) {
@@ -175,12 +163,7 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			k++
 			continue
 		}
-		var text string
-		if s, ok := r.snap.Attr(r.ref, f.col).(string); ok {
-			text = s
-		} else {
-			text = r.text[f.col]
-		}
+		text := attrText(r, f.col)
 		am, err := h.anyText.Match(nil, []string{text})
 		if err != nil {
 			return nil, asError(err)
