@@ -262,20 +262,44 @@ func noNot(op token, operands ...Node) error {
 
 // seq: negated { ('<<' | NEAR/N | NOTNEAR/N) negated }, one level, from
 // the left: "a << b NEAR/2 c" is (a << b) NEAR/2 c, as in Sphinx. A run
-// of '<<' is one Before; NEAR and NOTNEAR nest to the left.
+// of '<<' is one Before; NEAR and NOTNEAR nest to the left. (A stopword
+// operand asks for nothing, and NOTNEAR a stopword excludes nothing.)
 func (p *parser) seq(depth int) (Node, error) {
-	left, err := p.negated(depth)
+	isOp := func(k tokKind) bool { return k == tBefore || k == tNear || k == tNotNear }
+	return p.chain(depth, p.negated, isOp, func(op token, left Node, built bool, right Node) Node {
+		switch op.kind {
+		case tBefore:
+			if b, ok := left.(Before); ok && built {
+				b.Children = append(b.Children, right)
+				return b
+			}
+			return Before{Children: []Node{left, right}, Pos: op.pos}
+		case tNear:
+			return Near{Left: left, Right: right, Distance: op.num, Pos: op.pos}
+		}
+		return NotNear{Left: left, Right: right, Distance: op.num, Pos: op.pos}
+	})
+}
+
+// chain parses operand { op operand } for the operators isOp accepts, one
+// level, from the left, and joins each pair with join; built tells join
+// whether left is a node it made in this chain (so a run of one operator
+// can become one node, while a parenthesised operand stays apart). An
+// operand that is a stopword (nil) drops out; NOT is never an operand.
+func (p *parser) chain(depth int, operand func(int) (Node, error), isOp func(tokKind) bool,
+	join func(op token, left Node, built bool, right Node) Node) (Node, error) {
+	left, err := operand(depth)
 	if err != nil {
 		return nil, err
 	}
-	chained := false // left is a Before this loop is extending
-	for k := p.cur().kind; k == tBefore || k == tNear || k == tNotNear; k = p.cur().kind {
+	built := false
+	for isOp(p.cur().kind) {
 		op := p.cur()
 		p.advance()
 		if err := p.needOperand(op); err != nil {
 			return nil, err
 		}
-		right, err := p.negated(depth)
+		right, err := operand(depth)
 		if err != nil {
 			return nil, err
 		}
@@ -284,27 +308,12 @@ func (p *parser) seq(depth int) (Node, error) {
 		}
 		switch {
 		case right == nil:
-			// A stopword asks for nothing (and NOTNEAR a stopword
-			// excludes nothing).
 			continue
 		case left == nil:
-			left, chained = right, false
+			left, built = right, false
 			continue
 		}
-		switch k {
-		case tBefore:
-			if b, ok := left.(Before); ok && chained {
-				b.Children = append(b.Children, right)
-				left = b
-			} else {
-				left = Before{Children: []Node{left, right}, Pos: op.pos}
-			}
-			chained = true
-		case tNear:
-			left, chained = Near{Left: left, Right: right, Distance: op.num, Pos: op.pos}, false
-		case tNotNear:
-			left, chained = NotNear{Left: left, Right: right, Distance: op.num, Pos: op.pos}, false
-		}
+		left, built = join(op, left, built, right), true
 	}
 	return left, nil
 }
@@ -341,32 +350,10 @@ func (p *parser) negated(depth int) (Node, error) {
 // Sphinx. ORs flatten into one node.
 func (p *parser) or(depth int) (Node, error) {
 	start := p.cur().pos
-	left, err := p.unit(depth)
-	if err != nil {
-		return nil, err
-	}
-	for k := p.cur().kind; k == tOr || k == tMaybe; k = p.cur().kind {
-		op := p.cur()
-		p.advance()
-		if err := p.needOperand(op); err != nil {
-			return nil, err
-		}
-		right, err := p.unit(depth)
-		if err != nil {
-			return nil, err
-		}
-		if err := noNot(op, left, right); err != nil {
-			return nil, err
-		}
-		switch {
-		case right == nil:
-			continue // a stopword
-		case left == nil:
-			left = right
-			continue
-		case k == tMaybe:
-			left = Maybe{Left: left, Right: right, Pos: op.pos}
-			continue
+	isOp := func(k tokKind) bool { return k == tOr || k == tMaybe }
+	return p.chain(depth, p.unit, isOp, func(op token, left Node, _ bool, right Node) Node {
+		if op.kind == tMaybe {
+			return Maybe{Left: left, Right: right, Pos: op.pos}
 		}
 		var cs []Node
 		for _, n := range []Node{left, right} {
@@ -376,56 +363,29 @@ func (p *parser) or(depth int) (Node, error) {
 				cs = append(cs, n)
 			}
 		}
-		left = Or{Children: cs, Pos: start}
-	}
-	return left, nil
+		return Or{Children: cs, Pos: start}
+	})
 }
 
 // unit: primary { (SENTENCE | PARAGRAPH) primary }, the tightest binary
 // operators; a chain of one operator is one node (all in one sentence), and
 // a change of operator nests to the left.
 func (p *parser) unit(depth int) (Node, error) {
-	left, err := p.primary(depth)
-	if err != nil {
-		return nil, err
-	}
-	for k := p.cur().kind; k == tSentence || k == tParagraph; k = p.cur().kind {
-		op := p.cur()
-		p.advance()
-		if err := p.needOperand(op); err != nil {
-			return nil, err
-		}
-		right, err := p.primary(depth)
-		if err != nil {
-			return nil, err
-		}
-		if err := noNot(op, left, right); err != nil {
-			return nil, err
-		}
-		switch {
-		case right == nil:
-			continue
-		case left == nil:
-			left = right
-			continue
-		}
-		if k == tSentence {
+	isOp := func(k tokKind) bool { return k == tSentence || k == tParagraph }
+	return p.chain(depth, p.primary, isOp, func(op token, left Node, _ bool, right Node) Node {
+		if op.kind == tSentence {
 			if s, ok := left.(Sentence); ok {
 				s.Children = append(s.Children, right)
-				left = s
-			} else {
-				left = Sentence{Children: []Node{left, right}, Pos: op.pos}
+				return s
 			}
-			continue
+			return Sentence{Children: []Node{left, right}, Pos: op.pos}
 		}
 		if s, ok := left.(Paragraph); ok {
 			s.Children = append(s.Children, right)
-			left = s
-		} else {
-			left = Paragraph{Children: []Node{left, right}, Pos: op.pos}
+			return s
 		}
-	}
-	return left, nil
+		return Paragraph{Children: []Node{left, right}, Pos: op.pos}
+	})
 }
 
 // primary: a word, a phrase, a group, or (after an operator) a field limit
