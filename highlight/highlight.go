@@ -42,35 +42,15 @@
 package highlight
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
-
-// TokenKind tells words from the boundary marks the tokenizer emits.
-type TokenKind uint8
-
-// Token kinds.
-const (
-	Word           TokenKind = iota
-	SentenceStart            // the word at Pos starts a new sentence (index_sp)
-	ParagraphStart           // the word at Pos starts a new paragraph (index_sp)
-	ZoneOpen                 // zone Zone opens at the word at Pos (index_zones)
-	ZoneClose                // zone Zone closes after the word at Pos
-)
-
-// Token is one token of a field: Start and End are byte offsets into
-// Field.Text (Start == End for a boundary mark); Pos is the 1-based word
-// position. One Word token per position.
-type Token struct {
-	Kind       TokenKind
-	Pos        int
-	Start, End int
-	Zone       string
-}
 
 // Mark is one occurrence of a query keyword that proves the match.
 // Keyword numbers the distinct query keywords; Group > 0 ties the marks of
@@ -84,13 +64,13 @@ type Mark struct {
 
 // Field is one field (or arbitrary text) to highlight.
 type Field struct {
-	Name         string
-	Text         string
-	Tokens       []Token // sorted by Start
-	Marks        []Mark  // sorted by Start
-	HTML         bool    // the table strips HTML from this text
-	StripOptions *htmlstrip.Options
-	Boundaries   func(rune) bool // the table's phrase_boundary characters (nil: none)
+	Name            string
+	Text            string
+	tokenize.Layout        // where Text's words and boundaries lie (the table's tokenizer)
+	Marks           []Mark // sorted by Start
+	HTML            bool   // the table strips HTML from this text
+	StripOptions    *htmlstrip.Options
+	Boundaries      func(rune) bool // the table's phrase_boundary characters (nil: none)
 }
 
 // Document highlights the fields of one document: per field, its snippets,
@@ -104,12 +84,23 @@ func Document(fields []Field, numKeywords int, o *Options) [][]string {
 	// Whole fields when they fit (the budget is per field or shared).
 	whole := !o.ForceSnippets
 	if whole && !o.LimitsPerField {
-		cp, words := 0, 0
+		size, words := 0, 0
 		for _, p := range prepared {
-			cp += p.runes(0, len(p.text))
+			size += len(p.text)
 			words += p.wordCount(0, len(p.words)-1)
 		}
-		whole = fits(o, cp, words)
+		whole = o.LimitWords == 0 || words <= o.LimitWords
+		if whole && o.Limit > 0 && size > o.Limit {
+			// Count codepoints only when the bytes do not settle it.
+			runes := 0
+			for _, p := range prepared {
+				if runes > o.Limit || size > utf8.UTFMax*o.Limit {
+					break
+				}
+				runes += utf8.RuneCountInString(p.text)
+			}
+			whole = runes <= o.Limit && size <= utf8.UTFMax*o.Limit
+		}
 	}
 	var pool []*passage
 	id := o.StartSnippetID
@@ -118,7 +109,7 @@ func Document(fields []Field, numKeywords int, o *Options) [][]string {
 		switch {
 		case len(p.marks) == 0:
 			continue
-		case whole && (!o.LimitsPerField || fits(o, p.runes(0, len(p.text)), p.wordCount(0, len(p.words)-1))):
+		case whole && (!o.LimitsPerField || p.wholeFits(o)):
 			chosen[i] = []*passage{{field: i, a: -1}}
 		case o.LimitsPerField:
 			chosen[i] = selectPassages(p.candidates(i, o), o, numKeywords)
@@ -173,18 +164,6 @@ func Join(snippets [][]string, o *Options, omitEmpty bool) string {
 	return strings.Join(parts, o.FieldSeparator)
 }
 
-func fits(o *Options, runes, words int) bool {
-	return (o.Limit == 0 || runes <= o.Limit) && (o.LimitWords == 0 || words <= o.LimitWords)
-}
-
-// word is one word of the shown text.
-type word struct {
-	pos        int
-	start, end int // in prepared.text
-	unit       int // sentence, paragraph or zone it belongs to (snippet_boundary, use_boundaries)
-	zone       string
-}
-
 // pmark is a mark on the shown text.
 type pmark struct {
 	word       int // index in words
@@ -194,21 +173,29 @@ type pmark struct {
 }
 
 // prepared is a field ready for choosing: the text that is shown, its words
-// and marks with offsets into it.
+// and marks with offsets into it. What the choice needs beyond that (units,
+// codepoint counts, zones) is worked out only where the marks are, so the
+// cost follows the matches rather than the size of the field.
 type prepared struct {
 	text     string
 	retain   bool
 	stripped bool // text is the HTML with its markup stripped
-	words    []word
+	words    []tokenize.Word
+	bounds   []tokenize.Bound
 	marks    []pmark
 	groups   map[int]int // group -> its number of marks in the field
-	// cum[i] is the number of runes in text[:words[i].start]; cumEnd the
-	// same at words[i].end: codepoint counts of any span in O(1).
-	cum, cumEnd []int
+	// cuts are the unit boundaries of snippet_boundary, sorted: a passage
+	// never spans positions c and c+1. Boundary characters of
+	// use_boundaries (isBoundary) cut between the words they lie between.
+	cuts       []int
+	isBoundary func(rune) bool
 }
 
 func prepare(f *Field, o *Options) *prepared {
-	p := &prepared{text: f.Text, retain: o.HTMLStripMode == "retain", groups: map[int]int{}}
+	p := &prepared{text: f.Text, retain: o.HTMLStripMode == "retain", words: f.Words, bounds: f.Bounds}
+	if o.UseBoundaries {
+		p.isBoundary = f.Boundaries
+	}
 	mapOff := func(x int) int { return x }
 	mapEnd := func(x int) int { return x }
 	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
@@ -219,91 +206,38 @@ func prepare(f *Field, o *Options) *prepared {
 		n := len(r.Text)
 		mapOff = func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
 		mapEnd = func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
-	}
-	// Words and boundaries in position order.
-	type bound struct {
-		pos  int
-		kind TokenKind
-		zone string
-	}
-	var bounds []bound
-	p.words = make([]word, 0, len(f.Tokens))
-	for _, t := range f.Tokens {
-		if t.Kind == Word {
-			s, e := mapOff(t.Start), mapEnd(t.End)
+		p.words = make([]tokenize.Word, 0, len(f.Words))
+		for _, w := range f.Words {
+			s, e := mapOff(w.Start), mapEnd(w.End)
 			if e <= s || e > len(p.text) {
 				continue // inside removed markup
 			}
-			if n := len(p.words); n > 0 && p.words[n-1].pos == t.Pos {
-				continue
-			}
-			p.words = append(p.words, word{pos: t.Pos, start: s, end: e})
-		} else {
-			bounds = append(bounds, bound{t.Pos, t.Kind, t.Zone})
+			p.words = append(p.words, tokenize.Word{Pos: w.Pos, Start: s, End: e})
 		}
 	}
-	// Units: a new unit at each boundary that snippet_boundary names; zones
-	// for emit_zones.
-	var open []string
-	bi := 0
-	unit := 0
-	for i := range p.words {
-		w := &p.words[i]
-		for bi < len(bounds) && (bounds[bi].pos < w.pos || bounds[bi].pos == w.pos && bounds[bi].kind != ZoneClose) {
-			b := bounds[bi]
-			switch b.kind {
-			case SentenceStart:
-				if o.SnippetBoundary == "sentence" {
-					unit++
-				}
-			case ParagraphStart:
-				if o.SnippetBoundary == "paragraph" || o.SnippetBoundary == "sentence" {
-					unit++
-				}
-			case ZoneOpen:
-				open = append(open, b.zone)
-				if o.SnippetBoundary == "zone" {
-					unit++
-				}
-			case ZoneClose:
-				if len(open) > 0 {
-					open = open[:len(open)-1]
-				}
-				if o.SnippetBoundary == "zone" {
-					unit++
-				}
-			}
-			bi++
-		}
-		if o.UseBoundaries && f.Boundaries != nil && i > 0 && strings.IndexFunc(p.text[p.words[i-1].end:w.start], f.Boundaries) >= 0 {
-			unit++
-		}
-		w.unit = unit
-		if len(open) > 0 {
-			w.zone = open[len(open)-1]
-		}
-		// Closes of zones around this word come after it.
-		for bi < len(bounds) && bounds[bi].pos == w.pos && bounds[bi].kind == ZoneClose {
-			if len(open) > 0 {
-				open = open[:len(open)-1]
-			}
-			if o.SnippetBoundary == "zone" {
-				unit++
-			}
-			bi++
+	for _, b := range p.bounds {
+		switch {
+		case b.Kind == tokenize.SentenceStart && o.SnippetBoundary == "sentence",
+			b.Kind == tokenize.ParagraphStart && (o.SnippetBoundary == "paragraph" || o.SnippetBoundary == "sentence"),
+			b.Kind == tokenize.ZoneOpen && o.SnippetBoundary == "zone":
+			p.cuts = append(p.cuts, b.Pos-1)
+		case b.Kind == tokenize.ZoneClose && o.SnippetBoundary == "zone":
+			p.cuts = append(p.cuts, b.Pos)
 		}
 	}
+	slices.Sort(p.cuts)
 	// Marks onto words.
+	p.marks = make([]pmark, 0, len(f.Marks))
 	wi := 0
 	for _, m := range f.Marks {
 		s, e := mapOff(m.Start), mapEnd(m.End)
 		if e <= s || e > len(p.text) {
 			continue
 		}
-		for wi < len(p.words) && p.words[wi].end <= s {
-			wi++
-		}
-		if wi == len(p.words) || p.words[wi].start > s {
+		// The first word that ends after s.
+		words := p.words[wi:]
+		wi += sort.Search(len(words), func(i int) bool { return words[i].End > s })
+		if wi == len(p.words) || p.words[wi].Start > s {
 			continue
 		}
 		if n := len(p.marks); n > 0 && p.marks[n-1].start == s {
@@ -311,36 +245,85 @@ func prepare(f *Field, o *Options) *prepared {
 		}
 		p.marks = append(p.marks, pmark{word: wi, start: s, end: e, keyword: m.Keyword, group: m.Group})
 		if m.Group > 0 {
+			if p.groups == nil {
+				p.groups = map[int]int{}
+			}
 			p.groups[m.Group]++
 		}
 	}
-	// Codepoint counts.
-	p.cum = make([]int, len(p.words))
-	p.cumEnd = make([]int, len(p.words))
-	at, n := 0, 0
-	for i, w := range p.words {
-		n += utf8.RuneCountInString(p.text[at:w.start])
-		p.cum[i] = n
-		n += utf8.RuneCountInString(p.text[w.start:w.end])
-		p.cumEnd[i] = n
-		at = w.end
-	}
 	return p
+}
+
+// cutAfter reports whether a unit boundary lies between words i and i+1.
+func (p *prepared) cutAfter(i int) bool {
+	if len(p.cuts) == 0 && p.isBoundary == nil {
+		return false
+	}
+	a, b := p.words[i], p.words[i+1]
+	if c, _ := slices.BinarySearch(p.cuts, a.Pos); c < len(p.cuts) && p.cuts[c] < b.Pos {
+		return true
+	}
+	return p.isBoundary != nil && strings.IndexFunc(p.text[a.End:b.Start], p.isBoundary) >= 0
+}
+
+// zone is the innermost zone around word i (emit_zones).
+func (p *prepared) zone(i int) string {
+	pos := p.words[i].Pos
+	var open []string
+	for _, b := range p.bounds {
+		if b.Pos > pos || b.Pos == pos && b.Kind == tokenize.ZoneClose {
+			break
+		}
+		switch b.Kind {
+		case tokenize.ZoneOpen:
+			open = append(open, b.Zone)
+		case tokenize.ZoneClose:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return ""
+	}
+	return open[len(open)-1]
 }
 
 // glued reports whether words i and i+1 touch without white space between
 // them (one word of the text the tokenizer cut in two, like "Atlanta's").
 func (p *prepared) glued(i int) bool {
-	gap := p.text[p.words[i].end:p.words[i+1].start]
+	gap := p.text[p.words[i].End:p.words[i+1].Start]
 	return len(gap) <= 2 && strings.TrimFunc(gap, unicode.IsSpace) == gap
 }
 
-// runes counts the codepoints of text[from:to] where from and to are word
-// boundaries or the ends of the text.
-func (p *prepared) runes(from, to int) int { return utf8.RuneCountInString(p.text[from:to]) }
-
 // spanRunes counts the codepoints from the start of word a to the end of word b.
-func (p *prepared) spanRunes(a, b int) int { return p.cumEnd[b] - p.cum[a] }
+func (p *prepared) spanRunes(a, b int) int {
+	return utf8.RuneCountInString(p.text[p.words[a].Start:p.words[b].End])
+}
+
+// spanFits reports whether words a..b fit the limits of o.
+func (p *prepared) spanFits(o *Options, a, b int) bool {
+	return (o.LimitWords == 0 || p.wordCount(a, b) <= o.LimitWords) &&
+		(o.Limit == 0 || runesAtMost(p.text[p.words[a].Start:p.words[b].End], o.Limit))
+}
+
+// wholeFits reports whether the whole field fits the limits of o.
+func (p *prepared) wholeFits(o *Options) bool {
+	return (o.LimitWords == 0 || p.wordCount(0, len(p.words)-1) <= o.LimitWords) &&
+		(o.Limit == 0 || runesAtMost(p.text, o.Limit))
+}
+
+// runesAtMost reports whether s has at most n codepoints, counting them only
+// when its length in bytes does not settle it.
+func runesAtMost(s string, n int) bool {
+	switch {
+	case len(s) <= n:
+		return true
+	case len(s) > utf8.UTFMax*n:
+		return false
+	}
+	return utf8.RuneCountInString(s) <= n
+}
 
 // wordCount is the number of words (positions, stopwords included) from
 // word a to word b.
@@ -348,7 +331,7 @@ func (p *prepared) wordCount(a, b int) int {
 	if a > b || b < 0 {
 		return 0
 	}
-	return p.words[b].pos - p.words[a].pos + 1
+	return p.words[b].Pos - p.words[a].Pos + 1
 }
 
 // passage is a candidate snippet: words a..b of one field (a == -1: the
@@ -368,22 +351,21 @@ type passage struct {
 // candidates builds the passages of a field: a window around each mark,
 // merged with the next while the result fits the limits.
 func (p *prepared) candidates(field int, o *Options) []*passage {
-	var out []*passage
+	out := make([]*passage, 0, len(p.marks))
 	window := func(mi int) (int, int) {
 		w := p.marks[mi].word
 		a, b := w, w
-		u := p.words[w].unit
-		for a > 0 && p.words[a-1].unit == u && p.words[w].pos-p.words[a-1].pos <= o.Around {
+		for a > 0 && !p.cutAfter(a-1) && p.words[w].Pos-p.words[a-1].Pos <= o.Around {
 			a--
 		}
-		for b+1 < len(p.words) && p.words[b+1].unit == u && p.words[b+1].pos-p.words[w].pos <= o.Around {
+		for b+1 < len(p.words) && !p.cutAfter(b) && p.words[b+1].Pos-p.words[w].Pos <= o.Around {
 			b++
 		}
 		// Do not split a word the tokenizer cut in pieces ("Atlanta's").
-		for a > 0 && p.words[a-1].unit == u && p.glued(a-1) {
+		for a > 0 && !p.cutAfter(a-1) && p.glued(a-1) {
 			a--
 		}
-		for b+1 < len(p.words) && p.words[b+1].unit == u && p.glued(b) {
+		for b+1 < len(p.words) && !p.cutAfter(b) && p.glued(b) {
 			b++
 		}
 		return a, b
@@ -394,10 +376,13 @@ func (p *prepared) candidates(field int, o *Options) []*passage {
 		mi++
 		for mi < len(p.marks) {
 			na, nb := window(mi)
-			if na > cur.b+1 || p.words[na].unit != p.words[cur.b].unit {
+			// Windows of one unit overlap or touch; a window that starts
+			// after this one ends is of the same unit unless a cut lies
+			// between them.
+			if na > cur.b+1 || na == cur.b+1 && p.cutAfter(cur.b) {
 				break
 			}
-			if !fits(o, p.spanRunes(cur.a, max(nb, cur.b)), p.wordCount(cur.a, max(nb, cur.b))) {
+			if !p.spanFits(o, cur.a, max(nb, cur.b)) {
 				break
 			}
 			cur.b = max(nb, cur.b)
@@ -436,7 +421,7 @@ func (s *passage) score(shown []bool) (phrase, fresh, marks int) {
 					groups = append(groups, m.group, 1)
 				}
 			}
-			if i > s.ma && p.marks[i-1].word >= s.a && p.words[m.word].pos == p.words[p.marks[i-1].word].pos+1 {
+			if i > s.ma && p.marks[i-1].word >= s.a && p.words[m.word].Pos == p.words[p.marks[i-1].word].Pos+1 {
 				run++
 			} else {
 				run = 1
@@ -538,25 +523,43 @@ func selectPassages(cands []*passage, o *Options, numKeywords int) []*passage {
 // budget, keeping its first mark; false when even that does not fit.
 func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) bool {
 	p := s.p
-	ok := func() bool {
-		return (ignoreSize || o.Limit == 0 || p.spanRunes(s.a, s.b) <= leftRunes) &&
-			(o.LimitWords == 0 || p.wordCount(s.a, s.b) <= leftWords)
+	sized := !ignoreSize && o.Limit > 0
+	runes := 0
+	if sized {
+		runes = p.spanRunes(s.a, s.b)
 	}
-	for !ok() {
-		first := p.marks[s.ma].word
-		lastMark := first
+	first := p.marks[s.ma].word
+	lastMark := func() int {
+		last := first
 		for i := s.ma; i < s.mb; i++ {
 			if w := p.marks[i].word; w <= s.b {
-				lastMark = max(lastMark, w)
+				last = max(last, w)
 			}
 		}
+		return last
+	}
+	last := lastMark()
+	// Codepoints counted as words leave: the word and the gap on its inner side.
+	dropEnd := func() {
+		if sized {
+			runes -= utf8.RuneCountInString(p.text[p.words[s.b-1].End:p.words[s.b].End])
+		}
+		s.b--
+	}
+	for sized && runes > leftRunes || o.LimitWords > 0 && p.wordCount(s.a, s.b) > leftWords {
 		switch {
-		case s.b > lastMark && (s.a == first || s.b-lastMark >= first-s.a):
-			s.b--
+		case s.b > last && (s.a == first || s.b-last >= first-s.a):
+			dropEnd()
 		case s.a < first:
+			if sized {
+				runes -= utf8.RuneCountInString(p.text[p.words[s.a].Start:p.words[s.a+1].Start])
+			}
 			s.a++
 		case s.b > first:
-			s.b-- // drop marks from the end
+			dropEnd() // drop marks from the end
+			if s.b < last {
+				last = lastMark()
+			}
 		default:
 			return false
 		}
@@ -568,19 +571,27 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 // limits.
 func (p *prepared) beginning(o *Options) (string, bool) {
 	if len(p.words) == 0 {
-		return p.shown(p.text), p.text != "" && fits(o, p.runes(0, len(p.text)), 0)
+		return p.shown(p.text), p.text != "" && (o.Limit == 0 || runesAtMost(p.text, o.Limit))
 	}
-	if fits(o, p.runes(0, len(p.text)), p.wordCount(0, len(p.words)-1)) {
+	if p.wholeFits(o) {
 		return p.shown(p.text), true
 	}
-	b := -1
-	for b+1 < len(p.words) && fits(o, p.spanRunes(0, b+1), p.wordCount(0, b+1)) {
-		b++
+	// Words one by one while they fit, counting the codepoints as they come.
+	b, runes := -1, 0
+	for b+1 < len(p.words) {
+		next := runes + utf8.RuneCountInString(p.text[p.words[max(b, 0)].End:p.words[b+1].End])
+		if b < 0 {
+			next = utf8.RuneCountInString(p.text[p.words[0].Start:p.words[0].End])
+		}
+		if o.Limit > 0 && next > o.Limit || o.LimitWords > 0 && p.wordCount(0, b+1) > o.LimitWords {
+			break
+		}
+		b, runes = b+1, next
 	}
 	if b < 0 {
 		return "", false
 	}
-	return p.shown(p.text[p.words[0].start:p.words[b].end]), true
+	return p.shown(p.text[p.words[0].Start:p.words[b].End]), true
 }
 
 // shown is a piece of the text as it is shown: stripped text stands a space
@@ -597,15 +608,16 @@ func (p *prepared) shown(s string) string {
 func (p *prepared) render(s *passage, o *Options, id int) string {
 	from, to := 0, len(p.text)
 	if s.a >= 0 {
-		from, to = p.words[s.a].start, p.words[s.b].end
+		from, to = p.words[s.a].Start, p.words[s.b].End
 	}
 	before, after := expandID(o.BeforeMatch, id), expandID(o.AfterMatch, id)
 	var b strings.Builder
 	if o.EmitZones && s.a >= 0 {
-		zone := p.words[s.a].zone
+		at := s.a
 		if s.ma < s.mb {
-			zone = p.words[p.marks[s.ma].word].zone
+			at = p.marks[s.ma].word
 		}
+		zone := p.zone(at)
 		if zone != "" {
 			b.WriteString("<" + zone + ">")
 		}

@@ -26,22 +26,8 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 	var it tokenize.Iter
 	it.Reset(tok, text)
 	for it.Next() {
-		tk := it.Token()
-		kind := Word
-		switch {
-		case tk.Term == tokenize.SentenceTerm:
-			kind = SentenceStart
-		case tk.Term == tokenize.ParagraphTerm:
-			kind = ParagraphStart
-		case strings.HasPrefix(tk.Term, "\x03"):
-			kind = ZoneOpen
-		case strings.HasPrefix(tk.Term, "\x04"):
-			kind = ZoneClose
-		case tokenize.IsReserved(tk.Term):
-			continue
-		}
-		f.Tokens = append(f.Tokens, Token{Kind: kind, Pos: tk.Pos, Start: tk.Start, End: tk.End, Zone: strings.TrimLeft(tk.Term, "\x03\x04")})
-		if kind == Word {
+		f.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		if tk := it.Token(); !tokenize.IsReserved(tk.Term) {
 			words = append(words, tk)
 		}
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/index/tokenize"
@@ -63,13 +64,11 @@ type TextMark struct {
 	Group      int // > 0: the occurrence of an operator (phrase, NEAR, ...) the mark belongs to; 0: alone
 }
 
-// FieldText is what the matcher saw in one text: its tokens (words and the
-// reserved terms that mark sentences, paragraphs and zones) and its marks,
-// both sorted by position. Only reserved tokens carry their Term; a word's
-// Term is "" (the highlighter needs where words are, not what they are).
+// FieldText is what the matcher saw in one text: where its words and
+// boundaries lie, and its marks, sorted by position.
 type FieldText struct {
-	Tokens []tokenize.Token
-	Marks  []TextMark
+	tokenize.Layout
+	Marks []TextMark
 }
 
 // TextMatch is the result of matching one document.
@@ -77,6 +76,41 @@ type TextMatch struct {
 	Matched bool        // the document as given matches the query
 	Fields  []FieldText // per text given
 }
+
+// wordPool keeps the word slices of layouts between matches: a field's
+// words take about four times the size of its text, and highlighting a page
+// of long documents would otherwise hand the collector that much per row.
+var wordPool sync.Pool
+
+// Release hands the storage of m's layouts back for reuse by later
+// matches: neither m nor anything taken from it (its Layouts) may be used
+// afterwards.
+func (m *TextMatch) Release() {
+	for i := range m.Fields {
+		if w := m.Fields[i].Words; cap(w) >= minPooledWords {
+			w = w[:0]
+			wordPool.Put(&w)
+		}
+		m.Fields[i] = FieldText{}
+	}
+}
+
+// pooledLayout starts a layout for a text of n bytes, on pooled storage when
+// there is some.
+func pooledLayout(n int) tokenize.Layout {
+	var l tokenize.Layout
+	if n >= 5*minPooledWords {
+		if w, ok := wordPool.Get().(*[]tokenize.Word); ok {
+			l.Words = *w
+		}
+	}
+	l.Reset(n)
+	return l
+}
+
+// minPooledWords is the smallest word slice worth pooling (short texts,
+// like titles, allocate theirs).
+const minPooledWords = 512
 
 // Match matches one document: texts[i] is the text of column cols[i], an
 // indexed text column (with anyField, any column: each text stands alone).
@@ -120,7 +154,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	mem := newMemDoc(m.p, m.s.t.tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
-		res.Fields[i].Tokens = mem.tokens[i]
+		res.Fields[i].Layout = mem.layouts[i]
 	}
 	if m.p.root == nil {
 		return res, nil
@@ -215,47 +249,85 @@ type memOcc struct {
 // memDoc is a document given as text, tokenized: the in-memory counterpart
 // of a segment's posting lists for one document.
 type memDoc struct {
-	lens   []uint32
-	tokens [][]tokenize.Token
-	terms  map[string][]memOcc
-	cache  map[int][]span
-	sorted map[*leafTerm][]memOcc
+	lens    []uint32
+	layouts []tokenize.Layout
+	terms   map[string][]memOcc
+	cache   map[int][]span
+	sorted  map[*leafTerm][]memOcc
 }
 
 func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
-	d := &memDoc{lens: make([]uint32, nf), tokens: make([][]tokenize.Token, len(texts)), terms: map[string][]memOcc{},
+	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)), terms: map[string][]memOcc{},
 		cache: map[int][]span{}, sorted: map[*leafTerm][]memOcc{}}
 	// Only the terms the query asks for are kept, unless a wildcard needs
 	// the whole vocabulary.
+	var need termSet
 	all := false
-	need := map[string]bool{}
 	for _, lt := range p.leaves {
 		all = all || lt.wildcard
-		need[lt.term] = true
+		need.add(lt.term)
 	}
 	var it tokenize.Iter
 	for i, text := range texts {
 		f := fields[i]
-		// About one token per five bytes of text (words and the space after
-		// them): sized so that a field of prose is not copied while it grows.
-		toks := make([]tokenize.Token, 0, len(text)/5+8)
+		d.layouts[i] = pooledLayout(len(text))
+		l := &d.layouts[i]
 		it.Reset(tok, text)
 		for it.Next() {
 			term := it.Term()
-			t := tokenize.Token{Pos: it.Pos(), Start: it.Start(), End: it.End()}
-			reserved := len(term) > 0 && tokenize.IsReserved(string(term))
-			if reserved {
-				t.Term = string(term)
-			}
-			toks = append(toks, t)
-			if all || need[string(term)] {
-				d.terms[string(term)] = append(d.terms[string(term)], memOcc{f: f, pos: uint32(t.Pos), start: t.Start, end: t.End})
+			l.Add(it.Pos(), it.Start(), it.End(), term)
+			if all || need.has(term) {
+				d.terms[string(term)] = append(d.terms[string(term)], memOcc{f: f, pos: uint32(it.Pos()), start: it.Start(), end: it.End()})
 			}
 		}
-		d.tokens[i] = toks
 		d.lens[f] = uint32(it.Pos())
 	}
 	return d
+}
+
+// termSet is the set of terms a query asks for, tested against every token
+// of a text: most tokens are turned away by their length and first byte
+// before any comparison.
+type termSet struct {
+	lens  uint64    // bit n: a term of n bytes (n < 64)
+	first [4]uint64 // bit b: a term starting with byte b
+	terms []string
+	many  map[string]bool // the terms, when there are too many to compare one by one
+}
+
+func (s *termSet) add(term string) {
+	if term == "" {
+		return
+	}
+	s.lens |= 1 << min(len(term), 63)
+	s.first[term[0]>>6] |= 1 << (term[0] & 63)
+	if s.many != nil {
+		s.many[term] = true
+		return
+	}
+	s.terms = append(s.terms, term)
+	if len(s.terms) > 8 {
+		s.many = map[string]bool{}
+		for _, t := range s.terms {
+			s.many[t] = true
+		}
+		s.terms = nil
+	}
+}
+
+func (s *termSet) has(term []byte) bool {
+	if len(term) == 0 || s.lens&(1<<min(len(term), 63)) == 0 || s.first[term[0]>>6]&(1<<(term[0]&63)) == 0 {
+		return false
+	}
+	if s.many != nil {
+		return s.many[string(term)]
+	}
+	for _, t := range s.terms {
+		if t == string(term) {
+			return true
+		}
+	}
+	return false
 }
 
 // positions are the positions of leafTerm lt, in (field, position) order.

@@ -295,27 +295,48 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	return h.compile(snap, q, &h.table)
 }
 
+// rowMatches are the text matches of one row, released once its snippets
+// are rendered.
+type rowMatches []*index.TextMatch
+
+func (ms *rowMatches) match(m *index.TextMatcher, cols []int, texts []string) (*index.TextMatch, error) {
+	tm, err := m.Match(cols, texts)
+	if err != nil {
+		return nil, asError(err)
+	}
+	*ms = append(*ms, tm)
+	return tm, nil
+}
+
+func (ms *rowMatches) release() {
+	for _, m := range *ms {
+		m.Release()
+	}
+}
+
 func (h *highlightExpr) eval(r *row) (any, error) {
 	if err := h.prepare(r.snap); err != nil {
 		return nil, err
 	}
 	h.stats.Highlights.Add(1)
+	var ms rowMatches
+	defer ms.release()
 	if h.text != nil {
 		v, err := h.text.eval(r)
 		if err != nil {
 			return nil, err
 		}
 		text := displayString(v)
-		m, err := h.anyText.Match(nil, []string{text})
+		m, err := ms.match(h.anyText, nil, []string{text})
 		if err != nil {
-			return nil, asError(err)
+			return nil, err
 		}
 		f := h.table.field("", text, m.Fields[0], false)
 		return highlight.Join(highlight.Document([]highlight.Field{f}, h.anyText.Keywords(), &h.opts), &h.opts, false), nil
 	}
 	var fields []highlight.Field
 	var cols []int
-	var texts []string
+	var texts, names []string
 	var attrs []hlField
 	for _, f := range h.fields {
 		if f.attr {
@@ -324,20 +345,21 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		}
 		cols = append(cols, f.col)
 		texts = append(texts, r.text[f.col])
+		names = append(names, f.name)
 	}
-	m, err := h.matcher.Match(cols, texts)
+	m, err := ms.match(h.matcher, cols, texts)
 	if err != nil {
-		return nil, asError(err)
+		return nil, err
 	}
 	byCol := map[int]highlight.Field{}
 	for i, col := range cols {
-		byCol[col] = h.table.field(h.fields[i].name, texts[i], m.Fields[i], h.table.html)
+		byCol[col] = h.table.field(names[i], texts[i], m.Fields[i], h.table.html)
 	}
 	for _, f := range attrs {
 		text := attrText(r, f.col)
-		am, err := h.anyText.Match(nil, []string{text})
+		am, err := ms.match(h.anyText, nil, []string{text})
 		if err != nil {
-			return nil, asError(err)
+			return nil, err
 		}
 		byCol[f.col] = h.table.field(f.name, text, am.Fields[0], false)
 	}
@@ -355,35 +377,12 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	return highlight.Join(highlight.Document(fields, h.matcher.Keywords(), &h.opts), &h.opts, false), nil
 }
 
-// field converts what the matcher saw into the highlighter's input: one
-// word token per position (the widest range) and the boundary marks.
+// field is the highlighter's input for one text the matcher saw.
 func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlight.Field {
-	f := highlight.Field{Name: name, Text: text, HTML: html, StripOptions: t.strip, Boundaries: t.bounds,
-		Tokens: make([]highlight.Token, 0, len(ft.Tokens)), Marks: make([]highlight.Mark, 0, len(ft.Marks))}
-	for _, t := range ft.Tokens {
-		tok := highlight.Token{Pos: t.Pos, Start: t.Start, End: t.End}
-		switch {
-		case t.Term == tokenize.SentenceTerm:
-			tok.Kind = highlight.SentenceStart
-		case t.Term == tokenize.ParagraphTerm:
-			tok.Kind = highlight.ParagraphStart
-		case strings.HasPrefix(t.Term, "\x03"):
-			tok.Kind, tok.Zone = highlight.ZoneOpen, t.Term[1:]
-		case strings.HasPrefix(t.Term, "\x04"):
-			tok.Kind, tok.Zone = highlight.ZoneClose, t.Term[1:]
-		case tokenize.IsReserved(t.Term):
-			continue // exact forms share their word's position and range
-		default:
-			if n := len(f.Tokens); n > 0 && f.Tokens[n-1].Kind == highlight.Word && f.Tokens[n-1].Pos == t.Pos {
-				last := &f.Tokens[n-1]
-				last.Start, last.End = min(last.Start, t.Start), max(last.End, t.End)
-				continue
-			}
-		}
-		f.Tokens = append(f.Tokens, tok)
-	}
-	for _, m := range ft.Marks {
-		f.Marks = append(f.Marks, highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword, Group: m.Group})
+	f := highlight.Field{Name: name, Text: text, Layout: ft.Layout, HTML: html, StripOptions: t.strip, Boundaries: t.bounds,
+		Marks: make([]highlight.Mark, len(ft.Marks))}
+	for i, m := range ft.Marks {
+		f.Marks[i] = highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword, Group: m.Group}
 	}
 	return f
 }

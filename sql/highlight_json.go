@@ -151,9 +151,11 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			texts = append(texts, r.text[f.col])
 		}
 	}
-	m, err := h.matcher.Match(cols, texts)
+	var ms rowMatches
+	defer ms.release()
+	m, err := ms.match(h.matcher, cols, texts)
 	if err != nil {
-		return nil, asError(err)
+		return nil, err
 	}
 	in := make([]highlight.Field, len(h.fields))
 	k := 0
@@ -164,9 +166,9 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			continue
 		}
 		text := attrText(r, f.col)
-		am, err := h.anyText.Match(nil, []string{text})
+		am, err := ms.match(h.anyText, nil, []string{text})
 		if err != nil {
-			return nil, asError(err)
+			return nil, err
 		}
 		in[i] = h.table.field(f.name, text, am.Fields[0], false)
 	}

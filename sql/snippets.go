@@ -160,6 +160,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		if err != nil {
 			return asError(err)
 		}
+		defer m.Release()
 		f := table.field("", data[i], m.Fields[0], table.html)
 		res.Rows[i] = []any{highlight.Join(highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts), &opts, false)}
 		return nil
