@@ -16,6 +16,11 @@
 //     keeps the map from the rewritten text back to the original.
 //   - parse.go runs the TiDB parser and turns its errors into a SyntaxError
 //     that points into the original text (errors.go).
+//   - standin.go hands the parser a short stand-in for each long string
+//     literal (a document of an INSERT, a text of CALL SNIPPETS) and puts the
+//     decoded value back into the parsed tree, so that long texts are not
+//     copied byte by byte by the TiDB lexer; a statement whose literal does
+//     not come back as a value is parsed again as written.
 //
 // The rewrite:
 //

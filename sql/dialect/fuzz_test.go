@@ -50,7 +50,7 @@ func FuzzParse(f *testing.F) {
 				require.True(t, strings.HasPrefix(text[off:], se.Near), "%v: near is not the text at the position", se)
 			}
 		}
-		rw, err := rewrite(text)
+		rw, err := rewrite(text, false)
 		if err != nil {
 			return
 		}

@@ -109,21 +109,41 @@ func significant(toks []token) []token {
 // A doubled quote never ends it; with backslash, neither does a quote after a
 // backslash.
 func scanQuoted(text string, i int, q byte, backslash bool) (end int, unterminated bool) {
-	for i++; i < len(text); i++ {
-		switch text[i] {
-		case '\\':
+	// Jump from quote to quote, looking for backslashes only up to the
+	// next quote: every byte is looked at a bounded number of times.
+	nextQ, nextB := -1, -1
+	for i++; i < len(text); {
+		if nextQ < i {
+			nextQ = indexFrom(text, i, q)
+		}
+		if nextB < i {
+			nextB = nextQ // none before the quote
 			if backslash {
-				i++ // skip the escaped byte
+				if k := strings.IndexByte(text[i:nextQ], '\\'); k >= 0 {
+					nextB = i + k
+				}
 			}
-		case q:
-			if i+1 < len(text) && text[i+1] == q {
-				i++
-				continue
-			}
-			return i + 1, false
+		}
+		switch {
+		case nextB < nextQ:
+			i = nextB + 2 // skip the escaped byte
+		case nextQ == len(text):
+			return len(text), true
+		case nextQ+1 < len(text) && text[nextQ+1] == q:
+			i = nextQ + 2
+		default:
+			return nextQ + 1, false
 		}
 	}
 	return len(text), true
+}
+
+// indexFrom is the offset of the first c in text[i:], or len(text).
+func indexFrom(text string, i int, c byte) int {
+	if j := strings.IndexByte(text[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(text)
 }
 
 // scanNumber returns the end of the number at text[i]: digits, a fraction, an

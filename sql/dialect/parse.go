@@ -20,11 +20,19 @@ func Parse(p *parser.Parser, text string) (*Statement, error) {
 	if p == nil {
 		p = parser.New()
 	}
-	rw, err := rewrite(text)
+	rw, err := rewrite(text, true)
 	if err != nil {
 		return nil, err
 	}
 	node, err := parseOne(p, rw.main, text)
+	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
+		// A literal TiDB does not keep as a value, or an error that should
+		// quote the statement as written: parse it as it is.
+		if rw, err = rewrite(text, false); err != nil {
+			return nil, err
+		}
+		node, err = parseOne(p, rw.main, text)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,9 @@ import (
 
 // rewritten is one statement after the rewrite.
 type rewritten struct {
-	main *output // the statement as TiDB reads it
-	tail *tail   // the OPTION tail or the CREATE TABLE settings, or nil
+	main     *output   // the statement as TiDB reads it
+	tail     *tail     // the OPTION tail or the CREATE TABLE settings, or nil
+	standIns *standIns // the long literals main has stand-ins for, or nil
 }
 
 // rewriter rewrites one statement. It works on the significant tokens (white
@@ -21,8 +22,9 @@ type rewriter struct {
 
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
-// settings, if any, is returned apart.
-func rewrite(src string) (*rewritten, error) {
+// settings, if any, is returned apart. With withStandIns, long literals
+// of the main part get stand-ins (see standIns).
+func rewrite(src string, withStandIns bool) (*rewritten, error) {
 	toks := lex(src)
 	for _, t := range toks {
 		if t.unterminated {
@@ -61,6 +63,10 @@ func rewrite(src string) (*rewritten, error) {
 	if err := r.functionsAndMaps(cut); err != nil {
 		return nil, err
 	}
+	var si *standIns
+	if withStandIns {
+		si = r.standIns(cut)
+	}
 	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)
 	if err != nil {
 		return nil, &SyntaxError{Msg: err.Error()} // a bug of this package, not of the statement
@@ -68,7 +74,7 @@ func rewrite(src string) (*rewritten, error) {
 	if cut < len(s) {
 		main.end = s[cut].start // an error at the end points at the tail
 	}
-	return &rewritten{main: main, tail: tl}, nil
+	return &rewritten{main: main, tail: tl, standIns: si}, nil
 }
 
 var unterminatedName = map[tokenKind]string{

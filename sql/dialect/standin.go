@@ -1,0 +1,177 @@
+package dialect
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Long string literals (the documents of an INSERT, the texts of CALL
+// SNIPPETS) cost the TiDB lexer a copy byte by byte. The rewrite hands the
+// parser a short stand-in literal for each instead, and the parsed tree gets
+// the literal's value back: the value TiDB would have read, decoded here by
+// the same rules (a doubled quote is one quote; a backslash escapes the byte
+// after it, \n \t \r \b \0 \Z stand for control bytes, \% and \_ keep their
+// backslash).
+//
+// Only literals that TiDB would read as plain values are replaced: not one
+// glued to another literal (TiDB concatenates 'a' 'b'), not one after a word
+// that could be a charset introducer (_utf8mb4 'x', N'x', X'4142'), not one
+// whose bytes are not valid UTF-8. A literal TiDB keeps somewhere other than
+// a value (an alias, a table comment) leaves its stand-in unrestored, and
+// Parse then parses the statement again without stand-ins: the stand-ins
+// change how fast a statement parses, never what it means.
+
+// longLiteral is the length from which a string literal gets a stand-in.
+var longLiteral = 256
+
+// standInPrefix starts every stand-in: the byte 0x1f and a nonce drawn when
+// the process starts, which no statement can know in advance.
+var standInPrefix = func() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "\x1fglint" + hex.EncodeToString(b[:]) + ":"
+}()
+
+// standIns are the literals of one statement that stand-ins replaced.
+type standIns struct {
+	values   map[string]string // stand-in -> the literal's value
+	restored int
+}
+
+// standIns replaces the long literals among s[:cut] (the part of the
+// statement that is parsed as a whole) with stand-ins; nil if there are none.
+func (r *rewriter) standIns(cut int) *standIns {
+	var si *standIns
+	for i := 0; i < cut; i++ {
+		t := r.s[i]
+		if t.kind != tokString || t.end-t.start < longLiteral || r.gluedLiteral(i) || r.overlapsEdit(t) {
+			continue
+		}
+		value, ok := decodeLiteral(r.text(t))
+		if !ok {
+			continue
+		}
+		if si == nil {
+			si = &standIns{values: map[string]string{}}
+		}
+		key := standInPrefix + strconv.Itoa(len(si.values))
+		si.values[key] = value
+		r.replace(t, "'"+key+"'")
+	}
+	return si
+}
+
+// gluedLiteral reports whether the literal s[i] is read together with a
+// token next to it: another literal, or a word before it that may be a
+// charset introducer or a literal prefix (N, X, B).
+func (r *rewriter) gluedLiteral(i int) bool {
+	if i+1 < len(r.s) && r.s[i+1].kind == tokString {
+		return true
+	}
+	if i == 0 {
+		return false
+	}
+	prev := r.s[i-1]
+	switch {
+	case prev.kind == tokString:
+		return true
+	case prev.kind != tokWord:
+		return false
+	case prev.end == r.s[i].start:
+		return true // N'x', X'41', _binary'x'
+	}
+	return strings.HasPrefix(r.text(prev), "_")
+}
+
+// overlapsEdit reports whether another edit of the rewrite touches the
+// inside of t (an insertion at its start is fine).
+func (r *rewriter) overlapsEdit(t token) bool {
+	for _, e := range r.edits {
+		if e.start < t.end && t.start < e.end || e.start > t.start && e.start < t.end {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeLiteral returns the value of the quoted literal lit as TiDB's lexer
+// reads it with the default sql_mode; false when lit is not valid UTF-8.
+func decodeLiteral(lit string) (string, bool) {
+	if !utf8.ValidString(lit) || len(lit) < 2 {
+		return "", false
+	}
+	q := lit[0]
+	body := lit[1 : len(lit)-1]
+	if strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, q) < 0 {
+		return body, true
+	}
+	var b strings.Builder
+	b.Grow(len(body))
+	at, nextQ, nextB := 0, -1, -1
+	for {
+		// Copy up to the next quote or backslash, then read it (each is
+		// looked for once).
+		if nextQ < at {
+			nextQ = indexFrom(body, at, q)
+		}
+		if nextB < at {
+			nextB = indexFrom(body, at, '\\')
+		}
+		i := min(nextQ, nextB)
+		if i+1 >= len(body) {
+			b.WriteString(body[at:])
+			return b.String(), true
+		}
+		b.WriteString(body[at:i])
+		c := body[i+1] // after a quote: the quote it doubles
+		if body[i] == '\\' {
+			switch c {
+			case 'n':
+				c = '\n'
+			case '0':
+				c = 0
+			case 'b':
+				c = 8
+			case 'Z':
+				c = 26
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case '%', '_':
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(c)
+		at = i + 2
+	}
+}
+
+// restore gives every stand-in in node its literal's value back, and
+// reports whether all of them were found as values.
+func (si *standIns) restore(node ast.Node) bool {
+	node.Accept(si)
+	return si.restored == len(si.values)
+}
+
+// Enter implements ast.Visitor.
+func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
+	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
+		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
+			if value, ok := si.values[string(b)]; ok {
+				v.SetString(value)
+				si.restored++
+			}
+		}
+	}
+	return n, false
+}
+
+// Leave implements ast.Visitor.
+func (si *standIns) Leave(n ast.Node) (ast.Node, bool) { return n, true }

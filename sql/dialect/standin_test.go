@@ -1,0 +1,108 @@
+package dialect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/stretchr/testify/require"
+)
+
+// restored is node written back as SQL: two trees that restore alike hold
+// the same values.
+func restored(t testing.TB, node ast.Node) string {
+	var b strings.Builder
+	require.NoError(t, node.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &b)))
+	return b.String()
+}
+
+// plainParse parses text the way Parse does, without stand-ins.
+func plainParse(p *parser.Parser, text string) (ast.StmtNode, error) {
+	rw, err := rewrite(text, false)
+	if err != nil {
+		return nil, err
+	}
+	return parseOne(p, rw.main, text)
+}
+
+// withShortLiterals makes every literal long enough for a stand-in.
+func withShortLiterals(t testing.TB) {
+	saved := longLiteral
+	longLiteral = 0
+	t.Cleanup(func() { longLiteral = saved })
+}
+
+func TestStandIns(t *testing.T) {
+	withShortLiterals(t)
+	p := parser.New()
+	cases := []struct {
+		sql      string
+		standIns int // literals replaced (before any fallback)
+	}{
+		{`INSERT INTO t (id, body) VALUES (1, 'plain text'), (2, "double")`, 2},
+		{`INSERT INTO t VALUES (1, 'it''s', "say ""hi""", 'a\'b\"c')`, 3},
+		{`SELECT 'tab\there\nnew\rret\0nul\Zsub\bback\\slash\%pct\_und\qq'`, 1},
+		{`CALL SNIPPETS(('a', 'b'), 't', 'q', 'x' AS before_match)`, 5},
+		{`SELECT {limit='9'} FROM t`, 1},
+		{`SELECT 'a' 'b'`, 0},                   // concatenated by TiDB
+		{`SELECT _utf8mb4 'a', N'b', X'41'`, 0}, // introducers and prefixes
+		{`SELECT 'ÿ Ünïcödé 漢字'`, 1},
+		{`SELECT 1 AS 'an alias'`, 1},                              // not a value: parsed again without
+		{`SET NAMES 'utf8mb4'`, 1},                                 // likewise
+		{`SELECT * FROM t WHERE MATCH('a') OPTION comment='x'`, 1}, // the tail keeps its literal
+	}
+	for _, c := range cases {
+		t.Run(c.sql, func(t *testing.T) {
+			rw, err := rewrite(c.sql, true)
+			require.NoError(t, err)
+			n := 0
+			if rw.standIns != nil {
+				n = len(rw.standIns.values)
+			}
+			require.Equal(t, c.standIns, n)
+			want, err := plainParse(p, c.sql)
+			require.NoError(t, err)
+			got, err := Parse(p, c.sql)
+			require.NoError(t, err)
+			require.Equal(t, restored(t, want), restored(t, got.Node))
+			require.NotContains(t, restored(t, got.Node), "\x1f")
+		})
+	}
+}
+
+func TestStandInErrorsQuoteTheStatement(t *testing.T) {
+	withShortLiterals(t)
+	_, err := Parse(nil, `INSERT INTO t VALUES ('a long text', 'b') garbage`)
+	require.Error(t, err)
+	require.Equal(t, `syntax error at line 1 column 43 near 'garbage'`, err.Error())
+}
+
+// FuzzStandIns checks that stand-ins never change what a statement means:
+// with every literal replaced, Parse gives the tree of the plain parse, or
+// the same error.
+func FuzzStandIns(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{`SELECT 'a\\'`, `SELECT '\%\_'`, `INSERT INTO t VALUES ('x''y', "p""q")`, `SELECT 'a'"b"`} {
+		f.Add(s)
+	}
+	p := parser.New()
+	f.Fuzz(func(t *testing.T, text string) {
+		withShortLiterals(t)
+		want, wantErr := plainParse(p, text)
+		got, err := Parse(p, text)
+		if wantErr != nil {
+			if err == nil {
+				// Parse also reads the OPTION tail; the plain parse does not.
+				return
+			}
+			require.Equal(t, wantErr.Error(), err.Error())
+			return
+		}
+		if err != nil {
+			return // the tail of settings was refused
+		}
+		require.Equal(t, restored(t, want), restored(t, got.Node))
+	})
+}
