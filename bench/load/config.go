@@ -27,6 +27,7 @@ const (
 	Search             = "search"                // SELECT id ... WHERE MATCH(?) LIMIT 20
 	SearchHL           = "search+highlight"      // the same with highlighted text (Sphinx: its stored index)
 	Snippets           = "snippets"              // CALL SNIPPETS over SnippetDocs documents, limit 256
+	SnippetsNoLimit    = "snippets-limit0"       // the same with 0 AS limit: whole documents, marked
 	JSONSearchHL       = "json-search+highlight" // POST /search with "highlight": {} (glint only)
 	Ladder             = "ladder"                // CALL SNIPPETS over the one document of Docs (a rung of the field-size ladder)
 	DefaultTable       = "t"
@@ -36,13 +37,13 @@ const (
 )
 
 // Workloads lists every workload in the order a race runs them.
-var Workloads = []string{Insert, Search, SearchHL, Snippets, JSONSearchHL, Ladder}
+var Workloads = []string{Insert, Search, SearchHL, Snippets, SnippetsNoLimit, JSONSearchHL, Ladder}
 
 // UnitOf is the unit a workload's throughput is counted in: "docs" for the
 // workloads that insert or highlight given documents, "queries" for searches.
 func UnitOf(workload string) string {
 	switch workload {
-	case Insert, Snippets, Ladder:
+	case Insert, Snippets, SnippetsNoLimit, Ladder:
 		return "docs"
 	}
 	return "queries"

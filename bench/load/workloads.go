@@ -32,9 +32,11 @@ func newWorkload(cfg *Config) (workload, error) {
 		}
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
 	case Snippets:
+		return &snippetsWorkload{cfg: cfg, n: cfg.SnippetDocs, limit: 256}, nil
+	case SnippetsNoLimit:
 		return &snippetsWorkload{cfg: cfg, n: cfg.SnippetDocs}, nil
 	case Ladder:
-		return &snippetsWorkload{cfg: cfg, n: 1}, nil
+		return &snippetsWorkload{cfg: cfg, n: 1, limit: 256}, nil
 	case JSONSearchHL:
 		if cfg.Target == Sphinx {
 			return nil, fmt.Errorf("load: %s needs glint's HTTP API; Sphinx 2.2 has none", JSONSearchHL)
@@ -148,11 +150,12 @@ func drain(rows *sql.Rows) error {
 }
 
 // snippetsWorkload runs CALL SNIPPETS over n documents of the corpus (the next
-// ones in turn) with one query of the set, limit 256. The ladder workload is
-// the same with n = 1 over a corpus of one document.
+// ones in turn) with one query of the set and the given limit. The ladder
+// workload is the same with n = 1 over a corpus of one document.
 type snippetsWorkload struct {
-	cfg *Config
-	n   int
+	cfg   *Config
+	n     int
+	limit int
 }
 
 func (w *snippetsWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
@@ -170,7 +173,7 @@ func (w *snippetsWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (i
 	}
 	b.WriteString("), 't', ")
 	quote(&b, w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text)
-	b.WriteString(", 256 AS limit, 1 AS query_mode)")
+	fmt.Fprintf(&b, ", %d AS limit, 1 AS query_mode)", w.limit)
 	rows, err := conn.QueryContext(ctx, b.String())
 	if err != nil {
 		return 0, 0, err

@@ -1,6 +1,12 @@
 package tokenize
 
-import "testing"
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	benchcorpus "github.com/glint-search/glint/bench/corpus"
+)
 
 // BenchmarkSettings measures the general path (the default path is
 // BenchmarkTokenize).
@@ -41,6 +47,28 @@ func BenchmarkNew(b *testing.B) {
 	for b.Loop() {
 		if _, err := New(c); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkTokenizeBrown tokenizes real prose (the first Brown documents of
+// the cached benchmark corpus: go run ./bench/cmd/corpus), whose word
+// lengths a branch predictor cannot learn the way it learns a repeated text.
+func BenchmarkTokenizeBrown(b *testing.B) {
+	docs, err := benchcorpus.ReadFile(filepath.Join("..", "..", "bench", "cache", "corpora", "brown.jsonl"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var text strings.Builder
+	for _, d := range docs[:min(20, len(docs))] {
+		text.WriteString(d.Content)
+	}
+	tok := Default()
+	b.SetBytes(int64(text.Len()))
+	var it Iter
+	for b.Loop() {
+		it.Reset(tok, text.String())
+		for it.Next() {
 		}
 	}
 }
