@@ -3,10 +3,12 @@ package sql
 import (
 	"container/heap"
 	"context"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/glint-search/glint/index"
@@ -562,11 +564,22 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	if err != nil {
 		return nil, 0, err
 	}
+	rows := make([][]any, len(page))
+	for i := range rows {
+		rows[i] = make([]any, len(p.fields))
+	}
+	done, err := p.evalPageExprs(ctx, snap, page, texts, rows)
+	if err != nil {
+		return nil, 0, err
+	}
 	r := &row{snap: snap}
 	for i, c := range page {
 		r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
-		out := make([]any, len(p.fields))
+		out := rows[i]
 		for j, f := range p.fields {
+			if done[j] {
+				continue
+			}
 			v, err := f.e.eval(r)
 			if err != nil {
 				return nil, 0, err
@@ -576,6 +589,69 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 		res.Rows = append(res.Rows, out)
 	}
 	return res, total, nil
+}
+
+// pageExpr is an expression whose work grows with the text of a row
+// (HIGHLIGHT(), SNIPPET(), the highlight of a search request): once
+// prepared for the snapshot, it is safe for concurrent use, and the rows of
+// a page are worked on by several goroutines.
+type pageExpr interface {
+	expr
+	prepare(snap *index.Snapshot) error
+}
+
+// evalPageExprs evaluates the page expressions of the select list for
+// every row of the page into rows, on up to GOMAXPROCS goroutines, and
+// reports which fields it filled.
+func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, page []candidate, texts []map[int]string, rows [][]any) ([]bool, error) {
+	done := make([]bool, len(p.fields))
+	var fields []int
+	for j, f := range p.fields {
+		if pe, ok := f.e.(pageExpr); ok && len(page) > 1 {
+			if err := pe.prepare(snap); err != nil {
+				return nil, err
+			}
+			fields = append(fields, j)
+		}
+	}
+	if len(fields) == 0 {
+		return done, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(page))
+	// Each worker stops at its first error; the error of the earliest row
+	// is the statement's, as without workers.
+	errs := make([]error, len(page))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			r := &row{snap: snap}
+			for i := w; i < len(page); i += workers {
+				if err := ctx.Err(); err != nil {
+					errs[i] = cancelled(err)
+					return
+				}
+				r.ref, r.weight, r.text = page[i].ref, page[i].weight, texts[i]
+				for _, j := range fields {
+					v, err := p.fields[j].e.eval(r)
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					rows[i][j] = wireValue(p.fields[j].typ, v)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, j := range fields {
+		done[j] = true
+	}
+	return done, nil
 }
 
 // storedText reads the text columns a select list uses for the page's rows.
