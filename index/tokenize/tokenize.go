@@ -4,6 +4,8 @@
 package tokenize
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -188,6 +190,33 @@ func runeClass(tab *[0x10000]uint8, r rune) uint8 {
 	return classify(r)
 }
 
+// SWAR (SIMD within a register) helpers of the ASCII fast path: eight bytes
+// of text in a uint64, a byte's high bit set in a result for the bytes that
+// pass the test. inRange and wordBytes need bytes below 0x80.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// load64 reads text[i:i+8], little-endian (the compiler makes it one load).
+func load64(text string, i int) uint64 {
+	b := text[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// inRange marks the bytes of x in [lo, hi]: adding 0x80-lo sets a byte's
+// high bit when it is at least lo, adding 0x7f-hi when it is above hi; no
+// carry crosses bytes below 0x80.
+func inRange(x uint64, lo, hi byte) uint64 {
+	return (x + (0x80-uint64(lo))*lowBits) &^ (x + (0x7f-uint64(hi))*lowBits) & highBits
+}
+
+// wordBytes marks the ASCII letters and digits of x.
+func wordBytes(x uint64) uint64 {
+	return inRange(x, 'a', 'z') | inRange(x, 'A', 'Z') | inRange(x, '0', '9')
+}
+
 // Next advances to the next token. It returns false at the end of the text.
 func (it *Iter) Next() bool {
 	// The default rules are scanned here. On the general path Reset has
@@ -226,6 +255,25 @@ func (it *Iter) Next() bool {
 	start := i
 	term := it.term[:0]
 	same := true
+	// Words of ASCII letters and digits, eight bytes at a time: the bytes
+	// up to the first separator are folded and appended at once.
+	for i+8 <= n {
+		x := load64(text, i)
+		if x&highBits != 0 {
+			break
+		}
+		upper := inRange(x, 'A', 'Z')
+		k := bits.TrailingZeros64(^wordBytes(x)&highBits) >> 3 // word bytes before a separator
+		if k < 8 {
+			upper &= 1<<(8*k) - 1
+		}
+		same = same && upper == 0
+		term = binary.LittleEndian.AppendUint64(term, x|upper>>2)[:len(term)+k]
+		i += k
+		if k < 8 {
+			goto done
+		}
+	}
 	for i < n {
 		c := text[i]
 		switch asciiClass[c] {
