@@ -29,6 +29,15 @@
 // markers or separators; a snippet starts and ends on word boundaries, so it
 // never cuts a word or a UTF-8 sequence.
 //
+// # Cost
+//
+// A field's Layout (one word per position, the boundaries) comes straight
+// from the one tokenizer pass that also finds the marks; nothing here walks
+// every word again. Units, zones, glued words and codepoint counts are
+// worked out around the marks only, and a field's length in codepoints is
+// counted only when its length in bytes does not settle a limit, so the
+// choosing costs what the marks cost, whatever the size of the field.
+//
 // # Markup
 //
 // html_strip_mode=index strips the markup of fields the table strips (Field.HTML),
@@ -208,11 +217,11 @@ func prepare(f *Field, o *Options) *prepared {
 		mapEnd = func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
 		p.words = make([]tokenize.Word, 0, len(f.Words))
 		for _, w := range f.Words {
-			s, e := mapOff(w.Start), mapEnd(w.End)
+			s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
 			if e <= s || e > len(p.text) {
 				continue // inside removed markup
 			}
-			p.words = append(p.words, tokenize.Word{Pos: w.Pos, Start: s, End: e})
+			p.words = append(p.words, tokenize.Word{Pos: w.Pos, Start: int32(s), End: int32(e)})
 		}
 	}
 	for _, b := range p.bounds {
@@ -236,8 +245,8 @@ func prepare(f *Field, o *Options) *prepared {
 		}
 		// The first word that ends after s.
 		words := p.words[wi:]
-		wi += sort.Search(len(words), func(i int) bool { return words[i].End > s })
-		if wi == len(p.words) || p.words[wi].Start > s {
+		wi += sort.Search(len(words), func(i int) bool { return int(words[i].End) > s })
+		if wi == len(p.words) || p.start(wi) > s {
 			continue
 		}
 		if n := len(p.marks); n > 0 && p.marks[n-1].start == s {
@@ -254,21 +263,25 @@ func prepare(f *Field, o *Options) *prepared {
 	return p
 }
 
+// start, end and pos are the byte range and the position of word i.
+func (p *prepared) start(i int) int { return int(p.words[i].Start) }
+func (p *prepared) end(i int) int   { return int(p.words[i].End) }
+func (p *prepared) pos(i int) int   { return int(p.words[i].Pos) }
+
 // cutAfter reports whether a unit boundary lies between words i and i+1.
 func (p *prepared) cutAfter(i int) bool {
 	if len(p.cuts) == 0 && p.isBoundary == nil {
 		return false
 	}
-	a, b := p.words[i], p.words[i+1]
-	if c, _ := slices.BinarySearch(p.cuts, a.Pos); c < len(p.cuts) && p.cuts[c] < b.Pos {
+	if c, _ := slices.BinarySearch(p.cuts, p.pos(i)); c < len(p.cuts) && p.cuts[c] < p.pos(i+1) {
 		return true
 	}
-	return p.isBoundary != nil && strings.IndexFunc(p.text[a.End:b.Start], p.isBoundary) >= 0
+	return p.isBoundary != nil && strings.IndexFunc(p.text[p.end(i):p.start(i+1)], p.isBoundary) >= 0
 }
 
 // zone is the innermost zone around word i (emit_zones).
 func (p *prepared) zone(i int) string {
-	pos := p.words[i].Pos
+	pos := p.pos(i)
 	var open []string
 	for _, b := range p.bounds {
 		if b.Pos > pos || b.Pos == pos && b.Kind == tokenize.ZoneClose {
@@ -292,19 +305,19 @@ func (p *prepared) zone(i int) string {
 // glued reports whether words i and i+1 touch without white space between
 // them (one word of the text the tokenizer cut in two, like "Atlanta's").
 func (p *prepared) glued(i int) bool {
-	gap := p.text[p.words[i].End:p.words[i+1].Start]
+	gap := p.text[p.end(i):p.start(i+1)]
 	return len(gap) <= 2 && strings.TrimFunc(gap, unicode.IsSpace) == gap
 }
 
 // spanRunes counts the codepoints from the start of word a to the end of word b.
 func (p *prepared) spanRunes(a, b int) int {
-	return utf8.RuneCountInString(p.text[p.words[a].Start:p.words[b].End])
+	return utf8.RuneCountInString(p.text[p.start(a):p.end(b)])
 }
 
 // spanFits reports whether words a..b fit the limits of o.
 func (p *prepared) spanFits(o *Options, a, b int) bool {
 	return (o.LimitWords == 0 || p.wordCount(a, b) <= o.LimitWords) &&
-		(o.Limit == 0 || runesAtMost(p.text[p.words[a].Start:p.words[b].End], o.Limit))
+		(o.Limit == 0 || runesAtMost(p.text[p.start(a):p.end(b)], o.Limit))
 }
 
 // wholeFits reports whether the whole field fits the limits of o.
@@ -331,7 +344,7 @@ func (p *prepared) wordCount(a, b int) int {
 	if a > b || b < 0 {
 		return 0
 	}
-	return p.words[b].Pos - p.words[a].Pos + 1
+	return p.pos(b) - p.pos(a) + 1
 }
 
 // passage is a candidate snippet: words a..b of one field (a == -1: the
@@ -355,10 +368,10 @@ func (p *prepared) candidates(field int, o *Options) []*passage {
 	window := func(mi int) (int, int) {
 		w := p.marks[mi].word
 		a, b := w, w
-		for a > 0 && !p.cutAfter(a-1) && p.words[w].Pos-p.words[a-1].Pos <= o.Around {
+		for a > 0 && !p.cutAfter(a-1) && p.pos(w)-p.pos(a-1) <= o.Around {
 			a--
 		}
-		for b+1 < len(p.words) && !p.cutAfter(b) && p.words[b+1].Pos-p.words[w].Pos <= o.Around {
+		for b+1 < len(p.words) && !p.cutAfter(b) && p.pos(b+1)-p.pos(w) <= o.Around {
 			b++
 		}
 		// Do not split a word the tokenizer cut in pieces ("Atlanta's").
@@ -421,7 +434,7 @@ func (s *passage) score(shown []bool) (phrase, fresh, marks int) {
 					groups = append(groups, m.group, 1)
 				}
 			}
-			if i > s.ma && p.marks[i-1].word >= s.a && p.words[m.word].Pos == p.words[p.marks[i-1].word].Pos+1 {
+			if i > s.ma && p.marks[i-1].word >= s.a && p.pos(m.word) == p.pos(p.marks[i-1].word)+1 {
 				run++
 			} else {
 				run = 1
@@ -542,7 +555,7 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 	// Codepoints counted as words leave: the word and the gap on its inner side.
 	dropEnd := func() {
 		if sized {
-			runes -= utf8.RuneCountInString(p.text[p.words[s.b-1].End:p.words[s.b].End])
+			runes -= utf8.RuneCountInString(p.text[p.end(s.b-1):p.end(s.b)])
 		}
 		s.b--
 	}
@@ -552,7 +565,7 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 			dropEnd()
 		case s.a < first:
 			if sized {
-				runes -= utf8.RuneCountInString(p.text[p.words[s.a].Start:p.words[s.a+1].Start])
+				runes -= utf8.RuneCountInString(p.text[p.start(s.a):p.start(s.a+1)])
 			}
 			s.a++
 		case s.b > first:
@@ -579,9 +592,9 @@ func (p *prepared) beginning(o *Options) (string, bool) {
 	// Words one by one while they fit, counting the codepoints as they come.
 	b, runes := -1, 0
 	for b+1 < len(p.words) {
-		next := runes + utf8.RuneCountInString(p.text[p.words[max(b, 0)].End:p.words[b+1].End])
+		next := runes + utf8.RuneCountInString(p.text[p.end(max(b, 0)):p.end(b+1)])
 		if b < 0 {
-			next = utf8.RuneCountInString(p.text[p.words[0].Start:p.words[0].End])
+			next = utf8.RuneCountInString(p.text[p.start(0):p.end(0)])
 		}
 		if o.Limit > 0 && next > o.Limit || o.LimitWords > 0 && p.wordCount(0, b+1) > o.LimitWords {
 			break
@@ -591,7 +604,7 @@ func (p *prepared) beginning(o *Options) (string, bool) {
 	if b < 0 {
 		return "", false
 	}
-	return p.shown(p.text[p.words[0].Start:p.words[b].End]), true
+	return p.shown(p.text[p.start(0):p.end(b)]), true
 }
 
 // shown is a piece of the text as it is shown: stripped text stands a space
@@ -608,7 +621,7 @@ func (p *prepared) shown(s string) string {
 func (p *prepared) render(s *passage, o *Options, id int) string {
 	from, to := 0, len(p.text)
 	if s.a >= 0 {
-		from, to = p.words[s.a].Start, p.words[s.b].End
+		from, to = p.start(s.a), p.end(s.b)
 	}
 	before, after := expandID(o.BeforeMatch, id), expandID(o.AfterMatch, id)
 	var b strings.Builder

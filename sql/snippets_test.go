@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -65,4 +66,53 @@ func TestSnippetsFileSandbox(t *testing.T) {
 		exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files_scattered)"))
 	require.Contains(t, exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files)"), "does not exist")
 	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "cannot be read")
+}
+
+// TestSnippetsTenMegabyteField highlights a field of 10 MB whose only
+// match is near its end, through HIGHLIGHT() and CALL SNIPPETS (read from a
+// file): the snippet is exact, and the memory a highlight takes stays a
+// small multiple of the text, not a function of anything larger.
+func TestSnippetsTenMegabyteField(t *testing.T) {
+	var b strings.Builder
+	filler := "один два three четыре five шесть seven 八 nine ten. "
+	for b.Len() < 10<<20 {
+		b.WriteString(filler)
+	}
+	b.WriteString("the dragon sleeps under the mountain")
+	for range 20 {
+		b.WriteString(" " + filler)
+	}
+	text := b.String()
+
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "big.txt"), []byte(text), 0o644))
+	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	eng := NewEngine(db)
+	require.NoError(t, eng.SetSnippetsFilePrefix(root))
+	s := eng.NewSession("root")
+	ctx := context.Background()
+	_, err = s.Exec(ctx, "CREATE TABLE t (content text)")
+	require.NoError(t, err)
+	tb, _ := db.Table("t")
+	require.NoError(t, tb.Write(ctx, func(w *index.Writer) error {
+		_, err := w.Insert([]index.Document{{ID: 1, Values: []index.Value{text}}})
+		return err
+	}))
+
+	// Five words around the match, whichever script they are in.
+	want := "seven 八 nine ten. the <b>dragon</b> sleeps under the mountain один"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got := render(s.Exec(ctx, "SELECT id, HIGHLIGHT({limit=80, around=5}) FROM t WHERE MATCH('dragon')"))
+	runtime.ReadMemStats(&after)
+	require.Equal(t, "id:uint | highlight():str\n1 | "+want+"\n", got)
+	// The stored text read back, its words (24 bytes per word of about
+	// 5 bytes) and the answer: well under 8 times the text.
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(text)))
+
+	got = render(s.Exec(ctx, "CALL SNIPPETS('big.txt', 't', 'dragon', 1 AS load_files, 80 AS limit, 5 AS around)"))
+	require.Equal(t, "snippet:str\n"+want+"\n", got)
 }

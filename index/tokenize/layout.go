@@ -12,10 +12,12 @@ type Layout struct {
 }
 
 // Word is the byte range of the tokens at one word position (the widest,
-// when several tokens share it: a blended token and its first part).
+// when several tokens share it: a blended token and its first part). Its
+// numbers are 32 bits wide (a text is at most 2 GiB), which halves the
+// memory a long field's words take.
 type Word struct {
-	Pos        int
-	Start, End int
+	Pos        int32
+	Start, End int32
 }
 
 // BoundKind says what a Bound marks.
@@ -41,10 +43,12 @@ type Bound struct {
 func (l *Layout) Reset(n int) {
 	// About one word per five bytes of prose (a word and the space after
 	// it): sized so that the words of a field are not copied while they grow.
-	// Rounded up to a power of two, so that storage kept for reuse fits
-	// most texts of about the same size.
+	// Rounded up to one of eight steps per power of two (at most an eighth
+	// more), so that storage kept for reuse fits most texts of about the
+	// same size.
 	if want := n/5 + 8; cap(l.Words) < want {
-		l.Words = make([]Word, 0, 1<<bits.Len(uint(want-1)))
+		step := 1 << max(bits.Len(uint(want))-3, 0)
+		l.Words = make([]Word, 0, (want+step-1)/step*step)
 	}
 	l.Words, l.Bounds = l.Words[:0], l.Bounds[:0]
 }
@@ -71,10 +75,10 @@ func (l *Layout) Add(pos, start, end int, term []byte) {
 		l.Bounds = append(l.Bounds, b)
 		return
 	}
-	if n := len(l.Words); n > 0 && l.Words[n-1].Pos == pos {
+	if n := len(l.Words); n > 0 && int(l.Words[n-1].Pos) == pos {
 		w := &l.Words[n-1]
-		w.Start, w.End = min(w.Start, start), max(w.End, end)
+		w.Start, w.End = min(w.Start, int32(start)), max(w.End, int32(end))
 		return
 	}
-	l.Words = append(l.Words, Word{Pos: pos, Start: start, End: end})
+	l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
 }
