@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -191,5 +192,23 @@ func TestAppendJSONString(t *testing.T) {
 		assert.Equal(t, tt.want, got)
 		var back string
 		require.NoError(t, json.Unmarshal([]byte(got), &back))
+	}
+}
+
+// TestHTTPRequestCancelledWhenClientGoesAway: a client that gives up on a
+// request cancels the work it started (every endpoint runs under the
+// request's context).
+func TestHTTPRequestCancelledWhenClientGoesAway(t *testing.T) {
+	eng := newFakeEngine()
+	hs := httptest.NewServer(New(eng, Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).HTTPHandler())
+	t.Cleanup(hs.Close)
+	client := hs.Client()
+	client.Timeout = 200 * time.Millisecond // the client closes the connection when it gives up
+	_, err := client.Post(hs.URL+"/sql?mode=raw", "text/plain", strings.NewReader("sleep 30s"))
+	require.Error(t, err)
+	select {
+	case <-eng.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request's context was not cancelled after the client went away")
 	}
 }
