@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	benchcorpus "github.com/glint-search/glint/bench/corpus"
+	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
 )
 
@@ -64,6 +65,55 @@ func BenchmarkCallSnippets(b *testing.B) {
 					b.Fatal(err)
 				}
 				i++
+			}
+		})
+	}
+}
+
+// BenchmarkHighlightText highlights one text of 1 KB to 1 MB (Brown prose)
+// the way CALL SNIPPETS and HIGHLIGHT() do, from the text to the snippet:
+// tokenizing, matching and choosing, default options.
+func BenchmarkHighlightText(b *testing.B) {
+	docs, err := benchcorpus.ReadFile(filepath.Join("..", "bench", "cache", "corpora", "brown.jsonl"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var all strings.Builder
+	for _, d := range docs {
+		if all.Len() > 1<<20 {
+			break
+		}
+		all.WriteString(d.Content + "\n")
+	}
+	db, _ := index.Open(index.DefaultOptions("").WithInMemory(true))
+	defer db.Close()
+	s := NewEngine(db).NewSession("root")
+	s.Exec(context.Background(), "CREATE TABLE t (content text)")
+	tb, _ := db.Table("t")
+	snap := tb.Snapshot()
+	q, err := snap.ParseQuery("jury | election | \"the city\"")
+	if err != nil {
+		b.Fatal(err)
+	}
+	matcher, err := snap.TextMatcher(q, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	table := tableForHighlight(snap.Schema().Tokenization).withTokenizer(snap.Tokenizer())
+	opts := highlight.DefaultOptions()
+	for _, size := range []int{1 << 10, 10 << 10, 100 << 10, 1 << 20} {
+		text := all.String()[:size]
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				m, err := matcher.Match(nil, []string{text})
+				if err != nil {
+					b.Fatal(err)
+				}
+				f := table.field("", text, m.Fields[0], false)
+				highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts)
+				m.Release()
 			}
 		})
 	}
