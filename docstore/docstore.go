@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
+	"unsafe"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/klauspost/compress/s2"
@@ -74,6 +76,11 @@ func (e *Encoder) Append(dst []byte, fields []string) []byte {
 // between calls and is not safe for concurrent use.
 type Decoder struct {
 	raw []byte
+	// Share makes the strings of one record share one new buffer (one
+	// allocation and no copy per field), which keeps all of the record's
+	// text alive while any of its strings is: for reading whole pages of
+	// records. Without it each string is a copy of its own.
+	Share bool
 }
 
 // Decode appends fields of rec to out and returns the extended slice: all of
@@ -86,15 +93,22 @@ func (d *Decoder) Decode(rec []byte, want []int, out []string) ([]string, error)
 	payload := rec[1:]
 	switch rec[0] {
 	case codecRaw:
+		if d.Share {
+			payload = append([]byte(nil), payload...)
+		}
 	case codecS2:
 		n, err := s2.DecodedLen(payload)
 		if err != nil {
 			return out, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		if cap(d.raw) < n {
+		buf := d.raw
+		if d.Share {
+			buf = make([]byte, n)
+		} else if cap(d.raw) < n {
 			d.raw = make([]byte, n)
+			buf = d.raw
 		}
-		if payload, err = s2.Decode(d.raw[:n], payload); err != nil {
+		if payload, err = s2.Decode(buf[:n], payload); err != nil {
 			return out, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
 	default:
@@ -133,6 +147,9 @@ func (d *Decoder) Decode(rec []byte, want []int, out []string) ([]string, error)
 		for _, l := range lens[:i] {
 			at += l
 		}
+		if d.Share {
+			return unsafe.String(unsafe.SliceData(data[at:]), lens[i])
+		}
 		return string(data[at : at+lens[i]])
 	}
 	if want == nil {
@@ -148,12 +165,20 @@ func (d *Decoder) Decode(rec []byte, want []int, out []string) ([]string, error)
 }
 
 // Read reads the records under keys in txn and calls fn with the decoded fields
-// of each (selected by want, as in Decoder.Decode), in the order of keys. The
-// fields slice is reused between calls; the strings in it are not. A missing key
-// is an error wrapping ErrNotFound; an error from fn stops the reading and is
+// of each (selected by want, as in Decoder.Decode). The fields slice is reused
+// between calls; the strings in it are not (the strings of one record share
+// one buffer). With more than one worker, the records are fetched in the
+// order of keys and decoded by up to workers goroutines, so fn is called
+// concurrently (never twice for one i) and in no set order. A missing key is
+// an error wrapping ErrNotFound; an error from fn stops the reading and is
 // returned.
-func Read(txn *badger.Txn, keys [][]byte, want []int, fn func(i int, fields []string) error) error {
-	var d Decoder
+func Read(txn *badger.Txn, keys [][]byte, want []int, workers int, fn func(i int, fields []string) error) error {
+	workers = max(1, min(workers, len(keys)/minRecordsPerWorker))
+	var recs [][]byte
+	if workers > 1 {
+		recs = make([][]byte, len(keys))
+	}
+	d := Decoder{Share: true}
 	var fields []string
 	for i, key := range keys {
 		item, err := txn.Get(key)
@@ -162,6 +187,12 @@ func Read(txn *badger.Txn, keys [][]byte, want []int, fn func(i int, fields []st
 		}
 		if err != nil {
 			return err
+		}
+		if recs != nil {
+			if recs[i], err = item.ValueCopy(nil); err != nil {
+				return err
+			}
+			continue
 		}
 		err = item.Value(func(rec []byte) error {
 			var err error
@@ -175,5 +206,30 @@ func Read(txn *badger.Txn, keys [][]byte, want []int, fn func(i int, fields []st
 			return err
 		}
 	}
-	return nil
+	if recs == nil {
+		return nil
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			d := Decoder{Share: true}
+			var fields []string
+			for i := w; i < len(recs); i += workers {
+				var err error
+				if fields, err = d.Decode(recs[i], want, fields[:0]); err == nil {
+					err = fn(i, fields)
+				}
+				if err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
+
+// minRecordsPerWorker is the fewest records worth a goroutine of their own.
+const minRecordsPerWorker = 4

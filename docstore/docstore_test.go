@@ -1,7 +1,11 @@
 package docstore
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -75,24 +79,53 @@ func TestRead(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	var enc Encoder
+	long := strings.Repeat("long enough to be compressed. ", 10)
+	var keys [][]byte
+	want := map[int][]string{}
 	require.NoError(t, db.Update(func(txn *badger.Txn) error {
-		for _, k := range []string{"a", "b"} {
-			if err := txn.Set([]byte(k), enc.Append(nil, []string{k + "1", k + "2"})); err != nil {
+		for i := range 40 {
+			k := fmt.Sprintf("k%02d", i)
+			fields := []string{k + " title", k + " " + long}
+			if i%3 == 0 {
+				fields[1] = k + " short" // stored raw
+			}
+			if err := txn.Set([]byte(k), enc.Append(nil, fields)); err != nil {
 				return err
 			}
+			keys = append([][]byte{[]byte(k)}, keys...) // read back in reverse
+			want[39-i] = []string{fields[1], "", fields[0]}
 		}
 		return nil
 	}))
-	var got []string
-	require.NoError(t, db.View(func(txn *badger.Txn) error {
-		return Read(txn, [][]byte{[]byte("b"), []byte("a")}, []int{1}, func(i int, f []string) error {
-			got = append(got, f...)
-			return nil
+	for _, workers := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {
+			var mu sync.Mutex
+			got := map[int][]string{}
+			require.NoError(t, db.View(func(txn *badger.Txn) error {
+				return Read(txn, keys, []int{1, 5, 0}, workers, func(i int, f []string) error {
+					mu.Lock()
+					defer mu.Unlock()
+					require.NotContains(t, got, i)
+					got[i] = slices.Clone(f)
+					return nil
+				})
+			}))
+			require.Equal(t, want, got)
+
+			failed := errors.New("stop")
+			err := db.View(func(txn *badger.Txn) error {
+				return Read(txn, keys, nil, workers, func(i int, f []string) error {
+					if i == 7 {
+						return failed
+					}
+					return nil
+				})
+			})
+			require.ErrorIs(t, err, failed)
 		})
-	}))
-	require.Equal(t, []string{"b2", "a2"}, got)
+	}
 	err = db.View(func(txn *badger.Txn) error {
-		return Read(txn, [][]byte{[]byte("zz")}, nil, func(int, []string) error { return nil })
+		return Read(txn, [][]byte{[]byte("zz")}, nil, 2, func(int, []string) error { return nil })
 	})
 	require.ErrorIs(t, err, ErrNotFound)
 }

@@ -2,10 +2,12 @@
 // the words that prove a match wrapped in markers, under size, word and
 // snippet-count limits (the specification: shared/spec/highlighting-interface.md).
 //
-// The caller tokenizes each field with the table's tokenizer and evaluates
-// the query against it (index.TextMatcher), so the words, the boundaries and
-// the marks come from the same tokenizer and query tree as the search; this
-// package only chooses passages and renders them.
+// The caller gives each field's words, boundaries and marks from
+// index.TextMatcher: for a stored document, from what the index kept when
+// it was written (the posting lists and the word layout stored with the
+// text, MatchStored); for other text, by tokenizing it with the table's
+// tokenizer (Match). Either way they come from the same tokenizer and query
+// tree as the search; this package only chooses passages and renders them.
 //
 // # Choosing snippets
 //
@@ -31,9 +33,9 @@
 //
 // # Cost
 //
-// A field's Layout (one word per position, the boundaries) comes straight
-// from the one tokenizer pass that also finds the marks; nothing here walks
-// every word again. Units, zones, glued words and codepoint counts are
+// A field's Layout (one word per position, the boundaries) is decoded from
+// the index (about a byte per word) or comes from the one tokenizer pass
+// that also finds the marks; nothing here walks every word again. Units, zones, glued words and codepoint counts are
 // worked out around the marks only, and a field's length in codepoints is
 // counted only when its length in bytes does not settle a limit, so the
 // choosing costs what the marks cost, whatever the size of the field.

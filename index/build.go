@@ -59,40 +59,32 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	workers := min(runtime.GOMAXPROCS(0), maxBuildWorkers, max(1, n/minDocsPerWorker))
 	var g errGroup
 
-	// Stored text, in the background.
-	if len(l.stored) > 0 {
-		g.Go(func() error {
-			var mem arena
-			var enc docstore.Encoder
-			var rec []byte
-			fields := make([]string, len(l.stored))
-			for ord, d := range docs {
-				for k, col := range l.stored {
-					fields[k] = d.vals[col].(string)
-				}
-				rec = enc.Append(rec[:0], fields)
-				key := mem.copy(appendDocKey(nil, t.tid, seg, uint32(ord)))
-				if err := put(key, mem.copy(rec)); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-
 	// Postings, one field at a time. The workers tokenize a share of the
 	// documents each into their own term dictionary and a flat slice of
 	// occurrences in (ord, pos) order; the dictionaries are merged, the
 	// occurrences grouped by term with a counting sort (which keeps that order
 	// within a term), and the workers encode a share of the terms each.
 	parts := make([]tokenized, workers)
+	nrec := l.recordFields()
+	records := make([]string, n*nrec) // per document: its docstore fields
+	for ord, d := range docs {
+		for k, col := range l.stored {
+			records[ord*nrec+k] = d.vals[col].(string)
+		}
+	}
 	var grouped []ordPos
 	var starts []uint32
 	for f, col := range l.indexed {
 		var tg errGroup
 		for p := range parts {
 			lo, hi := p*n/workers, (p+1)*n/workers
-			tg.Go(func() error { return parts[p].tokenize(ctx, t.tok, s, f, col, docs, lo, hi) })
+			tg.Go(func() error {
+				var layouts []string // this field's layouts, when it is stored
+				if at := l.fieldLayout[f]; at >= 0 {
+					layouts = records[at:]
+				}
+				return parts[p].tokenize(ctx, t.tok, s, f, col, docs, lo, hi, layouts, nrec)
+			})
 		}
 		if err := tg.Wait(); err != nil {
 			g.Wait()
@@ -154,6 +146,25 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 			return nil, err
 		}
 	}
+	// Stored text and layouts, a share of the documents per worker.
+	if len(l.stored) > 0 {
+		for w := range workers {
+			lo, hi := w*n/workers, (w+1)*n/workers
+			g.Go(func() error {
+				var mem arena
+				var enc docstore.Encoder
+				var rec, key []byte
+				for ord := lo; ord < hi; ord++ {
+					rec = enc.Append(rec[:0], records[ord*nrec:(ord+1)*nrec])
+					key = appendDocKey(key[:0], t.tid, seg, uint32(ord))
+					if err := put(mem.copy(key), mem.copy(rec)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}
+	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -168,10 +179,12 @@ const (
 
 // tokenized is one worker's share of one field of a segment being built.
 type tokenized struct {
-	it    tokenize.Iter
-	dict  *termDict
-	occs  []occurrence
-	remap []uint32 // local term id -> id in the merged dictionary (all but the first worker)
+	it     tokenize.Iter
+	layout tokenize.Layout
+	enc    []byte
+	dict   *termDict
+	occs   []occurrence
+	remap  []uint32 // local term id -> id in the merged dictionary (all but the first worker)
 }
 
 func (p *tokenized) global(id uint32) uint32 {
@@ -182,9 +195,10 @@ func (p *tokenized) global(id uint32) uint32 {
 }
 
 // tokenize collects the occurrences of field f (column col) of docs[lo:hi] and
-// records the field lengths in s.lens.
+// records the field lengths in s.lens. With layouts, it also encodes the
+// word layout of each document's field into layouts[ord*stride].
 func (p *tokenized) tokenize(ctx context.Context, tok *tokenize.Tokenizer, s *segment, f, col int,
-	docs []pendingDoc, lo, hi int) error {
+	docs []pendingDoc, lo, hi int, layouts []string, stride int) error {
 	p.dict = newTermDict()
 	p.remap = nil
 	size := 0
@@ -201,10 +215,22 @@ func (p *tokenized) tokenize(ctx context.Context, tok *tokenize.Tokenizer, s *se
 				return err
 			}
 		}
-		p.it.Reset(tok, docs[ord].vals[col].(string))
-		for p.it.Next() {
-			id := p.dict.id(p.it.Term())
-			p.occs = append(p.occs, occurrence{term: id, ord: uint32(ord), pos: uint32(p.it.Pos())})
+		text := docs[ord].vals[col].(string)
+		p.it.Reset(tok, text)
+		if layouts == nil {
+			for p.it.Next() {
+				id := p.dict.id(p.it.Term())
+				p.occs = append(p.occs, occurrence{term: id, ord: uint32(ord), pos: uint32(p.it.Pos())})
+			}
+		} else {
+			p.layout.Reset(len(text))
+			for p.it.Next() {
+				term := p.it.Term()
+				p.occs = append(p.occs, occurrence{term: p.dict.id(term), ord: uint32(ord), pos: uint32(p.it.Pos())})
+				p.layout.Add(p.it.Pos(), p.it.Start(), p.it.End(), term)
+			}
+			p.enc = p.layout.AppendEncoded(p.enc[:0])
+			layouts[ord*stride] = string(p.enc)
 		}
 		s.lens[ord*s.nf+f] = uint32(p.it.Pos())
 	}

@@ -8,7 +8,6 @@ import (
 )
 
 func TestPostingRoundTrip(t *testing.T) {
-	type occ struct{ ord, pos uint32 }
 	cases := []struct {
 		name string
 		occs []occ
@@ -16,6 +15,7 @@ func TestPostingRoundTrip(t *testing.T) {
 		{"one", []occ{{0, 1}}},
 		{"one doc many positions", []occ{{3, 1}, {3, 2}, {3, 200}, {3, 70000}}},
 		{"many docs", []occ{{0, 5}, {1, 1}, {1, 9}, {7, 3}, {65536, 2}, {65537, 1}, {65537, 4}}},
+		{"more docs than a skip block", manyOccs()},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,8 +52,28 @@ func TestPostingRoundTrip(t *testing.T) {
 			}
 			last := ords[len(ords)-1]
 			require.Equal(t, want[last], cur.positions(nil))
+
+			// One ordinal at a time, in any order, through the skip table.
+			for i := len(ords) - 1; i >= 0; i-- {
+				require.Equal(t, want[ords[i]], p.positionsOf(ords[i], nil), "ord %d", ords[i])
+				require.Empty(t, p.positionsOf(ords[i]+1_000_000, nil))
+			}
 		})
 	}
+}
+
+type occ struct{ ord, pos uint32 }
+
+// manyOccs are the occurrences of a term in 100 documents, a growing
+// number of them in each (so that skip blocks hold different counts).
+func manyOccs() []occ {
+	var out []occ
+	for ord := uint32(0); ord < 100; ord++ {
+		for k := uint32(0); k <= ord%13; k++ {
+			out = append(out, occ{ord * 3, 1 + k*k*50})
+		}
+	}
+	return out
 }
 
 func TestPostingCorrupt(t *testing.T) {

@@ -43,6 +43,16 @@
 // write and swaps it in after its commit. Posting lists are read from badger
 // per Search; stored text per Stored call, in one read transaction.
 //
+// # Highlighting
+//
+// A document's record in the docstore keeps, after its stored text fields,
+// the word layout of each field that is also indexed (tokenize.Layout,
+// about a byte per word: where each word position lies in the text, and the
+// sentence, paragraph and zone boundaries). TextMatcher.MatchStored puts it
+// together with the document's positions in the posting lists (reached
+// through a skip table, postingSkips) to give the highlighter the same words
+// and marks that tokenizing the text would, without tokenizing it.
+//
 // # Weights
 //
 // Search weights are 1 + round(1000 * BM25) over the whole table; see

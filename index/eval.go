@@ -59,6 +59,9 @@ type segEval struct {
 	p   *plan
 	pos int
 	mem *memDoc
+	// direct: the positions of the one document evaluated are read from the
+	// postings by ordinal (positionsOf) instead of by walking cursors.
+	direct bool
 
 	ord  uint32
 	curs [][]termCursor // per leafTerm
@@ -234,20 +237,33 @@ func (e *segEval) rawPositions(lt int) []span {
 	e.gen[lt] = e.doc
 	out := e.raw[lt][:0]
 	curs := e.curs[lt]
-	for i := range curs {
-		c := &curs[i]
-		if !c.seek(e.ord) {
-			continue
+	var postings []fieldPosting
+	n := len(curs)
+	if e.direct {
+		postings = e.p.leaves[lt].segs[e.pos].postings
+		n = len(postings)
+	}
+	var buf [16]uint32
+	for i := range n {
+		var field int
+		var ps []uint32
+		if e.direct {
+			field, ps = postings[i].field, postings[i].p.positionsOf(e.ord, buf[:0])
+		} else {
+			c := &curs[i]
+			if !c.seek(e.ord) {
+				continue
+			}
+			field, ps = c.field, c.c.positions(buf[:0])
 		}
 		from := len(out)
-		var buf [16]uint32
-		for _, p := range c.c.positions(buf[:0]) {
-			out = append(out, span{f: c.field, a: p, b: p})
+		for _, p := range ps {
+			out = append(out, span{f: field, a: p, b: p})
 		}
-		if from > 0 && out[from-1].f == c.field {
+		if from > 0 && len(out) > from && out[from-1].f == field {
 			// Another term of the same wildcard in the same field: merge.
 			lo := from - 1
-			for lo > 0 && out[lo-1].f == c.field {
+			for lo > 0 && out[lo-1].f == field {
 				lo--
 			}
 			part := out[lo:]

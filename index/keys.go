@@ -9,7 +9,7 @@ import "encoding/binary"
 //	'c' <lower-case table name>              -> JSON catalogEntry (schema, table id, id floor)
 //	't' <tid:4> 'Q' <seg:4>                  -> empty: segment seg is being staged
 //	't' <tid:4> 'P' <seg:4> <field:1> <term> -> posting list (postings.go)
-//	't' <tid:4> 'D' <seg:4> <ord:4>          -> docstore record of the stored text fields
+//	't' <tid:4> 'D' <seg:4> <ord:4>          -> docstore record: the stored text fields, then the layouts of the indexed ones
 //	't' <tid:4> 'S' <seg:4>                  -> segment meta: ids, field lengths (segment.go)
 //	't' <tid:4> 'A' <seg:4>                  -> attribute columns of the segment (segment.go)
 //	't' <tid:4> 'X' <seg:4>                  -> roaring bitmap of deleted ordinals

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/index/tokenize"
@@ -19,6 +20,11 @@ type TextMatcher struct {
 	anyField bool
 	kwIndex  []int // per leafTerm: its number among the distinct positive keywords, or -1
 	nkw      int
+
+	// The posting lists of p per segment, for MatchStored: fetched on the
+	// first document of the segment.
+	segFetch []sync.Once
+	segErr   []error
 }
 
 // TextMatcher compiles q for matching texts. With anyField, field limits
@@ -38,6 +44,10 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 			return nil, err
 		}
 		p.root = root
+	}
+	m.segFetch, m.segErr = make([]sync.Once, len(s.segs)), make([]error, len(s.segs))
+	for _, lt := range p.leaves {
+		lt.segs = make([]leafSeg, len(s.segs))
 	}
 	m.kwIndex = make([]int, len(p.leaves))
 	for i := range m.kwIndex {
@@ -75,6 +85,7 @@ type FieldText struct {
 type TextMatch struct {
 	Matched bool        // the document as given matches the query
 	Fields  []FieldText // per text given
+	Indexed bool        // MatchStored answered from the index, without tokenizing
 }
 
 // wordPool keeps the word slices of layouts between matches: a field's
@@ -131,6 +142,15 @@ func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
 		}
 		return res, nil
 	}
+	fields, err := m.fieldsOf(cols)
+	if err != nil {
+		return nil, err
+	}
+	return m.match(fields, texts)
+}
+
+// fieldsOf maps indexed text columns to their field numbers.
+func (m *TextMatcher) fieldsOf(cols []int) ([]int, error) {
 	fields := make([]int, len(cols))
 	for i, col := range cols {
 		fields[i] = -1
@@ -143,7 +163,68 @@ func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
 			return nil, fmt.Errorf("index: column %d of %s is not an indexed text field", col, m.s.schema.Name)
 		}
 	}
+	return fields, nil
+}
+
+// MatchStored matches a document of the snapshot the way Match matches
+// its text, from what the index already knows: the positions of the
+// query's terms come from the posting lists, and the words' places from
+// the layouts kept with the stored text (StoredWithLayouts), so the text
+// is not tokenized again and the work follows the matches more than the
+// size of the fields. texts and layouts are those of columns cols of ref.
+// When the index cannot answer (a layout is missing, as in records written
+// before layouts were kept; a table with blend_chars, whose parts have
+// ranges of their own; arbitrary text), it falls back to Match, with the
+// same result.
+func (m *TextMatcher) MatchStored(ref DocRef, cols []int, texts, layouts []string) (*TextMatch, error) {
+	fields, err := m.fieldsOf(cols)
+	if err != nil {
+		return nil, err
+	}
+	if res, ok := m.matchIndexed(ref, fields, texts, layouts); ok {
+		return res, nil
+	}
 	return m.match(fields, texts)
+}
+
+// matchIndexed is MatchStored when the index can answer.
+func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []string) (*TextMatch, bool) {
+	if m.anyField || m.p.root == nil || len(layouts) != len(texts) || m.s.t.tok.Config().BlendChars != "" || !m.fetched(int(ref.Seg)) {
+		return nil, false
+	}
+	res := &TextMatch{Fields: make([]FieldText, len(texts)), Indexed: true}
+	for i, text := range texts {
+		res.Fields[i].Layout = pooledLayout(len(text))
+		if layouts[i] == "" || res.Fields[i].Layout.Decode(unsafe.Slice(unsafe.StringData(layouts[i]), len(layouts[i])), len(text)) != nil {
+			res.Release()
+			return nil, false
+		}
+	}
+	nl := len(m.p.leaves)
+	e := &segEval{s: m.s, seg: m.s.segs[ref.Seg], p: m.p, pos: int(ref.Seg), direct: true, ord: ref.Ord, doc: 1,
+		curs: make([][]termCursor, nl), raw: make([][]span, nl), gen: make([]uint32, nl),
+		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+	m.mark(res, e, len(m.s.layout.indexed), fields, func(_ *leafTerm, i, _ int, pos uint32) [][2]int {
+		words := res.Fields[i].Words
+		k, found := slices.BinarySearchFunc(words, int32(pos), func(w tokenize.Word, p int32) int { return int(w.Pos - p) })
+		if !found {
+			return nil
+		}
+		return [][2]int{{int(words[k].Start), int(words[k].End)}}
+	})
+	return res, true
+}
+
+// fetched reads the posting lists of the matcher's query in the segment at
+// position pos once, for MatchStored, and reports whether they are there (a
+// wildcard that expands too far, or a failed read, leaves MatchStored to
+// Match).
+func (m *TextMatcher) fetched(pos int) bool {
+	if pos < 0 || pos >= len(m.segFetch) {
+		return false
+	}
+	m.segFetch[pos].Do(func() { m.segErr[pos] = m.s.fetchSegment(m.p, pos) })
+	return m.segErr[pos] == nil
 }
 
 func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
@@ -162,6 +243,16 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	e := &segEval{s: m.s, p: m.p, mem: mem, doc: 1,
 		curs: make([][]termCursor, len(m.p.leaves)), raw: make([][]span, len(m.p.leaves)), gen: make([]uint32, len(m.p.leaves)),
 		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+	m.mark(res, e, nf, fields, func(lt *leafTerm, _, f int, pos uint32) [][2]int { return mem.ranges(lt, f, pos) })
+	return res, nil
+}
+
+// mark evaluates the query with e and adds to res the marks of the
+// keyword occurrences that make the document match (or, when it does not,
+// of the positive keywords on their own). fields[i] is the field number of
+// res.Fields[i]; ranges gives the byte ranges of an occurrence of lt at
+// (field f, position pos) in res.Fields[i].
+func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ranges func(lt *leafTerm, i, f int, pos uint32) [][2]int) {
 	spans, ok := e.eval(m.p.root, true)
 	res.Matched = ok
 	if !ok {
@@ -174,7 +265,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 		}
 		slices.SortFunc(spans, spanLess)
 	}
-	byField := make([]int, nf) // field number -> index in texts
+	byField := make([]int, nf) // field number -> index in res.Fields
 	for i := range byField {
 		byField[i] = -1
 	}
@@ -216,7 +307,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 			if group < 0 {
 				continue
 			}
-			for _, r := range mem.ranges(m.p.leaves[l.lt], sp.f, sp.a) {
+			for _, r := range ranges(m.p.leaves[l.lt], i, sp.f, sp.a) {
 				res.Fields[i].Marks = append(res.Fields[i].Marks, TextMark{Pos: int(sp.a), Start: r[0], End: r[1], Keyword: m.kwIndex[l.lt], Group: group})
 			}
 		}
@@ -231,7 +322,6 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 		})
 		res.Fields[i].Marks = slices.CompactFunc(ms, func(x, y TextMark) bool { return x.Start == y.Start && x.End == y.End })
 	}
-	return res, nil
 }
 
 // maxSpanLookback bounds how far back Match looks for the operator

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dgraph-io/badger/v4"
+	"github.com/glint-search/glint/docstore"
 	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/stretchr/testify/require"
@@ -28,7 +30,6 @@ func TestTextMatcher(t *testing.T) {
 	sch := simple()
 	sch.Tokenization = cfg
 	tb := newTableT(t, openMem(t), sch)
-	s := tb.Snapshot()
 	title, body := 0, 1
 	cases := []struct {
 		query       string
@@ -48,7 +49,16 @@ func TestTextMatcher(t *testing.T) {
 		{"fox MAYBE dog", "fox", "dog", true, []string{"[fox]", "[dog]"}},
 		{"cat | dog", "Cat", "hot dog", true, []string{"[Cat]", "hot [dog]"}},
 	}
-	for _, c := range cases {
+	// Each case's text is also a document of the table (id = case + 1):
+	// matched from the index (postings and stored layouts), it gives the
+	// same result as its text.
+	var docs []Document
+	for i, c := range cases {
+		docs = append(docs, doc(uint64(i+1), c.title, c.body, 0))
+	}
+	insert(t, tb, docs...)
+	s := tb.Snapshot()
+	for i, c := range cases {
 		t.Run(c.query, func(t *testing.T) {
 			q, err := s.ParseQuery(c.query)
 			require.NoError(t, err)
@@ -58,6 +68,19 @@ func TestTextMatcher(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, c.matched, r.Matched)
 			require.Equal(t, c.want, []string{marked(c.title, r.Fields[0].Marks), marked(c.body, r.Fields[1].Marks)})
+
+			ref, ok := s.Lookup(uint64(i + 1))
+			require.True(t, ok)
+			stored, err := s.StoredWithLayouts(ctx, []DocRef{ref}, []int{title, body})
+			require.NoError(t, err)
+			require.Equal(t, []string{c.title, c.body}, stored[0][:2])
+			fromIndex, ok := m.matchIndexed(ref, []int{0, 1}, stored[0][:2], stored[0][2:])
+			require.True(t, ok, "the index answers")
+			require.Equal(t, r.Matched, fromIndex.Matched)
+			for f := range r.Fields {
+				require.Equal(t, r.Fields[f].Layout, fromIndex.Fields[f].Layout)
+				require.Equal(t, r.Fields[f].Marks, fromIndex.Fields[f].Marks)
+			}
 		})
 	}
 
@@ -104,4 +127,33 @@ func TestTextMatcher(t *testing.T) {
 		require.True(t, r.Matched)
 		require.Len(t, r.Fields[0].Marks, 120000)
 	})
+}
+
+// TestMatchStoredWithoutLayouts: a record written before layouts were kept
+// (text fields only) is matched by tokenizing its text, with the same
+// result.
+func TestMatchStoredWithoutLayouts(t *testing.T) {
+	db := openMem(t)
+	tb := newTableT(t, db, simple())
+	insert(t, tb, doc(1, "a quick fox", "the fox and the dog", 0))
+	s := tb.Snapshot()
+	ref, ok := s.Lookup(1)
+	require.True(t, ok)
+	var enc docstore.Encoder
+	require.NoError(t, db.bdb.Update(func(txn *badger.Txn) error {
+		return txn.Set(appendDocKey(nil, s.tid, s.segs[ref.Seg].seg, ref.Ord), enc.Append(nil, []string{"a quick fox", "the fox and the dog"}))
+	}))
+	q, err := s.ParseQuery(`"quick fox" | dog`)
+	require.NoError(t, err)
+	m, err := s.TextMatcher(q, false)
+	require.NoError(t, err)
+	stored, err := s.StoredWithLayouts(ctx, []DocRef{ref}, []int{0, 1})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a quick fox", "the fox and the dog", "", ""}, stored[0])
+	r, err := m.MatchStored(ref, []int{0, 1}, stored[0][:2], stored[0][2:])
+	require.NoError(t, err)
+	require.False(t, r.Indexed)
+	require.True(t, r.Matched)
+	require.Equal(t, []string{"a [quick] [fox]", "the fox and the [dog]"},
+		[]string{marked("a quick fox", r.Fields[0].Marks), marked("the fox and the dog", r.Fields[1].Marks)})
 }

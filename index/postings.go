@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -94,10 +95,91 @@ type posting struct {
 	hits   uint64
 	counts []byte // uvarint per ordinal
 	pos    []byte // positions, see postingBuilder
+	skips  *postingSkips
+}
+
+// postingSkips let positionsOf reach the positions of one ordinal without
+// reading those of every ordinal before it: the offsets in counts and pos
+// of every skipEvery-th ordinal (by rank). Built on first use and kept with
+// the posting (and so in the cache): highlighting a page reads the
+// positions of a few documents of long lists, query after query.
+type postingSkips struct {
+	once sync.Once
+	at   []uint32 // per block of skipEvery ordinals: offset in counts, offset in pos
+}
+
+const skipEvery = 8
+
+func (p *posting) buildSkips() {
+	card := p.bm.GetCardinality()
+	at := make([]uint32, 0, 2*(card/skipEvery+1))
+	counts, pos := 0, 0
+	for r := uint64(0); r < card; r++ {
+		if r%skipEvery == 0 {
+			at = append(at, uint32(counts), uint32(pos))
+		}
+		n, k := binary.Uvarint(p.counts[counts:])
+		if k <= 0 {
+			break // corrupt: positionsOf finds the table short
+		}
+		counts += k
+		pos = skipUvarints(p.pos, pos, int(n))
+	}
+	p.skips.at = at
+}
+
+// skipUvarints returns the offset in b after n uvarints from offset at
+// (len(b) when b ends first).
+func skipUvarints(b []byte, at, n int) int {
+	for ; n > 0 && at < len(b); at++ {
+		if b[at] < 0x80 {
+			n--
+		}
+	}
+	return at
+}
+
+// positionsOf appends the positions of ordinal ord (none when the posting
+// does not have it) to dst.
+func (p *posting) positionsOf(ord uint32, dst []uint32) []uint32 {
+	if !p.bm.Contains(ord) {
+		return dst
+	}
+	p.skips.once.Do(p.buildSkips)
+	r := int(p.bm.Rank(ord)) - 1
+	blk := r / skipEvery
+	if 2*blk+1 >= len(p.skips.at) {
+		return dst // corrupt counts
+	}
+	counts, pos := int(p.skips.at[2*blk]), int(p.skips.at[2*blk+1])
+	skip := 0
+	for i := blk * skipEvery; i <= r; i++ {
+		n, k := binary.Uvarint(p.counts[counts:])
+		if k <= 0 {
+			return dst
+		}
+		counts += k
+		if i < r {
+			skip += int(n)
+			continue
+		}
+		pos = skipUvarints(p.pos, pos, skip)
+		var last uint32
+		for range n {
+			d, k := binary.Uvarint(p.pos[pos:])
+			if k <= 0 {
+				return dst
+			}
+			pos += k
+			last += uint32(d)
+			dst = append(dst, last)
+		}
+	}
+	return dst
 }
 
 func decodePosting(val []byte) (posting, error) {
-	var p posting
+	p := posting{skips: &postingSkips{}}
 	if len(val) < 1 || val[0] != postingVersion {
 		return p, fmt.Errorf("%w: posting version", errCorrupt)
 	}

@@ -221,95 +221,42 @@ func (p *plan) stats() []TermStat {
 // fetch reads the posting lists of every leafTerm in every segment, in one
 // read transaction, expanding wildcards against each segment's terms.
 func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
-	nf := len(s.layout.indexed)
 	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
-		var key []byte
 		for _, lt := range p.leaves {
 			lt.segs = make([]leafSeg, len(s.segs))
 			terms := map[string]bool{}
-			for pos, seg := range s.segs {
+			for pos := range s.segs {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				ls := &lt.segs[pos]
-				for f := 0; f < nf; f++ {
-					add := func(term string, val []byte) error {
-						post, err := decodePosting(val)
-						if err != nil {
-							return fmt.Errorf("segment %d term %q: %w", seg.seg, term, err)
-						}
-						ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
-						lt.hits += int64(post.hits)
-						return nil
-					}
-					if !lt.wildcard {
-						key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.term))
-						post, found, err := s.posting(txn, key)
-						if err != nil {
-							return fmt.Errorf("segment %d term %q: %w", seg.seg, lt.term, err)
-						}
-						if found {
-							ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
-							lt.hits += int64(post.hits)
-						}
-						continue
-					}
-					key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.prefix))
-					it := txn.NewIterator(badger.IteratorOptions{Prefix: key})
-					n := len(key) - len(lt.prefix)
-					for it.Rewind(); it.Valid(); it.Next() {
-						term := string(it.Item().Key()[n:])
-						if tokenize.IsReserved(term) != tokenize.IsReserved(lt.term) || !lt.pattern.match(term) {
-							continue
-						}
-						if !terms[term] {
-							if len(terms) == maxExpansions {
-								it.Close()
-								return &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
-							}
-							terms[term] = true
-						}
-						val, err := it.Item().ValueCopy(nil)
-						if err == nil {
-							err = add(term, val)
-						}
-						if err != nil {
-							it.Close()
-							return err
-						}
-					}
-					it.Close()
+				if err := s.fetchSeg(txn, lt, pos, terms, true); err != nil {
+					return err
 				}
-				if len(ls.postings) == 0 {
-					continue
-				}
-				ls.byField = make([]*roaring.Bitmap, nf)
-				for _, fp := range ls.postings {
-					if ls.byField[fp.field] == nil {
-						ls.byField[fp.field] = fp.p.bm
-					} else {
-						ls.byField[fp.field] = roaring.Or(ls.byField[fp.field], fp.p.bm)
-					}
-				}
-				for _, bm := range ls.byField {
-					if bm == nil {
-						continue
-					}
-					if ls.any == nil {
-						ls.any = bm
-					} else {
-						ls.any = roaring.Or(ls.any, bm)
-					}
-				}
-				n := int64(ls.any.GetCardinality())
-				if seg.deleted != nil {
-					n -= int64(ls.any.AndCardinality(seg.deleted))
-				}
-				lt.docs += n
 			}
 		}
 		return nil
 	})
+	return s.fetchErr(err)
+}
+
+// fetchSegment reads the posting lists of every leafTerm of p in the
+// segment at position pos only, without the bitmaps a search needs: what
+// matching one document of the segment needs (TextMatcher.MatchStored).
+// p.leaves[*].segs must be allocated; the caller makes sure that one
+// goroutine fetches a segment once.
+func (s *Snapshot) fetchSegment(p *plan, pos int) error {
+	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
+		for _, lt := range p.leaves {
+			if err := s.fetchSeg(txn, lt, pos, map[string]bool{}, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s.fetchErr(err)
+}
+
+func (s *Snapshot) fetchErr(err error) error {
 	if err != nil {
 		var qe *QueryError
 		if errors.As(err, &qe) {
@@ -317,6 +264,96 @@ func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
 		}
 		return fmt.Errorf("index: search %s: %w", s.schema.Name, dbErr(err))
 	}
+	return nil
+}
+
+// fetchSeg reads the posting lists of lt in the segment at position pos
+// into lt.segs[pos], counting the wildcard expansions in terms (shared by
+// the segments of one search) and, for a search, the statistics and the
+// union bitmaps it needs (which touch lt itself: one goroutine at a time).
+func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[string]bool, search bool) error {
+	nf := len(s.layout.indexed)
+	seg := s.segs[pos]
+	ls := &lt.segs[pos]
+	var key []byte
+	for f := 0; f < nf; f++ {
+		add := func(term string, val []byte) error {
+			post, err := decodePosting(val)
+			if err != nil {
+				return fmt.Errorf("segment %d term %q: %w", seg.seg, term, err)
+			}
+			ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
+			if search {
+				lt.hits += int64(post.hits)
+			}
+			return nil
+		}
+		if !lt.wildcard {
+			key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.term))
+			post, found, err := s.posting(txn, key)
+			if err != nil {
+				return fmt.Errorf("segment %d term %q: %w", seg.seg, lt.term, err)
+			}
+			if found {
+				ls.postings = append(ls.postings, fieldPosting{field: f, p: post})
+				if search {
+					lt.hits += int64(post.hits)
+				}
+			}
+			continue
+		}
+		key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.prefix))
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: key})
+		n := len(key) - len(lt.prefix)
+		for it.Rewind(); it.Valid(); it.Next() {
+			term := string(it.Item().Key()[n:])
+			if tokenize.IsReserved(term) != tokenize.IsReserved(lt.term) || !lt.pattern.match(term) {
+				continue
+			}
+			if !terms[term] {
+				if len(terms) == maxExpansions {
+					it.Close()
+					return &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
+				}
+				terms[term] = true
+			}
+			val, err := it.Item().ValueCopy(nil)
+			if err == nil {
+				err = add(term, val)
+			}
+			if err != nil {
+				it.Close()
+				return err
+			}
+		}
+		it.Close()
+	}
+	if len(ls.postings) == 0 || !search {
+		return nil
+	}
+	ls.byField = make([]*roaring.Bitmap, nf)
+	for _, fp := range ls.postings {
+		if ls.byField[fp.field] == nil {
+			ls.byField[fp.field] = fp.p.bm
+		} else {
+			ls.byField[fp.field] = roaring.Or(ls.byField[fp.field], fp.p.bm)
+		}
+	}
+	for _, bm := range ls.byField {
+		if bm == nil {
+			continue
+		}
+		if ls.any == nil {
+			ls.any = bm
+		} else {
+			ls.any = roaring.Or(ls.any, bm)
+		}
+	}
+	n := int64(ls.any.GetCardinality())
+	if seg.deleted != nil {
+		n -= int64(ls.any.AndCardinality(seg.deleted))
+	}
+	lt.docs += n
 	return nil
 }
 

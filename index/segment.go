@@ -16,12 +16,18 @@ type layout struct {
 	stored    []int // columns of stored text fields; the docstore field is the position here
 	storedPos []int // per column: position in stored, or -1
 	attrs     []int // columns that are not text
+
+	// The docstore record of a document holds its stored fields, then the
+	// encoded word layout (tokenize.Layout) of each field that is both
+	// indexed and stored, so that highlighting need not tokenize it again.
+	layoutPos   []int // per column: position of its layout in the record, or -1
+	fieldLayout []int // per indexed field: position of its layout in the record, or -1
 }
 
 func newLayout(s *Schema) *layout {
-	l := &layout{schema: s, storedPos: make([]int, len(s.Columns))}
+	l := &layout{schema: s, storedPos: make([]int, len(s.Columns)), layoutPos: make([]int, len(s.Columns))}
 	for i, c := range s.Columns {
-		l.storedPos[i] = -1
+		l.storedPos[i], l.layoutPos[i] = -1, -1
 		if c.Type != TypeText {
 			l.attrs = append(l.attrs, i)
 			continue
@@ -34,7 +40,29 @@ func newLayout(s *Schema) *layout {
 			l.stored = append(l.stored, i)
 		}
 	}
+	next := len(l.stored)
+	for _, col := range l.indexed {
+		at := -1
+		if s.Columns[col].Stored {
+			at = next
+			next++
+		}
+		l.layoutPos[col] = at
+		l.fieldLayout = append(l.fieldLayout, at)
+	}
 	return l
+}
+
+// recordFields is the number of fields of a docstore record: the stored
+// text fields and the layouts.
+func (l *layout) recordFields() int {
+	n := len(l.stored)
+	for _, at := range l.fieldLayout {
+		if at >= 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // attrColumn holds one attribute column of a segment; which slice is used

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
@@ -84,8 +85,21 @@ func dbErr(err error) error {
 // documents in one pass: result[i][j] is column cols[j] of refs[i] ("" when the
 // column is not stored).
 func (s *Snapshot) Stored(ctx context.Context, refs []DocRef, cols []int) ([][]string, error) {
+	return s.stored(ctx, refs, cols, false)
+}
+
+// StoredWithLayouts reads like Stored and, after the texts of each
+// document, the encoded word layouts kept with them for MatchStored:
+// result[i][len(cols)+j] is the layout of column cols[j] ("" when the
+// column is not both indexed and stored, or for a record written before
+// layouts were kept).
+func (s *Snapshot) StoredWithLayouts(ctx context.Context, refs []DocRef, cols []int) ([][]string, error) {
+	return s.stored(ctx, refs, cols, true)
+}
+
+func (s *Snapshot) stored(ctx context.Context, refs []DocRef, cols []int, layouts bool) ([][]string, error) {
 	out := make([][]string, len(refs))
-	want := make([]int, len(cols))
+	want := make([]int, len(cols), 2*len(cols))
 	anyStored := false
 	for j, c := range cols {
 		want[j] = -1
@@ -94,9 +108,18 @@ func (s *Snapshot) Stored(ctx context.Context, refs []DocRef, cols []int) ([][]s
 		}
 		anyStored = anyStored || want[j] >= 0
 	}
+	if layouts {
+		for _, c := range cols {
+			at := -1
+			if c >= 0 && c < len(s.layout.layoutPos) {
+				at = s.layout.layoutPos[c]
+			}
+			want = append(want, at)
+		}
+	}
 	if !anyStored || len(refs) == 0 {
 		for i := range out {
-			out[i] = make([]string, len(cols))
+			out[i] = make([]string, len(want))
 		}
 		return out, nil
 	}
@@ -108,7 +131,7 @@ func (s *Snapshot) Stored(ctx context.Context, refs []DocRef, cols []int) ([][]s
 		keys[i] = buf[at:len(buf):len(buf)]
 	}
 	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
-		return docstore.Read(txn, keys, want, func(i int, fields []string) error {
+		return docstore.Read(txn, keys, want, runtime.GOMAXPROCS(0), func(i int, fields []string) error {
 			if i%64 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err

@@ -30,6 +30,10 @@ type Stats struct {
 	Updates        atomic.Uint64
 	StoredDocReads atomic.Uint64 // documents read from the document store
 	Highlights     atomic.Uint64 // HIGHLIGHT() evaluations (one per row and call)
+	// HighlightsFromIndex counts the documents whose highlighted words and
+	// marks came from the index (postings and stored layouts) without
+	// tokenizing their text.
+	HighlightsFromIndex atomic.Uint64
 }
 
 // NewEngine returns an Engine over db.

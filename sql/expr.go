@@ -23,6 +23,19 @@ type row struct {
 	ref    index.DocRef
 	weight int64
 	text   map[int]string // stored text of text columns, filled after LIMIT
+	layout map[int]string // their encoded word layouts, for the columns in scope.usesLayout
+}
+
+// highlightText records that highlighting reads the stored text of column
+// col and, when the column is indexed, its layout.
+func (sc *scope) highlightText(col int, indexed bool) {
+	sc.usesText[col] = true
+	if indexed {
+		if sc.usesLayout == nil {
+			sc.usesLayout = map[int]bool{}
+		}
+		sc.usesLayout[col] = true
+	}
 }
 
 // scope is what names mean while compiling: a table's columns (nil when the
@@ -34,8 +47,11 @@ type scope struct {
 	allowAgg  bool // COUNT(*) may appear
 	match     *matchExpr
 	usesText  map[int]bool
-	usesAgg   bool
-	usesMatch bool
+	// usesLayout: text columns whose words are matched by a highlighter,
+	// which reads their stored layouts too (index.Snapshot.StoredWithLayouts).
+	usesLayout map[int]bool
+	usesAgg    bool
+	usesMatch  bool
 
 	highlights []*highlightExpr // HIGHLIGHT() calls, which the planner gives the MATCH() query
 }

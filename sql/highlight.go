@@ -248,7 +248,7 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 			c := sc.schema.Columns[i]
 			switch {
 			case c.Type == index.TypeText && c.Stored:
-				sc.usesText[i] = true
+				sc.highlightText(i, c.Indexed)
 				h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: !c.Indexed})
 			case c.Type == index.TypeText:
 				return Errorf(CodeWrongValue, "HIGHLIGHT(): field '%s' is indexed but not stored, so there is no text to highlight", c.Name)
@@ -277,7 +277,7 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 func (h *highlightExpr) allFields(sc *scope) {
 	for i, c := range sc.schema.Columns {
 		if c.Type == index.TypeText && c.Stored && c.Indexed {
-			sc.usesText[i] = true
+			sc.highlightText(i, true)
 			h.fields = append(h.fields, hlField{col: i, name: c.Name})
 		}
 	}
@@ -303,6 +303,27 @@ func (ms *rowMatches) match(m *index.TextMatcher, cols []int, texts []string) (*
 	tm, err := m.Match(cols, texts)
 	if err != nil {
 		return nil, asError(err)
+	}
+	*ms = append(*ms, tm)
+	return tm, nil
+}
+
+// matchStored matches the stored text of columns cols of row r: from the
+// index when the page read their layouts, else by tokenizing the text.
+func (ms *rowMatches) matchStored(m *index.TextMatcher, r *row, cols []int, texts []string, stats *Stats) (*index.TextMatch, error) {
+	if r.layout == nil {
+		return ms.match(m, cols, texts)
+	}
+	layouts := make([]string, len(cols))
+	for i, c := range cols {
+		layouts[i] = r.layout[c]
+	}
+	tm, err := m.MatchStored(r.ref, cols, texts, layouts)
+	if err != nil {
+		return nil, asError(err)
+	}
+	if tm.Indexed {
+		stats.HighlightsFromIndex.Add(1)
 	}
 	*ms = append(*ms, tm)
 	return tm, nil
@@ -347,7 +368,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		texts = append(texts, r.text[f.col])
 		names = append(names, f.name)
 	}
-	m, err := ms.match(h.matcher, cols, texts)
+	m, err := ms.matchStored(h.matcher, r, cols, texts, h.stats)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 	if hr.Fields == nil {
 		for i, c := range schema.Columns {
 			if c.Type == index.TypeText && c.Stored && c.Indexed {
-				sc.usesText[i] = true
+				sc.highlightText(i, true)
 				h.fields = append(h.fields, jsonHLField{hlField: hlField{col: i, name: c.Name}})
 			}
 		}
@@ -83,7 +83,7 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		hf := jsonHLField{hlField: hlField{col: i, name: c.Name}}
 		switch {
 		case c.Type == index.TypeText && c.Stored:
-			sc.usesText[i] = true
+			sc.highlightText(i, c.Indexed)
 			hf.attr = !c.Indexed
 		case c.Type == index.TypeText:
 			return nil, Errorf(CodeWrongValue, "%s: field '%s' is indexed but not stored, so there is no text to highlight", f.Path, c.Name)
@@ -153,7 +153,7 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 	}
 	var ms rowMatches
 	defer ms.release()
-	m, err := ms.match(h.matcher, cols, texts)
+	m, err := ms.matchStored(h.matcher, r, cols, texts, h.stats)
 	if err != nil {
 		return nil, err
 	}

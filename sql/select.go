@@ -348,7 +348,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	} else if want > p.maxMatches {
 		return nil, Errorf(CodeBadOption, "LIMIT offset+count (%d) exceeds OPTION max_matches (%d)", want, p.maxMatches)
 	}
-	p.sc.usesText = list.usesText
+	p.sc.usesText, p.sc.usesLayout = list.usesText, list.usesLayout
 	return p, nil
 }
 
@@ -560,7 +560,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	page := sorted[p.offset:]
 
 	// Post-LIMIT: read stored text only for the rows that are returned, in one batch.
-	texts, err := s.storedText(ctx, snap, p.sc.usesText, page)
+	texts, layouts, err := s.storedText(ctx, snap, p.sc.usesText, p.sc.usesLayout, page)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -568,13 +568,16 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	for i := range rows {
 		rows[i] = make([]any, len(p.fields))
 	}
-	done, err := p.evalPageExprs(ctx, snap, page, texts, rows)
+	done, err := p.evalPageExprs(ctx, snap, page, texts, layouts, rows)
 	if err != nil {
 		return nil, 0, err
 	}
 	r := &row{snap: snap}
 	for i, c := range page {
 		r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
+		if layouts != nil {
+			r.layout = layouts[i]
+		}
 		out := rows[i]
 		for j, f := range p.fields {
 			if done[j] {
@@ -603,7 +606,7 @@ type pageExpr interface {
 // evalPageExprs evaluates the page expressions of the select list for
 // every row of the page into rows, on up to GOMAXPROCS goroutines, and
 // reports which fields it filled.
-func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, page []candidate, texts []map[int]string, rows [][]any) ([]bool, error) {
+func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, page []candidate, texts, layouts []map[int]string, rows [][]any) ([]bool, error) {
 	done := make([]bool, len(p.fields))
 	var fields []int
 	for j, f := range p.fields {
@@ -631,6 +634,9 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, pa
 					return
 				}
 				r.ref, r.weight, r.text = page[i].ref, page[i].weight, texts[i]
+				if layouts != nil {
+					r.layout = layouts[i]
+				}
 				for _, j := range fields {
 					v, err := p.fields[j].e.eval(r)
 					if err != nil {
@@ -654,11 +660,12 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, pa
 	return done, nil
 }
 
-// storedText reads the text columns a select list uses for the page's rows.
-func (s *Session) storedText(ctx context.Context, snap *index.Snapshot, uses map[int]bool, page []candidate) ([]map[int]string, error) {
-	out := make([]map[int]string, len(page))
+// storedText reads the text columns a select list uses for the page's rows,
+// and the layouts of those a highlighter matches (layouts; nil when none).
+func (s *Session) storedText(ctx context.Context, snap *index.Snapshot, uses, layouts map[int]bool, page []candidate) (texts, lays []map[int]string, err error) {
+	texts = make([]map[int]string, len(page))
 	if len(uses) == 0 || len(page) == 0 {
-		return out, nil
+		return texts, nil, nil
 	}
 	cols := make([]int, 0, len(uses))
 	for c := range uses {
@@ -669,19 +676,34 @@ func (s *Session) storedText(ctx context.Context, snap *index.Snapshot, uses map
 	for i, c := range page {
 		refs[i] = c.ref
 	}
-	texts, err := snap.Stored(ctx, refs, cols)
+	var stored [][]string
+	if len(layouts) > 0 {
+		stored, err = snap.StoredWithLayouts(ctx, refs, cols)
+		lays = make([]map[int]string, len(page))
+	} else {
+		stored, err = snap.Stored(ctx, refs, cols)
+	}
 	if err != nil {
-		return nil, asError(err)
+		return nil, nil, asError(err)
 	}
 	s.engine.stats.StoredDocReads.Add(uint64(len(refs)))
 	for i := range page {
 		m := make(map[int]string, len(cols))
 		for j, c := range cols {
-			m[c] = texts[i][j]
+			m[c] = stored[i][j]
 		}
-		out[i] = m
+		texts[i] = m
+		if lays != nil {
+			l := make(map[int]string, len(layouts))
+			for j, c := range cols {
+				if layouts[c] {
+					l[c] = stored[i][len(cols)+j]
+				}
+			}
+			lays[i] = l
+		}
 	}
-	return out, nil
+	return texts, lays, nil
 }
 
 // candidateHeap keeps the best candidates: its root is the worst kept one.

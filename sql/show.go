@@ -246,6 +246,7 @@ func (s *Session) statusCounters() []counter {
 		{"command_update", u(st.Updates.Load())},
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
 		{"highlight_calls", u(st.Highlights.Load())},
+		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"version", s.engine.version()},
 	}
 }

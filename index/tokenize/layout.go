@@ -1,6 +1,12 @@
 package tokenize
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/bits"
+	"slices"
+)
 
 // Layout is where the words and the structure of one text lie: one Word per
 // word position and the boundaries (sentences, paragraphs, zones) between
@@ -81,4 +87,149 @@ func (l *Layout) Add(pos, start, end int, term []byte) {
 		return
 	}
 	l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+}
+
+// layoutVersion is the first byte of an encoded layout.
+const layoutVersion = 1
+
+// Word encoding (AppendEncoded): a word whose position follows the previous
+// word's, whose start lies 0..6 bytes after the previous word's end and
+// whose length is 1..31 bytes (most words of prose) is one byte,
+// gap<<5 | length; any other word is the byte wordEscape followed by
+// uvarint(position gap), varint(start - previous end), uvarint(length).
+const (
+	wordEscape  = 7 << 5
+	maxShortGap = 6
+	maxShortLen = 31
+)
+
+// AppendEncoded appends the compact encoding of l to dst, about one byte per
+// word of prose: what an index keeps beside a stored text so that it need
+// not tokenize the text again to highlight it.
+//
+//	version:1  uvarint len(Words)  words...  uvarint len(Bounds)  bounds...
+//
+// A bound is its kind byte, uvarint(position - previous bound's position)
+// and, for a zone, uvarint(len(name)) and the name.
+func (l *Layout) AppendEncoded(dst []byte) []byte {
+	dst = append(dst, layoutVersion)
+	dst = binary.AppendUvarint(dst, uint64(len(l.Words)))
+	var pos, end int32
+	for _, w := range l.Words {
+		gap, sep, n := w.Pos-pos, w.Start-end, w.End-w.Start
+		if gap == 1 && sep >= 0 && sep <= maxShortGap && n >= 1 && n <= maxShortLen {
+			dst = append(dst, byte(sep)<<5|byte(n))
+		} else {
+			dst = append(dst, wordEscape)
+			dst = binary.AppendUvarint(dst, uint64(uint32(gap)))
+			dst = binary.AppendVarint(dst, int64(sep))
+			dst = binary.AppendUvarint(dst, uint64(uint32(n)))
+		}
+		pos, end = w.Pos, w.End
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(l.Bounds)))
+	last := 0
+	for _, b := range l.Bounds {
+		dst = append(dst, byte(b.Kind))
+		dst = binary.AppendUvarint(dst, uint64(b.Pos-last))
+		if b.Kind == ZoneOpen || b.Kind == ZoneClose {
+			dst = binary.AppendUvarint(dst, uint64(len(b.Zone)))
+			dst = append(dst, b.Zone...)
+		}
+		last = b.Pos
+	}
+	return dst
+}
+
+// ErrBadLayout is returned by Decode for an encoding it cannot read, or one
+// that does not fit the text it is said to describe.
+var ErrBadLayout = errors.New("tokenize: corrupt layout")
+
+// Decode replaces l's contents (keeping its storage) with the layout
+// encoded in b by AppendEncoded, checking that every word lies inside a
+// text of textLen bytes, in order and without overlaps (a layout whose
+// words overlap is reported as corrupt: the caller tokenizes the text
+// instead).
+func (l *Layout) Decode(b []byte, textLen int) error {
+	l.Words, l.Bounds = l.Words[:0], l.Bounds[:0]
+	if len(b) == 0 || b[0] != layoutVersion {
+		return ErrBadLayout
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return ErrBadLayout
+	}
+	b = b[k:]
+	l.Words = slices.Grow(l.Words, int(n))
+	var pos, end int64
+	for range n {
+		if len(b) == 0 {
+			return ErrBadLayout
+		}
+		c := b[0]
+		b = b[1:]
+		var gap, sep, size int64
+		if c&wordEscape != wordEscape {
+			gap, sep, size = 1, int64(c>>5), int64(c&maxShortLen)
+		} else {
+			g, k1 := binary.Uvarint(b)
+			if k1 <= 0 {
+				return ErrBadLayout
+			}
+			s, k2 := binary.Varint(b[k1:])
+			if k2 <= 0 {
+				return ErrBadLayout
+			}
+			z, k3 := binary.Uvarint(b[k1+k2:])
+			if k3 <= 0 || g == 0 || g > math.MaxInt32 || z > math.MaxInt32 {
+				return ErrBadLayout
+			}
+			b = b[k1+k2+k3:]
+			gap, sep, size = int64(g), s, int64(z)
+		}
+		pos += gap
+		start := end + sep
+		end = start + size
+		if sep < 0 || end > int64(textLen) || pos > math.MaxInt32 {
+			return ErrBadLayout
+		}
+		l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+	}
+	n, k = binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return ErrBadLayout
+	}
+	b = b[k:]
+	last := uint64(0)
+	for range n {
+		if len(b) == 0 {
+			return ErrBadLayout
+		}
+		bd := Bound{Kind: BoundKind(b[0])}
+		d, k := binary.Uvarint(b[1:])
+		if k <= 0 || d > math.MaxInt32 || last+d > math.MaxInt32 {
+			return ErrBadLayout
+		}
+		b = b[1+k:]
+		last += d
+		bd.Pos = int(last)
+		switch bd.Kind {
+		case SentenceStart, ParagraphStart:
+		case ZoneOpen, ZoneClose:
+			z, k := binary.Uvarint(b)
+			if k <= 0 || z > uint64(len(b)-k) {
+				return ErrBadLayout
+			}
+			bd.Zone = string(b[k : k+int(z)])
+			b = b[k+int(z):]
+		default:
+			return ErrBadLayout
+		}
+		l.Bounds = append(l.Bounds, bd)
+	}
+	if len(b) != 0 {
+		return ErrBadLayout
+	}
+	return nil
 }
