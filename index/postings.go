@@ -250,12 +250,9 @@ func (c *postingCursor) positions(dst []uint32) []uint32 {
 	if c.read {
 		return dst
 	}
-	for ; c.skip > 0; c.skip-- {
-		_, k := binary.Uvarint(c.pos)
-		if k <= 0 {
-			return dst
-		}
-		c.pos = c.pos[k:]
+	if c.skip > 0 {
+		c.pos = c.pos[skipUvarints(c.pos, 0, int(c.skip)):]
+		c.skip = 0
 	}
 	var last uint32
 	b := c.pos
