@@ -65,7 +65,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	// occurrences grouped by term with a counting sort (which keeps that order
 	// within a term), and the workers encode a share of the terms each.
 	parts := make([]tokenized, workers)
-	nrec := l.recordFields()
+	nrec := l.record
 	records := make([]string, n*nrec) // per document: its docstore fields
 	for ord, d := range docs {
 		for k, col := range l.stored {
@@ -80,7 +80,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 			lo, hi := p*n/workers, (p+1)*n/workers
 			tg.Go(func() error {
 				var layouts []string // this field's layouts, when it is stored
-				if at := l.fieldLayout[f]; at >= 0 {
+				if at := l.layoutPos[col]; at >= 0 {
 					layouts = records[at:]
 				}
 				return parts[p].tokenize(ctx, t.tok, s, f, col, docs, lo, hi, layouts, nrec)

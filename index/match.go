@@ -200,10 +200,8 @@ func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []st
 			return nil, false
 		}
 	}
-	nl := len(m.p.leaves)
-	e := &segEval{s: m.s, seg: m.s.segs[ref.Seg], p: m.p, pos: int(ref.Seg), direct: true, ord: ref.Ord, doc: 1,
-		curs: make([][]termCursor, nl), raw: make([][]span, nl), gen: make([]uint32, nl),
-		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+	e := m.docEval()
+	e.seg, e.pos, e.direct, e.ord = m.s.segs[ref.Seg], int(ref.Seg), true, ref.Ord
 	m.mark(res, e, len(m.s.layout.indexed), fields, func(_ *leafTerm, i, _ int, pos uint32) [][2]int {
 		words := res.Fields[i].Words
 		k, found := slices.BinarySearchFunc(words, int32(pos), func(w tokenize.Word, p int32) int { return int(w.Pos - p) })
@@ -240,11 +238,19 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	if m.p.root == nil {
 		return res, nil
 	}
-	e := &segEval{s: m.s, p: m.p, mem: mem, doc: 1,
-		curs: make([][]termCursor, len(m.p.leaves)), raw: make([][]span, len(m.p.leaves)), gen: make([]uint32, len(m.p.leaves)),
-		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+	e := m.docEval()
+	e.mem = mem
 	m.mark(res, e, nf, fields, func(lt *leafTerm, _, f int, pos uint32) [][2]int { return mem.ranges(lt, f, pos) })
 	return res, nil
+}
+
+// docEval starts an evaluator of the matcher's plan for one document; the
+// caller says where its positions come from (mem, or seg and ord).
+func (m *TextMatcher) docEval() *segEval {
+	nl := len(m.p.leaves)
+	return &segEval{s: m.s, p: m.p, doc: 1,
+		curs: make([][]termCursor, nl), raw: make([][]span, nl), gen: make([]uint32, nl),
+		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
 }
 
 // mark evaluates the query with e and adds to res the marks of the

@@ -20,8 +20,8 @@ type layout struct {
 	// The docstore record of a document holds its stored fields, then the
 	// encoded word layout (tokenize.Layout) of each field that is both
 	// indexed and stored, so that highlighting need not tokenize it again.
-	layoutPos   []int // per column: position of its layout in the record, or -1
-	fieldLayout []int // per indexed field: position of its layout in the record, or -1
+	layoutPos []int // per column: position of its layout in the record, or -1
+	record    int   // fields in a record: the stored text fields and the layouts
 }
 
 func newLayout(s *Schema) *layout {
@@ -40,29 +40,14 @@ func newLayout(s *Schema) *layout {
 			l.stored = append(l.stored, i)
 		}
 	}
-	next := len(l.stored)
+	l.record = len(l.stored)
 	for _, col := range l.indexed {
-		at := -1
 		if s.Columns[col].Stored {
-			at = next
-			next++
+			l.layoutPos[col] = l.record
+			l.record++
 		}
-		l.layoutPos[col] = at
-		l.fieldLayout = append(l.fieldLayout, at)
 	}
 	return l
-}
-
-// recordFields is the number of fields of a docstore record: the stored
-// text fields and the layouts.
-func (l *layout) recordFields() int {
-	n := len(l.stored)
-	for _, at := range l.fieldLayout {
-		if at >= 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // attrColumn holds one attribute column of a segment; which slice is used

@@ -574,10 +574,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	}
 	r := &row{snap: snap}
 	for i, c := range page {
-		r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
-		if layouts != nil {
-			r.layout = layouts[i]
-		}
+		r.atPage(c, i, texts, layouts)
 		out := rows[i]
 		for j, f := range p.fields {
 			if done[j] {
@@ -633,10 +630,7 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, pa
 					errs[i] = cancelled(err)
 					return
 				}
-				r.ref, r.weight, r.text = page[i].ref, page[i].weight, texts[i]
-				if layouts != nil {
-					r.layout = layouts[i]
-				}
+				r.atPage(page[i], i, texts, layouts)
 				for _, j := range fields {
 					v, err := p.fields[j].e.eval(r)
 					if err != nil {
@@ -658,6 +652,15 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, pa
 		done[j] = true
 	}
 	return done, nil
+}
+
+// atPage points r at candidate c, row i of a page whose stored texts and
+// layouts (nil when none were read) storedText gave.
+func (r *row) atPage(c candidate, i int, texts, layouts []map[int]string) {
+	r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
+	if layouts != nil {
+		r.layout = layouts[i]
+	}
 }
 
 // storedText reads the text columns a select list uses for the page's rows,
