@@ -67,9 +67,34 @@ func TestPercentileMs(t *testing.T) {
 
 func TestInsertStatement(t *testing.T) {
 	docs := []corpus.Doc{{Title: "it's", Content: "back\\slash\nnew"}, {Title: "b", Content: "c"}}
-	stmt, size := insertStatement("t", docs, 1, 3)
+	stmt, size := insertStatement("t", quoteDocs(docs), 1, 3)
 	assert.Equal(t, `INSERT INTO t (id, title, content, gid) VALUES (2,'b','c',1),(3,'it\'s','back\\slash\nnew',2),(4,'b','c',3)`, stmt)
 	assert.Equal(t, docs[1].Bytes()+docs[0].Bytes()+docs[1].Bytes(), size)
+}
+
+func TestAppendQuoted(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", `''`},
+		{"plain text", `'plain text'`},
+		{"it's", `'it\'s'`},
+		{`a\b`, `'a\\b'`},
+		{"line\nbreak\r", `'line\nbreak\r'`},
+		{"nul\x00", `'nul\0'`},
+		{"ünï'cödé", `'ünï\'cödé'`},
+		{"\xff'\xfe", "'\xff\\'\xfe'"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, string(appendQuoted([]byte("x"), tt.in))[1:], "%q", tt.in)
+	}
+}
+
+func TestSnippetsStatement(t *testing.T) {
+	cfg := &Config{Docs: []corpus.Doc{{Title: "x", Content: "one's"}, {Content: "two"}, {Content: "three"}},
+		Queries: []corpus.Query{{Text: "a"}, {Text: `"b c"`}}}
+	w := newSnippetsWorkload(cfg, 2, 0)
+	stmt, size := w.statement(1)
+	assert.Equal(t, `CALL SNIPPETS(('three','one\'s'), 't', '"b c"', 0 AS limit, 1 AS query_mode)`, stmt)
+	assert.Equal(t, int64(10), size)
 }
 
 func TestConfigDefaults(t *testing.T) {

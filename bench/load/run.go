@@ -70,10 +70,11 @@ func Fill(ctx context.Context, cfg Config) error {
 	if cfg.Target == Sphinx {
 		tables = append(tables, StoredTable)
 	}
+	docs := quoteDocs(cfg.Docs)
 	for _, table := range tables {
 		for first := 0; first < len(cfg.Docs); first += cfg.BatchSize {
 			n := min(cfg.BatchSize, len(cfg.Docs)-first)
-			stmt, _ := insertStatement(table, cfg.Docs, int64(first), n)
+			stmt, _ := insertStatement(table, docs, int64(first), n)
 			if _, err := db.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("load: filling %s: %w", table, err)
 			}

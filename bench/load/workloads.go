@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/glint-search/glint/bench/corpus"
@@ -23,7 +24,7 @@ type workload interface {
 func newWorkload(cfg *Config) (workload, error) {
 	switch cfg.Workload {
 	case Insert:
-		return &insertWorkload{cfg: cfg, table: DefaultTable}, nil
+		return &insertWorkload{cfg: cfg, docs: quoteDocs(cfg.Docs), table: DefaultTable}, nil
 	case Search:
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
 	case SearchHL:
@@ -32,11 +33,11 @@ func newWorkload(cfg *Config) (workload, error) {
 		}
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
 	case Snippets:
-		return &snippetsWorkload{cfg: cfg, n: cfg.SnippetDocs, limit: 256}, nil
+		return newSnippetsWorkload(cfg, cfg.SnippetDocs, 256), nil
 	case SnippetsNoLimit:
-		return &snippetsWorkload{cfg: cfg, n: cfg.SnippetDocs}, nil
+		return newSnippetsWorkload(cfg, cfg.SnippetDocs, 0), nil
 	case Ladder:
-		return &snippetsWorkload{cfg: cfg, n: 1, limit: 256}, nil
+		return newSnippetsWorkload(cfg, 1, 256), nil
 	case JSONSearchHL:
 		if cfg.Target == Sphinx {
 			return nil, fmt.Errorf("load: %s needs glint's HTTP API; Sphinx 2.2 has none", JSONSearchHL)
@@ -53,60 +54,93 @@ func newWorkload(cfg *Config) (workload, error) {
 // seq-th batch holds ids seq*BatchSize+1 onwards, so ids never repeat in a run.
 type insertWorkload struct {
 	cfg   *Config
+	docs  []quotedDoc
 	table string
 }
 
 func (w *insertWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
 	n := w.cfg.BatchSize
 	first := seq * int64(n)
-	stmt, size := insertStatement(w.table, w.cfg.Docs, first, n)
+	stmt, size := insertStatement(w.table, w.docs, first, n)
 	_, err := conn.ExecContext(ctx, stmt)
 	return n, size, err
+}
+
+// quotedDoc is a document with its title and content written as SQL string
+// literals. The workloads quote the corpus once, before a run, so that
+// building a statement is copying: the generator shares the CPUs with the
+// server it measures and should spend as little of them as it can.
+type quotedDoc struct {
+	title, content           string
+	titleBytes, contentBytes int64 // their sizes unquoted
+}
+
+func quoteDocs(docs []corpus.Doc) []quotedDoc {
+	out := make([]quotedDoc, len(docs))
+	for i, d := range docs {
+		out[i] = quotedDoc{title: string(appendQuoted(nil, d.Title)), content: string(appendQuoted(nil, d.Content)),
+			titleBytes: int64(len(d.Title)), contentBytes: int64(len(d.Content))}
+	}
+	return out
 }
 
 // insertStatement builds one INSERT of n documents, the k-th being
 // docs[(first+k) % len(docs)] with id first+k+1. Both targets take the same
 // statement: Sphinx needs explicit ids and its gid attribute.
-func insertStatement(table string, docs []corpus.Doc, first int64, n int) (string, int64) {
-	var b strings.Builder
+func insertStatement(table string, docs []quotedDoc, first int64, n int) (string, int64) {
 	var size int64
-	b.WriteString("INSERT INTO " + table + " (id, title, content, gid) VALUES ")
+	for k := range n {
+		d := docs[(first+int64(k))%int64(len(docs))]
+		size += int64(len(d.title)+len(d.content)) + 32
+	}
+	b := make([]byte, 0, int(size)+len(table)+64)
+	b = append(b, "INSERT INTO "+table+" (id, title, content, gid) VALUES "...)
+	size = 0
 	for k := range n {
 		i := first + int64(k)
 		d := docs[i%int64(len(docs))]
 		if k > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprintf(&b, "(%d,", i+1)
-		quote(&b, d.Title)
-		b.WriteByte(',')
-		quote(&b, d.Content)
-		fmt.Fprintf(&b, ",%d)", i%10)
-		size += d.Bytes()
+		b = append(b, '(')
+		b = strconv.AppendInt(b, i+1, 10)
+		b = append(b, ',')
+		b = append(b, d.title...)
+		b = append(b, ',')
+		b = append(b, d.content...)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, i%10, 10)
+		b = append(b, ')')
+		size += d.titleBytes + d.contentBytes
 	}
-	return b.String(), size
+	return string(b), size
 }
 
-// quote writes s as a single-quoted SQL string literal with backslash escapes,
-// which both glint and Sphinx read.
-func quote(b *strings.Builder, s string) {
-	b.WriteByte('\'')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case 0:
-			b.WriteString(`\0`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			b.WriteByte(c)
+// appendQuoted appends s as a single-quoted SQL string literal with
+// backslash escapes, which both glint and Sphinx read. Runs of bytes that
+// need no escape are copied at once.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '\'')
+	for {
+		i := strings.IndexFunc(s, func(r rune) bool { return r == '\'' || r == '\\' || r == 0 || r == '\n' || r == '\r' })
+		if i < 0 {
+			break
 		}
+		b = append(b, s[:i]...)
+		switch s[i] {
+		case 0:
+			b = append(b, `\0`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		default:
+			b = append(b, '\\', s[i])
+		}
+		s = s[i+1:]
 	}
-	b.WriteByte('\'')
+	b = append(b, s...)
+	return append(b, '\'')
 }
 
 // queryWorkload runs one SELECT per query of the query set, in turn; every
@@ -153,32 +187,52 @@ func drain(rows *sql.Rows) error {
 // ones in turn) with one query of the set and the given limit. The ladder
 // workload is the same with n = 1 over a corpus of one document.
 type snippetsWorkload struct {
-	cfg   *Config
-	n     int
-	limit int
+	docs    []quotedDoc
+	queries []string // quoted
+	n       int
+	limit   int
+}
+
+func newSnippetsWorkload(cfg *Config, n, limit int) *snippetsWorkload {
+	w := &snippetsWorkload{docs: quoteDocs(cfg.Docs), n: n, limit: limit}
+	for _, q := range cfg.Queries {
+		w.queries = append(w.queries, string(appendQuoted(nil, q.Text)))
+	}
+	return w
 }
 
 func (w *snippetsWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
-	n := w.n
-	var b strings.Builder
-	var size int64
-	b.WriteString("CALL SNIPPETS((")
-	for k := range n {
-		d := w.cfg.Docs[(seq*int64(n)+int64(k))%int64(len(w.cfg.Docs))]
-		if k > 0 {
-			b.WriteByte(',')
-		}
-		quote(&b, d.Content)
-		size += int64(len(d.Content))
-	}
-	b.WriteString("), 't', ")
-	quote(&b, w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text)
-	fmt.Fprintf(&b, ", %d AS limit, 1 AS query_mode)", w.limit)
-	rows, err := conn.QueryContext(ctx, b.String())
+	stmt, size := w.statement(seq)
+	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
 		return 0, 0, err
 	}
-	return n, size, drain(rows)
+	return w.n, size, drain(rows)
+}
+
+// statement is the seq-th CALL SNIPPETS and the size of its texts.
+func (w *snippetsWorkload) statement(seq int64) (string, int64) {
+	batch := make([]quotedDoc, w.n)
+	room := 0
+	for k := range batch {
+		batch[k] = w.docs[(seq*int64(w.n)+int64(k))%int64(len(w.docs))]
+		room += len(batch[k].content) + 1
+	}
+	q := w.queries[seq%int64(len(w.queries))]
+	b := make([]byte, 0, room+len(q)+64)
+	b = append(b, "CALL SNIPPETS(("...)
+	var size int64
+	for k, d := range batch {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d.content...)
+		size += d.contentBytes
+	}
+	b = append(b, "), 't', "...)
+	b = append(b, q...)
+	b = fmt.Appendf(b, ", %d AS limit, 1 AS query_mode)", w.limit)
+	return string(b), size
 }
 
 // httpWorkload posts JSON searches with highlighting to glint's /search.
