@@ -126,7 +126,12 @@ func FuzzIter(f *testing.F) {
 // FuzzGeneralPath checks that the general path, with settings that change
 // nothing, gives what the fast path gives.
 func FuzzGeneralPath(f *testing.F) {
-	for _, s := range []string{"", "Hello, Wörld 42!", "e\u0301t\u00e9 \u0301ab", "東京 タワー", "a\xffb\xc3", "\U0001D400\U0001F600x", strings.Repeat("Ab", 100)} {
+	for _, s := range []string{"", "Hello, Wörld 42!", "e\u0301t\u00e9 \u0301ab", "東京 タワー", "a\xffb\xc3", "\U0001D400\U0001F600x", strings.Repeat("Ab", 100),
+		// Longer than a block of the fast path (64 bytes and 8 after it):
+		// words across block ends, upper case, non-ASCII inside, at and
+		// just after a block's end.
+		strings.Repeat("The Quick brown FOX, 42 jumps. ", 9), strings.Repeat("x", 63) + " " + strings.Repeat("Y", 70),
+		strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30), strings.Repeat("word ", 13) + "\xff" + strings.Repeat("Ö", 40)} {
 		f.Add(s)
 	}
 	general, err := New(Config{CharsetTable: "non_cjk, cjk"})

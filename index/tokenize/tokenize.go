@@ -94,6 +94,13 @@ type Iter struct {
 	blended bool
 	full    bool      // the general path (t has settings)
 	x       *fullIter // its state, kept across Resets
+
+	// The block scan of the default rules: the word bytes (ASCII letters
+	// and digits) and the upper-case letters of the 64 bytes of text
+	// before blockEnd, one bit per byte, when those bytes are all ASCII.
+	// No block is tried before noBlock (a non-ASCII byte lies there).
+	blockEnd, noBlock int
+	words, upper      uint64
 }
 
 // Reset starts the iteration over text.
@@ -104,6 +111,7 @@ func (it *Iter) Reset(t *Tokenizer, text string) {
 	it.start, it.end = 0, 0
 	it.term = it.term[:0]
 	it.same, it.blended = false, false
+	it.blockEnd, it.noBlock = 0, 0
 	it.full = t.r != nil
 	if it.full {
 		if it.x == nil {
@@ -217,11 +225,85 @@ func wordBytes(x uint64) uint64 {
 	return inRange(x, 'a', 'z') | inRange(x, 'A', 'Z') | inRange(x, '0', '9')
 }
 
+// movemask gathers the high bits of x's bytes into the low byte, byte j's
+// into bit j: the multiplier's bit 7k moves bit 8j+7 to bit 56+j when
+// j+k = 7, and the partial products never meet.
+func movemask(x uint64) uint64 {
+	return (x & highBits) * 0x02040810204081 >> 56
+}
+
+// block reads the word bytes and the upper-case letters of the 64 bytes of
+// text at i into bitmaps. It reports false, and notes where the next block
+// may start, when one of them is not ASCII.
+func (it *Iter) block(i int) bool {
+	var words, upper uint64
+	for k := 0; k < 64; k += 8 {
+		x := load64(it.text, i+k)
+		if hi := x & highBits; hi != 0 {
+			it.noBlock = i + k + bits.TrailingZeros64(hi)>>3 + 1
+			return false
+		}
+		up := inRange(x, 'A', 'Z')
+		words |= movemask(up|inRange(x, 'a', 'z')|inRange(x, '0', '9')) << k
+		upper |= movemask(up) << k
+	}
+	it.words, it.upper, it.blockEnd = words, upper, i+64
+	return true
+}
+
+// nextInBlock is the default rules' fast path: the next word when it lies
+// wholly inside a block of ASCII text. It reports false, with it.i moved
+// past the separators it skipped, when the next word or the text's end is
+// outside a block; Next scans on from there.
+func (it *Iter) nextInBlock() bool {
+	text := it.text
+	for {
+		i := it.i
+		// A block is followed by 8 bytes of text, so that a word's last
+		// bytes can be read eight at a time.
+		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
+			return false
+		}
+		base := it.blockEnd - 64
+		off := uint(i - base)
+		rest := it.words >> (off & 63)
+		if rest == 0 {
+			it.i = it.blockEnd
+			continue
+		}
+		s := off + uint(bits.TrailingZeros64(rest))
+		n := uint(bits.TrailingZeros64(^(it.words >> (s & 63)))) // the word's bytes in the block
+		start := base + int(s)
+		if s+n == 64 {
+			it.i = start // the word may go on past the block
+			return false
+		}
+		end := start + int(n)
+		// Eight bytes at a time, folded; the bytes past the word are cut
+		// off (past the block they need not be ASCII: inRange's carries
+		// from them go only to later bytes).
+		term := it.term[:0]
+		for j := start; j < end; j += 8 {
+			x := load64(text, j)
+			term = binary.LittleEndian.AppendUint64(term, x|inRange(x, 'A', 'Z')>>2)
+		}
+		it.term = term[:n]
+		it.same = it.upper>>(s&63)&(1<<(n&63)-1) == 0
+		it.start, it.end = start, end
+		it.i = end
+		it.pos++
+		return true
+	}
+}
+
 // Next advances to the next token. It returns false at the end of the text.
 func (it *Iter) Next() bool {
 	// The default rules are scanned here. On the general path Reset has
 	// put i at the end of the text, so that the branch that hands over to
 	// the general path costs the default path nothing per word.
+	if it.nextInBlock() {
+		return true
+	}
 	text := it.text
 	i := it.i
 	n := len(text)

@@ -145,3 +145,35 @@ func BenchmarkTokenize(b *testing.B) {
 		}
 	})
 }
+
+func TestMovemask(t *testing.T) {
+	tests := []struct{ x, want uint64 }{
+		{0, 0},
+		{highBits, 0xff},
+		{0x80, 1},
+		{0x8000000000000000, 0x80},
+		{0x0080008000800080, 0x55},
+		{0x7f7f7f7f7f7f7f7f, 0}, // only the high bits count
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, movemask(tt.x), "%#x", tt.x)
+	}
+}
+
+// TestBlockPath checks the fast path's 64-byte blocks against the general
+// path on texts whose words cross block ends and whose non-ASCII bytes sit
+// around them.
+func TestBlockPath(t *testing.T) {
+	general, err := New(Config{CharsetTable: "non_cjk, cjk"})
+	require.NoError(t, err)
+	for _, text := range []string{
+		strings.Repeat("The Quick brown FOX, 42 jumps. ", 12),
+		strings.Repeat("a", 63) + " B" + strings.Repeat(" cD", 40),
+		strings.Repeat("x", 64) + strings.Repeat(" Yz", 40),
+		strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30),
+		strings.Repeat("word ", 13) + "Ünï" + strings.Repeat(" Ab", 30) + "ç",
+		strings.Repeat("W", 200) + " end " + strings.Repeat("q ", 40),
+	} {
+		require.Equal(t, general.Append(nil, text), Default().Append(nil, text), "%q", text)
+	}
+}
