@@ -60,7 +60,7 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
-		r, err := s.execOne(ctx, p.Text)
+		r, err := s.execPiece(ctx, p)
 		if err != nil {
 			return results, err
 		}
@@ -70,10 +70,15 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
+	return s.execPiece(ctx, dialect.Piece{Text: text})
+}
+
+// execPiece runs one statement that Split cut out (or any one statement).
+func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
-	st, err := dialect.Parse(s.parser, text)
+	st, err := dialect.ParsePiece(s.parser, piece)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
@@ -110,7 +115,7 @@ func (s *Session) Prepare(query string) (*Prepared, error) {
 	case len(pieces) > 1:
 		return nil, Errorf(CodeNotPreparable, "a prepared statement must hold exactly one statement, got %d", len(pieces))
 	}
-	if _, err := dialect.Parse(s.parser, pieces[0].Text); err != nil {
+	if _, err := dialect.ParsePiece(s.parser, pieces[0]); err != nil {
 		return nil, syntaxError(err)
 	}
 	return &Prepared{NumParams: len(dialect.Placeholders(pieces[0].Text)), text: pieces[0].Text}, nil

@@ -22,6 +22,8 @@ const ColumnTypePrefix = "glint:"
 type Piece struct {
 	Text   string // the statement, without its terminating ';'
 	Offset int    // byte offset of Text in the whole text
+
+	toks []token // Text's tokens as Split lexed them (offsets into Text)
 }
 
 // Setting is one name=value pair of an OPTION tail or of a CREATE TABLE's settings.

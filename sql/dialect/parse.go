@@ -17,10 +17,24 @@ import (
 // a *SyntaxError, also for an empty text. p is not safe for concurrent use; a nil
 // p means a new parser.
 func Parse(p *parser.Parser, text string) (*Statement, error) {
+	return parse(p, text, lex(text))
+}
+
+// ParsePiece is Parse of a statement Split cut out, with the tokens Split
+// found.
+func ParsePiece(p *parser.Parser, piece Piece) (*Statement, error) {
+	if piece.toks == nil {
+		return Parse(p, piece.Text)
+	}
+	return parse(p, piece.Text, piece.toks)
+}
+
+// parse is Parse of text, whose tokens are toks.
+func parse(p *parser.Parser, text string, toks []token) (*Statement, error) {
 	if p == nil {
 		p = parser.New()
 	}
-	rw, err := rewrite(text, true)
+	rw, err := rewrite(text, toks, true)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +42,7 @@ func Parse(p *parser.Parser, text string) (*Statement, error) {
 	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
 		// A literal TiDB does not keep as a value, or an error that should
 		// quote the statement as written: parse it as it is.
-		if rw, err = rewrite(text, false); err != nil {
+		if rw, err = rewrite(text, toks, false); err != nil {
 			return nil, err
 		}
 		node, err = parseOne(p, rw.main, text)

@@ -23,9 +23,9 @@ type rewriter struct {
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
 // settings, if any, is returned apart. With withStandIns, long literals
-// of the main part get stand-ins (see standIns).
-func rewrite(src string, withStandIns bool) (*rewritten, error) {
-	toks := lex(src)
+// of the main part get stand-ins (see standIns). toks are src's tokens
+// (lex(src)).
+func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	for _, t := range toks {
 		if t.unterminated {
 			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])

@@ -1,12 +1,15 @@
 package dialect
 
+import "strings"
+
 // Split cuts a text into statements at ';' outside literals and comments,
 // dropping statements that are only white space and comments.
 //
 // Each Piece's Text is trimmed of the white space around it (comments stay), and
 // text[p.Offset:p.Offset+len(p.Text)] == p.Text. An unterminated literal or
 // comment runs to the end of the text, so it swallows any ';' after it; Parse
-// then reports it.
+// then reports it. A Piece keeps the tokens Split found, so that ParsePiece
+// does not lex its text again.
 func Split(text string) []Piece {
 	var pieces []Piece
 	toks := lex(text)
@@ -37,5 +40,16 @@ func appendPiece(pieces []Piece, text string, toks []token) []Piece {
 		toks = toks[:len(toks)-1]
 	}
 	from, to := toks[0].start, toks[len(toks)-1].end
-	return append(pieces, Piece{Text: text[from:to], Offset: from})
+	piece := Piece{Text: text[from:to], Offset: from}
+	if !strings.HasSuffix(piece.Text, "--") {
+		// The piece's tokens are the ones lexing it alone gives, except
+		// for two dashes before the ';': alone, they start a comment.
+		piece.toks = make([]token, len(toks))
+		for i, t := range toks {
+			t.start -= from
+			t.end -= from
+			piece.toks[i] = t
+		}
+	}
+	return append(pieces, piece)
 }

@@ -20,7 +20,7 @@ func restored(t testing.TB, node ast.Node) string {
 
 // plainParse parses text the way Parse does, without stand-ins.
 func plainParse(p *parser.Parser, text string) (ast.StmtNode, error) {
-	rw, err := rewrite(text, false)
+	rw, err := rewrite(text, lex(text), false)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func TestStandIns(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.sql, func(t *testing.T) {
-			rw, err := rewrite(c.sql, true)
+			rw, err := rewrite(c.sql, lex(c.sql), true)
 			require.NoError(t, err)
 			n := 0
 			if rw.standIns != nil {
