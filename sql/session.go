@@ -20,7 +20,7 @@ const Database = "glint"
 // goroutine at a time.
 type Session struct {
 	engine       *Engine
-	parser       *parser.Parser
+	parser       *parser.Parser // see sqlParser
 	id           uint32
 	user         string
 	db           string
@@ -47,7 +47,17 @@ type warning struct {
 }
 
 func newSession(e *Engine, user string, id uint32) *Session {
-	return &Session{engine: e, parser: parser.New(), id: id, user: user, db: Database, vars: map[string]any{}}
+	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}}
+}
+
+// sqlParser is the session's TiDB parser, made on first use: a session of
+// the JSON API that only searches or writes never needs one (it costs about
+// 17 KB).
+func (s *Session) sqlParser() *parser.Parser {
+	if s.parser == nil {
+		s.parser = parser.New()
+	}
+	return s.parser
 }
 
 // Exec runs every statement of query in order and returns one Result each. When
@@ -78,7 +88,7 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
-	st, err := dialect.ParsePiece(s.parser, piece)
+	st, err := dialect.ParsePiece(s.sqlParser(), piece)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
@@ -115,7 +125,7 @@ func (s *Session) Prepare(query string) (*Prepared, error) {
 	case len(pieces) > 1:
 		return nil, Errorf(CodeNotPreparable, "a prepared statement must hold exactly one statement, got %d", len(pieces))
 	}
-	if _, err := dialect.ParsePiece(s.parser, pieces[0]); err != nil {
+	if _, err := dialect.ParsePiece(s.sqlParser(), pieces[0]); err != nil {
 		return nil, syntaxError(err)
 	}
 	return &Prepared{NumParams: len(dialect.Placeholders(pieces[0].Text)), text: pieces[0].Text}, nil
