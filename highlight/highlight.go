@@ -92,15 +92,20 @@ func Document(fields []Field, numKeywords int, o *Options) [][]string {
 		prepared[i] = prepare(&fields[i], o)
 	}
 	out := make([][]string, len(fields))
-	// Whole fields when they fit (the budget is per field or shared).
+	// Whole fields when they fit (the budget is per field or shared). The
+	// shared budget counts the fields with marks, the ones shown whole,
+	// each one snippet.
 	whole := !o.ForceSnippets
 	if whole && !o.LimitsPerField {
-		size, words := 0, 0
+		size, words, shown := 0, 0, 0
 		for _, p := range prepared {
-			size += len(p.text)
-			words += p.wordCount(0, len(p.words)-1)
+			if len(p.marks) > 0 {
+				size += len(p.text)
+				words += p.wordCount(0, len(p.words)-1)
+				shown++
+			}
 		}
-		whole = o.LimitWords == 0 || words <= o.LimitWords
+		whole = (o.LimitWords == 0 || words <= o.LimitWords) && (o.LimitSnippets == 0 || shown <= o.LimitSnippets)
 		if whole && o.Limit > 0 && size > o.Limit {
 			// Count codepoints only when the bytes do not settle it.
 			runes := 0
@@ -108,7 +113,9 @@ func Document(fields []Field, numKeywords int, o *Options) [][]string {
 				if runes > o.Limit || size > utf8.UTFMax*o.Limit {
 					break
 				}
-				runes += utf8.RuneCountInString(p.text)
+				if len(p.marks) > 0 {
+					runes += utf8.RuneCountInString(p.text)
+				}
 			}
 			whole = runes <= o.Limit && size <= utf8.UTFMax*o.Limit
 		}

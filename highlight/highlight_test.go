@@ -121,6 +121,8 @@ func TestGolden(t *testing.T) {
 		{"two fields per field", []fieldIn{{plain, "Atlanta election", []string{"election"}}, {plain, brown, []string{"election"}}}, []any{"limit", 60}},
 		{"two fields one budget", []fieldIn{{plain, "Atlanta election news", []string{"election"}}, {plain, brown, []string{"election"}}}, []any{"limit", 60, "limits_per_field", 0}},
 		{"two fields one budget fits", []fieldIn{{plain, "Atlanta election", []string{"election"}}, {plain, "an election", []string{"election"}}}, []any{"limits_per_field", 0}},
+		{"two fields one budget one snippet", []fieldIn{{plain, "Atlanta election", []string{"election"}}, {plain, "an election", []string{"election"}}}, []any{"limits_per_field", 0, "limit_snippets", 1}},
+		{"unmarked field outside the budget", []fieldIn{{plain, "Atlanta election", []string{"election"}}, {plain, brown, nil}}, []any{"limits_per_field", 0, "limit", 20}},
 		{"cyrillic and cjk", []fieldIn{{plain, "Привет мир, 東京 タワー and some more words here", []string{"мир", "東京"}}}, []any{"limit", 20, "around", 1}},
 		{"combining", []fieldIn{{plain, "cafe\u0301 au lait", []string{"cafe\u0301"}}}, nil},
 		{"html index", []fieldIn{{html, "<h1>Title &amp; more</h1><p>The <b>quick</b> fox</p>", []string{"quick", "more"}}}, nil},
