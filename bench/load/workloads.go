@@ -88,14 +88,14 @@ func quoteDocs(docs []corpus.Doc) []quotedDoc {
 // docs[(first+k) % len(docs)] with id first+k+1. Both targets take the same
 // statement: Sphinx needs explicit ids and its gid attribute.
 func insertStatement(table string, docs []quotedDoc, first int64, n int) (string, int64) {
-	var size int64
+	room := len(table) + 64
 	for k := range n {
 		d := docs[(first+int64(k))%int64(len(docs))]
-		size += int64(len(d.title)+len(d.content)) + 32
+		room += len(d.title) + len(d.content) + 32
 	}
-	b := make([]byte, 0, int(size)+len(table)+64)
+	b := make([]byte, 0, room)
 	b = append(b, "INSERT INTO "+table+" (id, title, content, gid) VALUES "...)
-	size = 0
+	var size int64
 	for k := range n {
 		i := first + int64(k)
 		d := docs[i%int64(len(docs))]
