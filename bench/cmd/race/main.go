@@ -62,7 +62,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.BoolVar(&o.quick, "quick", false, "short race (< 2 min): Brown only, 1 run of 3 s (ladder runs 1 s)")
+	flag.BoolVar(&o.quick, "quick", false, "short race (make bench-quick, < 2 min in all): Brown only, 1 run of 2 s (ladder runs 1 s)")
 	flag.StringVar(&o.targets, "targets", "sphinx,glint,"+bleveTarget, "targets: sphinx, glint, bleve")
 	flag.StringVar(&o.corpora, "corpora", "brown,debian", "corpora")
 	flag.StringVar(&o.workloads, "workloads", strings.Join(load.Workloads, ","), "workloads")
@@ -79,7 +79,7 @@ func main() {
 	flag.StringVar(&o.bleveBench, "bleve-bench", "bin/bleve-bench", "where to build the Bleve program")
 	flag.Parse()
 	if o.quick {
-		o.corpora, o.duration, o.warmup, o.runs = "brown", 3*time.Second, 500*time.Millisecond, 1
+		o.corpora, o.duration, o.warmup, o.runs = "brown", 2*time.Second, 500*time.Millisecond, 1
 		if o.ladderTime == 0 {
 			o.ladderTime = time.Second
 		}
