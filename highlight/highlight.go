@@ -35,10 +35,11 @@
 //
 // A field's Layout (one word per position, the boundaries) is decoded from
 // the index (about a byte per word) or comes from the one tokenizer pass
-// that also finds the marks; nothing here walks every word again. Units, zones, glued words and codepoint counts are
-// worked out around the marks only, and a field's length in codepoints is
-// counted only when its length in bytes does not settle a limit, so the
-// choosing costs what the marks cost, whatever the size of the field.
+// that also finds the marks; nothing here walks every word again. Units,
+// zones, glued words and codepoint counts are worked out around the marks
+// only, and a field's length in codepoints is counted only when its length
+// in bytes does not settle a limit, so the choosing costs what the marks
+// cost, whatever the size of the field.
 //
 // # Markup
 //
