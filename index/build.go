@@ -194,6 +194,12 @@ func (p *tokenized) global(id uint32) uint32 {
 	return p.remap[id]
 }
 
+// everyTerm is the filter that passes every term to the indexing loop.
+var everyTerm = func() (f tokenize.Filter) {
+	f.All()
+	return f
+}()
+
 // tokenize collects the occurrences of field f (column col) of docs[lo:hi] and
 // records the field lengths in s.lens. With layouts, it also encodes the
 // word layout of each document's field into layouts[ord*stride].
@@ -224,10 +230,9 @@ func (p *tokenized) tokenize(ctx context.Context, tok *tokenize.Tokenizer, s *se
 			}
 		} else {
 			p.layout.Reset(len(text))
-			for p.it.Next() {
-				term := p.it.Term()
-				p.occs = append(p.occs, occurrence{term: p.dict.id(term), ord: uint32(ord), pos: uint32(p.it.Pos())})
-				p.layout.Add(p.it.Pos(), p.it.Start(), p.it.End(), term)
+			for p.it.NextCandidate(&p.layout, &everyTerm) {
+				id := p.dict.id(p.it.Term())
+				p.occs = append(p.occs, occurrence{term: id, ord: uint32(ord), pos: uint32(p.it.Pos())})
 			}
 			p.enc = p.layout.AppendEncoded(p.enc[:0])
 			layouts[ord*stride] = string(p.enc)

@@ -363,16 +363,16 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 		all = all || lt.wildcard
 		need.add(lt.term)
 	}
+	if all {
+		need.filter.All()
+	}
 	var it tokenize.Iter
 	for i, text := range texts {
 		f := fields[i]
 		d.layouts[i] = pooledLayout(len(text))
-		l := &d.layouts[i]
 		it.Reset(tok, text)
-		for it.Next() {
-			term := it.Term()
-			l.Add(it.Pos(), it.Start(), it.End(), term)
-			if all || need.has(term) {
+		for it.NextCandidate(&d.layouts[i], &need.filter) {
+			if term := it.Term(); all || need.has(term) {
 				d.terms[string(term)] = append(d.terms[string(term)], memOcc{f: f, pos: uint32(it.Pos()), start: it.Start(), end: it.End()})
 			}
 		}
@@ -382,21 +382,19 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 }
 
 // termSet is the set of terms a query asks for, tested against every token
-// of a text: most tokens are turned away by their length and first byte
-// before any comparison.
+// of a text: most tokens are turned away by the filter, on their length and
+// first byte, before any comparison.
 type termSet struct {
-	lens  uint64    // bit n: a term of n bytes (n < 64)
-	first [4]uint64 // bit b: a term starting with byte b
-	terms []string
-	many  map[string]bool // the terms, when there are too many to compare one by one
+	filter tokenize.Filter
+	terms  []string
+	many   map[string]bool // the terms, when there are too many to compare one by one
 }
 
 func (s *termSet) add(term string) {
 	if term == "" {
 		return
 	}
-	s.lens |= 1 << min(len(term), 63)
-	s.first[term[0]>>6] |= 1 << (term[0] & 63)
+	s.filter.Add(term)
 	if s.many != nil {
 		s.many[term] = true
 		return
@@ -412,7 +410,7 @@ func (s *termSet) add(term string) {
 }
 
 func (s *termSet) has(term []byte) bool {
-	if len(term) == 0 || s.lens&(1<<min(len(term), 63)) == 0 || s.first[term[0]>>6]&(1<<(term[0]&63)) == 0 {
+	if len(term) == 0 || !s.filter.Maybe(term) {
 		return false
 	}
 	if s.many != nil {

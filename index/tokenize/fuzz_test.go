@@ -141,3 +141,27 @@ func FuzzGeneralPath(f *testing.F) {
 		require.Equal(t, Default().Append(nil, text), general.Append(nil, text))
 	})
 }
+
+// FuzzNextCandidate checks NextCandidate against Next and Layout.Add on
+// random text, random settings and a filter of random terms.
+func FuzzNextCandidate(f *testing.F) {
+	for _, s := range []string{"", "The Quick brown FOX", strings.Repeat("The Quick brown FOX, 42 jumps. ", 9),
+		strings.Repeat("x", 63) + " " + strings.Repeat("Y", 70), strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30)} {
+		f.Add(s, uint32(0), "the quick")
+		f.Add(s, uint32(0x2a5a5), "x yy 42")
+	}
+	f.Fuzz(func(t *testing.T, text string, sel uint32, terms string) {
+		tok := fuzzTokenizer(sel)
+		if tok == nil {
+			return
+		}
+		var filter Filter
+		for _, term := range strings.Fields(terms) {
+			filter.Add(term)
+		}
+		if terms == "*" {
+			filter.All()
+		}
+		checkCandidates(t, tok, text, &filter)
+	})
+}

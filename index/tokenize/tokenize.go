@@ -278,22 +278,28 @@ func (it *Iter) nextInBlock() bool {
 			it.i = start // the word may go on past the block
 			return false
 		}
-		end := start + int(n)
-		// Eight bytes at a time, folded; the bytes past the word are cut
-		// off (past the block they need not be ASCII: inRange's carries
-		// from them go only to later bytes).
-		term := it.term[:0]
-		for j := start; j < end; j += 8 {
-			x := load64(text, j)
-			term = binary.LittleEndian.AppendUint64(term, x|inRange(x, 'A', 'Z')>>2)
-		}
-		it.term = term[:n]
-		it.same = it.upper>>(s&63)&(1<<(n&63)-1) == 0
-		it.start, it.end = start, end
-		it.i = end
+		it.foldWord(s, start, start+int(n))
+		it.i = it.end
 		it.pos++
 		return true
 	}
+}
+
+// foldWord makes the word text[start:end], which lies in the current block
+// at bit s, the current token's term and range.
+func (it *Iter) foldWord(s uint, start, end int) {
+	// Eight bytes at a time, folded; the bytes past the word are cut off
+	// (past the block they need not be ASCII: inRange's carries from them
+	// go only to later bytes).
+	term := it.term[:0]
+	for j := start; j < end; j += 8 {
+		x := load64(it.text, j)
+		term = binary.LittleEndian.AppendUint64(term, x|inRange(x, 'A', 'Z')>>2)
+	}
+	n := uint(end - start)
+	it.term = term[:n]
+	it.same = it.upper>>(s&63)&(1<<(n&63)-1) == 0
+	it.start, it.end = start, end
 }
 
 // Next advances to the next token. It returns false at the end of the text.
@@ -304,6 +310,12 @@ func (it *Iter) Next() bool {
 	if it.nextInBlock() {
 		return true
 	}
+	return it.scan()
+}
+
+// scan is Next past the block scan: the general path, and the default
+// rules' scan byte by byte from it.i.
+func (it *Iter) scan() bool {
 	text := it.text
 	i := it.i
 	n := len(text)

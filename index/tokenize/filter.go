@@ -1,0 +1,101 @@
+package tokenize
+
+import "math/bits"
+
+// Filter is a quick, inexact test of terms against a set of terms: it turns
+// away most terms that are not in the set by their length and first byte,
+// and never one that is. The zero Filter turns away every term.
+type Filter struct {
+	all   bool
+	lens  uint64    // bit n: a term of n bytes (terms of 63 bytes or more share bit 63)
+	first [4]uint64 // bit b: a term starting with byte b
+}
+
+// Add puts term in the set. The empty term is never in a set.
+func (f *Filter) Add(term string) {
+	if term != "" {
+		f.lens |= 1 << min(len(term), 63)
+		f.first[term[0]>>6] |= 1 << (term[0] & 63)
+	}
+}
+
+// All makes f pass every term, the empty one too.
+func (f *Filter) All() {
+	f.all, f.lens, f.first = true, ^uint64(0), [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+}
+
+// Maybe reports whether term may be in the set.
+func (f *Filter) Maybe(term []byte) bool {
+	if f.all {
+		return true
+	}
+	return len(term) > 0 && f.maybe(len(term), term[0])
+}
+
+// maybe is Maybe for a term of n > 0 bytes whose first byte is c.
+func (f *Filter) maybe(n int, c byte) bool {
+	return f.lens&(1<<min(n, 63)) != 0 && f.first[c>>6]&(1<<(c&63)) != 0
+}
+
+// NextCandidate advances to the next token whose term f may pass, adding
+// every token on the way, that one too, to l as Layout.Add does. It returns
+// false at the end of the text. It is Next for a caller that lays out every
+// token but looks at the terms of a few: on the default rules' block path,
+// a word f turns away is neither folded nor returned.
+func (it *Iter) NextCandidate(l *Layout, f *Filter) bool {
+	text := it.text
+blocks:
+	for {
+		i := it.i
+		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
+			if !it.scan() {
+				return false
+			}
+			l.Add(it.pos, it.start, it.end, it.term)
+			if f.Maybe(it.term) {
+				return true
+			}
+			continue
+		}
+		// The words of the block, from i on, each word's bits from its
+		// start to its end bit: a word of the default rules has a position
+		// of its own and is never a reserved term, so Layout.Add would
+		// append it.
+		base := it.blockEnd - 64
+		off := uint(i - base)
+		starts := (it.words &^ (it.words << 1)) >> off << off
+		ends := (it.words &^ (it.words >> 1)) >> off << off
+		lens, first := f.lens, &f.first
+		pos, words := it.pos, l.Words
+		for starts != 0 {
+			s, e := uint(bits.TrailingZeros64(starts)), uint(bits.TrailingZeros64(ends))
+			starts, ends = starts&(starts-1), ends&(ends-1)
+			start, end := base+int(s), base+int(e)+1
+			if e == 63 {
+				// The word may go on past the block: scanned byte by byte.
+				it.pos, l.Words = pos, words
+				it.i = start
+				if !it.scan() {
+					return false
+				}
+				l.Add(it.pos, it.start, it.end, it.term)
+				if f.Maybe(it.term) {
+					return true
+				}
+				continue blocks
+			}
+			pos++
+			words = append(words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+			// A word byte with bit 5 set is itself folded: a lower-case
+			// letter or a digit.
+			if c := text[start] | 0x20; lens>>(e+1-s)&1 != 0 && first[c>>6]>>(c&63)&1 != 0 {
+				it.pos, l.Words = pos, words
+				it.i = end
+				it.foldWord(s, start, end)
+				return true
+			}
+		}
+		it.pos, l.Words = pos, words
+		it.i = it.blockEnd
+	}
+}
