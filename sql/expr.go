@@ -7,6 +7,7 @@ import (
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -381,7 +382,7 @@ func (e isNullExpr) eval(r *row) (any, error) {
 func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	switch x := n.(type) {
 	case ast.ValueExpr:
-		v, err := literal(x.GetValue())
+		v, err := literal(dialect.Value(x))
 		if err != nil {
 			return nil, Errorf(CodeSyntax, "%v", err)
 		}

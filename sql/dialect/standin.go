@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
@@ -165,12 +166,27 @@ func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
 		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
 			if value, ok := si.values[string(b)]; ok {
-				v.SetString(value)
+				// The value's bytes are shared, not copied: nothing changes
+				// the bytes of a parsed literal (see Value).
+				v.SetBytesAsString(unsafe.Slice(unsafe.StringData(value), len(value)))
 				si.restored++
 			}
 		}
 	}
 	return n, false
+}
+
+// Value is the value of a literal of a parsed statement, as GetValue gives
+// it, but a string is not copied: it shares the literal's bytes, which
+// nothing changes once the statement is parsed (GetValue copies them, and a
+// long literal, a document of an INSERT or a text of CALL SNIPPETS, is
+// worth not copying).
+func Value(v ast.ValueExpr) any {
+	if d, ok := v.(*test_driver.ValueExpr); ok && d.Kind() == test_driver.KindString {
+		b := d.GetBytes()
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return v.GetValue()
 }
 
 // Leave implements ast.Visitor.

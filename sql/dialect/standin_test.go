@@ -106,3 +106,30 @@ func FuzzStandIns(f *testing.F) {
 		require.Equal(t, restored(t, want), restored(t, got.Node))
 	})
 }
+
+// valueCollector gathers the literals of a tree.
+type valueCollector []ast.ValueExpr
+
+func (c *valueCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if v, ok := n.(ast.ValueExpr); ok {
+		*c = append(*c, v)
+	}
+	return n, false
+}
+
+func (c *valueCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// TestValue checks that Value gives what GetValue gives, for literals that
+// TiDB read and for literals that stand-ins gave back.
+func TestValue(t *testing.T) {
+	long := strings.Repeat("it''s \\n long ", 40)
+	stmt, err := Parse(parser.New(), "INSERT INTO t (id, a, b, c, d, e) VALUES (1, 'short', '"+long+"', 2.5, X'4142', NULL)")
+	require.NoError(t, err)
+	var values valueCollector
+	stmt.Node.Accept(&values)
+	require.Len(t, values, 6)
+	for _, v := range values {
+		require.Equal(t, v.GetValue(), Value(v))
+	}
+	require.Equal(t, strings.Repeat("it's \n long ", 40), Value(values[2]))
+}
