@@ -72,9 +72,15 @@ blocks:
 			starts, ends = starts&(starts-1), ends&(ends-1)
 			start, end := base+int(s), base+int(e)+1
 			if e == 63 {
-				// The word may go on past the block: scanned byte by byte.
+				// The word may go on past the block: the next block starts
+				// with it, unless it fills this one (then it is scanned
+				// byte by byte).
 				it.pos, l.Words = pos, words
 				it.i = start
+				if s > 0 {
+					it.blockEnd = start
+					continue blocks
+				}
 				if !it.scan() {
 					return false
 				}

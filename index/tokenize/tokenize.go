@@ -275,8 +275,14 @@ func (it *Iter) nextInBlock() bool {
 		n := uint(bits.TrailingZeros64(^(it.words >> (s & 63)))) // the word's bytes in the block
 		start := base + int(s)
 		if s+n == 64 {
-			it.i = start // the word may go on past the block
-			return false
+			// The word may go on past the block: the next block starts
+			// with it, unless it fills this one (the byte scan takes it).
+			it.i = start
+			if s == 0 {
+				return false
+			}
+			it.blockEnd = start
+			continue
 		}
 		it.foldWord(s, start, start+int(n))
 		it.i = it.end
