@@ -19,6 +19,7 @@ type Engine struct {
 	started time.Time
 	nextID  atomic.Uint32
 	stats   Stats
+	helpers helpers
 }
 
 // Stats are the server-wide counters SHOW STATUS reports.
@@ -37,7 +38,9 @@ type Stats struct {
 }
 
 // NewEngine returns an Engine over db.
-func NewEngine(db *index.DB) *Engine { return &Engine{db: db, started: time.Now()} }
+func NewEngine(db *index.DB) *Engine {
+	return &Engine{db: db, started: time.Now(), helpers: newHelpers()}
+}
 
 // Stats returns the engine's live counters.
 func (e *Engine) Stats() *Stats { return &e.stats }

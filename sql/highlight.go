@@ -142,7 +142,7 @@ func stringValue(n ast.ExprNode) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	s, ok := v.GetValue().(string)
+	s, ok := dialect.Value(v).(string)
 	return s, ok
 }
 

@@ -3,12 +3,10 @@ package sql
 import (
 	"container/heap"
 	"context"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/glint-search/glint/index"
@@ -568,7 +566,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	for i := range rows {
 		rows[i] = make([]any, len(p.fields))
 	}
-	done, err := p.evalPageExprs(ctx, snap, page, texts, layouts, rows)
+	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, texts, layouts, rows)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -601,9 +599,9 @@ type pageExpr interface {
 }
 
 // evalPageExprs evaluates the page expressions of the select list for
-// every row of the page into rows, on up to GOMAXPROCS goroutines, and
+// every row of the page into rows, on the helpers that are free, and
 // reports which fields it filled.
-func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, page []candidate, texts, layouts []map[int]string, rows [][]any) ([]bool, error) {
+func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.Snapshot, page []candidate, texts, layouts []map[int]string, rows [][]any) ([]bool, error) {
 	done := make([]bool, len(p.fields))
 	var fields []int
 	for j, f := range p.fields {
@@ -617,36 +615,22 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, snap *index.Snapshot, pa
 	if len(fields) == 0 {
 		return done, nil
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(page))
-	// Each worker stops at its first error; the error of the earliest row
-	// is the statement's, as without workers.
-	errs := make([]error, len(page))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			r := &row{snap: snap}
-			for i := w; i < len(page); i += workers {
-				if err := ctx.Err(); err != nil {
-					errs[i] = cancelled(err)
-					return
+	err := h.each(ctx, len(page), len(page), func() func(int) error {
+		r := &row{snap: snap}
+		return func(i int) error {
+			r.atPage(page[i], i, texts, layouts)
+			for _, j := range fields {
+				v, err := p.fields[j].e.eval(r)
+				if err != nil {
+					return err
 				}
-				r.atPage(page[i], i, texts, layouts)
-				for _, j := range fields {
-					v, err := p.fields[j].e.eval(r)
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					rows[i][j] = wireValue(p.fields[j].typ, v)
-				}
+				rows[i][j] = wireValue(p.fields[j].typ, v)
 			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			return nil
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, j := range fields {
 		done[j] = true

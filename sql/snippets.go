@@ -8,9 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/sql/dialect"
@@ -166,28 +164,8 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		return nil
 	}
 	// Large batches on several goroutines, bounded.
-	workers := min(len(data)/8+1, runtime.GOMAXPROCS(0), 8)
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(data); i += workers {
-				if ctx.Err() != nil {
-					errs[w] = cancelled(ctx.Err())
-					return
-				}
-				if err := one(i); err != nil {
-					errs[w] = err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := s.engine.helpers.each(ctx, len(data), len(data)/8+1, func() func(int) error { return one }); err != nil {
+		return nil, err
 	}
 	s.engine.stats.Highlights.Add(uint64(len(data)))
 	return res, nil

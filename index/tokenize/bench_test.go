@@ -2,7 +2,6 @@ package tokenize
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	benchcorpus "github.com/glint-search/glint/bench/corpus"
@@ -51,24 +50,57 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
-// BenchmarkTokenizeBrown tokenizes real prose (the first Brown documents of
-// the cached benchmark corpus: go run ./bench/cmd/corpus), whose word
-// lengths a branch predictor cannot learn the way it learns a repeated text.
-func BenchmarkTokenizeBrown(b *testing.B) {
+// brownDocs are the first Brown documents of the cached benchmark corpus
+// (go run ./bench/cmd/corpus), and their size: real prose, whose word
+// lengths a branch predictor cannot learn the way it learns a repeated
+// text.
+func brownDocs(b *testing.B) ([]string, int) {
 	docs, err := benchcorpus.ReadFile(filepath.Join("..", "..", "bench", "cache", "corpora", "brown.jsonl"))
 	if err != nil {
 		b.Skip(err)
 	}
-	var text strings.Builder
+	var texts []string
+	size := 0
 	for _, d := range docs[:min(20, len(docs))] {
-		text.WriteString(d.Content)
+		texts = append(texts, d.Content)
+		size += len(d.Content)
 	}
+	return texts, size
+}
+
+// BenchmarkTokenizeBrown tokenizes Brown prose.
+func BenchmarkTokenizeBrown(b *testing.B) {
+	texts, size := brownDocs(b)
 	tok := Default()
-	b.SetBytes(int64(text.Len()))
+	b.SetBytes(int64(size))
 	var it Iter
 	for b.Loop() {
-		it.Reset(tok, text.String())
-		for it.Next() {
+		for _, text := range texts {
+			it.Reset(tok, text)
+			for it.Next() {
+			}
+		}
+	}
+}
+
+// BenchmarkLayoutBrown lays out Brown prose and looks at the terms a query
+// of a few words may want, as the highlighter's text matching does.
+func BenchmarkLayoutBrown(b *testing.B) {
+	texts, size := brownDocs(b)
+	tok := Default()
+	var f Filter
+	for _, term := range []string{"jury", "election", "the", "city"} {
+		f.Add(term)
+	}
+	b.SetBytes(int64(size))
+	var it Iter
+	var l Layout
+	for b.Loop() {
+		for _, text := range texts {
+			l.Reset(len(text))
+			it.Reset(tok, text)
+			for it.NextCandidate(&l, &f) {
+			}
 		}
 	}
 }
