@@ -1,6 +1,9 @@
 package tokenize
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Filter is a quick, inexact test of terms against a set of terms: it turns
 // away most terms that are not in the set by their length and first byte,
@@ -57,25 +60,27 @@ blocks:
 			}
 			continue
 		}
-		// The words of the block, from i on, each word's bits from its
-		// start to its end bit: a word of the default rules has a position
-		// of its own and is never a reserved term, so Layout.Add would
-		// append it.
+		// The words of the block, from i on: a word of the default rules
+		// has a position of its own and is never a reserved term, so
+		// Layout.Add would append it. Positions follow the words' count.
 		base := it.blockEnd - 64
-		off := uint(i - base)
-		starts := (it.words &^ (it.words << 1)) >> off << off
-		ends := (it.words &^ (it.words >> 1)) >> off << off
+		bm := it.words
+		starts := (bm &^ (bm << 1)) >> uint(i-base) << uint(i-base)
 		lens, first := f.lens, &f.first
-		pos, words := it.pos, l.Words
+		// Room for every word of the block (one in two bytes at most), so
+		// that no call to grow the slice sits in the loop.
+		words := slices.Grow(l.Words, 32)
+		delta := it.pos - len(words)
 		for starts != 0 {
-			s, e := uint(bits.TrailingZeros64(starts)), uint(bits.TrailingZeros64(ends))
-			starts, ends = starts&(starts-1), ends&(ends-1)
-			start, end := base+int(s), base+int(e)+1
-			if e == 63 {
+			s := uint(bits.TrailingZeros64(starts))
+			starts &= starts - 1
+			n := uint(bits.TrailingZeros64(^(bm >> s))) // the word's bytes in the block
+			start := base + int(s)
+			if s+n == 64 {
 				// The word may go on past the block: the next block starts
 				// with it, unless it fills this one (then it is scanned
 				// byte by byte).
-				it.pos, l.Words = pos, words
+				it.pos, l.Words = len(words)+delta, words
 				it.i = start
 				if s > 0 {
 					it.blockEnd = start
@@ -90,17 +95,21 @@ blocks:
 				}
 				continue blocks
 			}
-			pos++
-			words = append(words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+			end := start + int(n)
+			k := len(words)
+			words = words[:k+1]
+			words[k] = Word{Pos: int32(k + 1 + delta), Start: int32(start), End: int32(end)}
 			// A word byte with bit 5 set is itself folded: a lower-case
-			// letter or a digit.
-			if c := text[start] | 0x20; lens>>(e+1-s)&1 != 0 && first[c>>6]>>(c&63)&1 != 0 {
-				it.pos, l.Words = pos, words
+			// letter or a digit. One branch on both tests: which words
+			// pass is hard to predict.
+			if c := text[start] | 0x20; lens>>n&(first[c>>6]>>(c&63))&1 != 0 {
+				it.pos, l.Words = len(words)+delta, words
 				it.i = end
 				it.foldWord(s, start, end)
 				return true
 			}
 		}
+		pos := len(words) + delta
 		it.pos, l.Words = pos, words
 		it.i = it.blockEnd
 	}
