@@ -219,20 +219,23 @@ func (w *snippetsWorkload) statement(seq int64) (string, int64) {
 		room += len(batch[k].content) + 1
 	}
 	q := w.queries[seq%int64(len(w.queries))]
-	b := make([]byte, 0, room+len(q)+64)
-	b = append(b, "CALL SNIPPETS(("...)
+	// A Builder gives its string without a copy: the statement is copied
+	// once here and once by the driver, on the CPUs the servers share.
+	var b strings.Builder
+	b.Grow(room + len(q) + 64)
+	b.WriteString("CALL SNIPPETS((")
 	var size int64
 	for k, d := range batch {
 		if k > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = append(b, d.content...)
+		b.WriteString(d.content)
 		size += d.contentBytes
 	}
-	b = append(b, "), 't', "...)
-	b = append(b, q...)
-	b = fmt.Appendf(b, ", %d AS limit, 1 AS query_mode)", w.limit)
-	return string(b), size
+	b.WriteString("), 't', ")
+	b.WriteString(q)
+	fmt.Fprintf(&b, ", %d AS limit, 1 AS query_mode)", w.limit)
+	return b.String(), size
 }
 
 // httpWorkload posts JSON searches with highlighting to glint's /search.
