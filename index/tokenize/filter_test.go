@@ -67,24 +67,15 @@ func candidateFilters() map[string]*Filter {
 	return map[string]*Filter{"none": new(Filter), "some": some, "all": all}
 }
 
-// TestNextCandidate runs NextCandidate over texts whose words cross the
-// block scan's block ends, with non-ASCII bytes around them, on the default
-// rules and on settings (the general path).
+// TestNextCandidate runs NextCandidate over the block path's texts and a
+// few more, on the default rules and on settings (the general path).
 func TestNextCandidate(t *testing.T) {
 	general, err := New(Config{CharsetTable: "non_cjk, cjk"})
 	require.NoError(t, err)
 	sp, err := New(Config{IndexSP: true, BlendChars: "-", Morphology: []string{"stem_en"}})
 	require.NoError(t, err)
-	texts := []string{
-		"", "The", "the Quick brown fox. THE END",
-		strings.Repeat("The Quick brown FOX, 42 jumps. ", 12),
-		strings.Repeat("a", 63) + " B" + strings.Repeat(" cD", 40),
-		strings.Repeat("x", 64) + strings.Repeat(" Yz", 40),
-		strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30),
-		strings.Repeat("word ", 13) + "Ünï" + strings.Repeat(" Ab", 30) + "ç",
-		strings.Repeat("W", 200) + " end " + strings.Repeat("q ", 40),
-		strings.Repeat("well-being. The end!\n\n", 10),
-	}
+	texts := append([]string{"", "The", "the Quick brown fox. THE END",
+		strings.Repeat("well-being. The end!\n\n", 10)}, blockTexts...)
 	for _, f := range candidateFilters() {
 		for _, text := range texts {
 			for _, tok := range []*Tokenizer{Default(), general, sp} {

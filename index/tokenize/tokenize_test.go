@@ -160,20 +160,22 @@ func TestMovemask(t *testing.T) {
 	}
 }
 
-// TestBlockPath checks the fast path's 64-byte blocks against the general
-// path on texts whose words cross block ends and whose non-ASCII bytes sit
-// around them.
+// blockTexts are texts whose words cross the fast path's 64-byte block
+// ends and whose non-ASCII bytes sit around them.
+var blockTexts = []string{
+	strings.Repeat("The Quick brown FOX, 42 jumps. ", 12),
+	strings.Repeat("a", 63) + " B" + strings.Repeat(" cD", 40),
+	strings.Repeat("x", 64) + strings.Repeat(" Yz", 40),
+	strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30),
+	strings.Repeat("word ", 13) + "Ünï" + strings.Repeat(" Ab", 30) + "ç",
+	strings.Repeat("W", 200) + " end " + strings.Repeat("q ", 40),
+}
+
+// TestBlockPath checks the fast path's blocks against the general path.
 func TestBlockPath(t *testing.T) {
 	general, err := New(Config{CharsetTable: "non_cjk, cjk"})
 	require.NoError(t, err)
-	for _, text := range []string{
-		strings.Repeat("The Quick brown FOX, 42 jumps. ", 12),
-		strings.Repeat("a", 63) + " B" + strings.Repeat(" cD", 40),
-		strings.Repeat("x", 64) + strings.Repeat(" Yz", 40),
-		strings.Repeat("ab ", 21) + "é" + strings.Repeat(" CD", 30),
-		strings.Repeat("word ", 13) + "Ünï" + strings.Repeat(" Ab", 30) + "ç",
-		strings.Repeat("W", 200) + " end " + strings.Repeat("q ", 40),
-	} {
+	for _, text := range blockTexts {
 		require.Equal(t, general.Append(nil, text), Default().Append(nil, text), "%q", text)
 	}
 }
