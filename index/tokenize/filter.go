@@ -32,12 +32,7 @@ func (f *Filter) Maybe(term []byte) bool {
 	if f.all {
 		return true
 	}
-	return len(term) > 0 && f.maybe(len(term), term[0])
-}
-
-// maybe is Maybe for a term of n > 0 bytes whose first byte is c.
-func (f *Filter) maybe(n int, c byte) bool {
-	return f.lens&(1<<min(n, 63)) != 0 && f.first[c>>6]&(1<<(c&63)) != 0
+	return len(term) > 0 && f.lens&(1<<min(len(term), 63)) != 0 && f.first[term[0]>>6]&(1<<(term[0]&63)) != 0
 }
 
 // NextCandidate advances to the next token whose term f may pass, adding
@@ -78,20 +73,12 @@ blocks:
 			start := base + int(s)
 			if s+n == 64 {
 				// The word may go on past the block: the next block starts
-				// with it, unless it fills this one (then it is scanned
-				// byte by byte).
+				// with it, unless it fills this one (then no block is tried
+				// before its second byte, and the byte scan takes it).
 				it.pos, l.Words = len(words)+delta, words
-				it.i = start
-				if s > 0 {
-					it.blockEnd = start
-					continue blocks
-				}
-				if !it.scan() {
-					return false
-				}
-				l.Add(it.pos, it.start, it.end, it.term)
-				if f.Maybe(it.term) {
-					return true
+				it.i, it.blockEnd = start, start
+				if s == 0 {
+					it.noBlock = start + 1
 				}
 				continue blocks
 			}
@@ -109,8 +96,7 @@ blocks:
 				return true
 			}
 		}
-		pos := len(words) + delta
-		it.pos, l.Words = pos, words
+		it.pos, l.Words = len(words)+delta, words
 		it.i = it.blockEnd
 	}
 }

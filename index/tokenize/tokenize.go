@@ -98,7 +98,8 @@ type Iter struct {
 	// The block scan of the default rules: the word bytes (ASCII letters
 	// and digits) and the upper-case letters of the 64 bytes of text
 	// before blockEnd, one bit per byte, when those bytes are all ASCII.
-	// No block is tried before noBlock (a non-ASCII byte lies there).
+	// No block is tried before noBlock (a non-ASCII byte, or the start of
+	// a word longer than a block, lies just before it).
 	blockEnd, noBlock int
 	words, upper      uint64
 }
