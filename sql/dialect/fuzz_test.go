@@ -79,7 +79,8 @@ func requireLiteralKept(t *testing.T, src string, tok token, outs []*output) {
 			require.Equal(t, src[tok.start:tok.end], o.text[from:to])
 			for _, ot := range lex(o.text) {
 				if ot.start == from {
-					require.Equal(t, token{kind: tokString, start: from, end: to}, ot, "literal %q in %q", src[tok.start:tok.end], o.text)
+					require.Equal(t, token{kind: tokString, start: from, end: to}, token{kind: ot.kind, start: ot.start, end: ot.end},
+						"literal %q in %q", src[tok.start:tok.end], o.text)
 					return
 				}
 			}

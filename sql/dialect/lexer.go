@@ -3,6 +3,7 @@ package dialect
 import (
 	"strings"
 	"unicode"
+	"unsafe"
 )
 
 // tokenKind classifies a token of the lexer.
@@ -26,7 +27,8 @@ func (k tokenKind) String() string { return kindNames[k] }
 type token struct {
 	kind         tokenKind
 	start, end   int
-	unterminated bool // a string, quoted identifier or block comment that runs to the end of the text
+	unterminated bool   // a string, quoted identifier or block comment that runs to the end of the text
+	value        string // a terminated string's value, decoded as TiDB reads it (scanString)
 }
 
 // trivia reports whether the token is white space or a comment.
@@ -50,10 +52,12 @@ func (t token) trivia() bool { return t.kind == tokSpace || t.kind == tokComment
 // and is marked unterminated.
 func lex(text string) []token {
 	var toks []token
+	var escs []int // scratch of scanString
 	prev := tokSpace // the kind of the token just before, trivia included
 	for i := 0; i < len(text); {
 		start := i
-		kind, unterminated := tokPunct, false
+		kind, unterminated, value := tokPunct, false, ""
+
 		c := text[i]
 		switch {
 		case isSpace(c):
@@ -63,10 +67,10 @@ func lex(text string) []token {
 			}
 		case c == '\'' || c == '"':
 			kind = tokString
-			i, unterminated = scanQuoted(text, i, c, true)
+			i, unterminated, value = scanString(text, i, c, &escs)
 		case c == '`':
 			kind = tokQuoted
-			i, unterminated = scanQuoted(text, i, c, false)
+			i, unterminated = scanQuoted(text, i, c)
 		case c == '#' || startsDashComment(text, i):
 			kind = tokComment
 			i = lineEnd(text, i)
@@ -88,7 +92,7 @@ func lex(text string) []token {
 		default:
 			i++
 		}
-		toks = append(toks, token{kind: kind, start: start, end: i, unterminated: unterminated})
+		toks = append(toks, token{kind: kind, start: start, end: i, unterminated: unterminated, value: value})
 		prev = kind
 	}
 	return toks
@@ -105,37 +109,106 @@ func significant(toks []token) []token {
 	return out
 }
 
-// scanQuoted returns the end of the literal opened by the quote q at text[i].
-// A doubled quote never ends it; with backslash, neither does a quote after a
-// backslash.
-func scanQuoted(text string, i int, q byte, backslash bool) (end int, unterminated bool) {
-	// Jump from quote to quote, looking for backslashes only up to the
-	// next quote: every byte is looked at a bounded number of times.
-	nextQ, nextB := -1, -1
+// scanQuoted returns the end of the quoted identifier opened by the quote q
+// at text[i]. A doubled quote does not end it.
+func scanQuoted(text string, i int, q byte) (end int, unterminated bool) {
 	for i++; i < len(text); {
-		if nextQ < i {
-			nextQ = indexFrom(text, i, q)
-		}
-		if nextB < i {
-			nextB = nextQ // none before the quote
-			if backslash {
-				if k := strings.IndexByte(text[i:nextQ], '\\'); k >= 0 {
-					nextB = i + k
-				}
-			}
-		}
+		i = indexFrom(text, i, q)
 		switch {
-		case nextB < nextQ:
-			i = nextB + 2 // skip the escaped byte
-		case nextQ == len(text):
-			return len(text), true
-		case nextQ+1 < len(text) && text[nextQ+1] == q:
-			i = nextQ + 2
+		case i == len(text):
+		case i+1 < len(text) && text[i+1] == q:
+			i += 2
 		default:
-			return nextQ + 1, false
+			return i + 1, false
 		}
 	}
 	return len(text), true
+}
+
+// scanString returns the end of the string literal opened by the quote q at
+// text[i], and its value as TiDB's lexer reads it with the default sql_mode:
+// a doubled quote is one quote; a backslash escapes the byte after it (so a
+// quote after one does not end the literal), \n \t \r \b \0 \Z stand for
+// control bytes, and \% and \_ keep their backslash. The value shares text's
+// bytes unless the literal has an escape or a doubled quote; an unterminated
+// literal has none.
+//
+// It jumps from quote to quote, and looks for backslashes only up to the next
+// quote, noting in *escs where each escape or doubled quote is; then it
+// copies the value between them. Each byte is looked at a bounded number of
+// times, and the stand-ins of rewrite take their values from here instead of
+// reading their literals again.
+func scanString(text string, i int, q byte, escs *[]int) (end int, unterminated bool, value string) {
+	body := i + 1
+	*escs = (*escs)[:0]
+	nextQ := -1
+	for i = body; ; {
+		if i >= len(text) {
+			return len(text), true, ""
+		}
+		if nextQ < i {
+			nextQ = indexFrom(text, i, q)
+		}
+		if k := strings.IndexByte(text[i:nextQ], '\\'); k >= 0 {
+			*escs = append(*escs, i+k)
+			i += k + 2
+			continue
+		}
+		switch {
+		case nextQ == len(text):
+			return len(text), true, ""
+		case nextQ+1 < len(text) && text[nextQ+1] == q:
+			*escs = append(*escs, nextQ)
+			i = nextQ + 2
+			continue
+		}
+		break
+	}
+	end = nextQ + 1
+	if len(*escs) == 0 {
+		return end, false, text[body:nextQ]
+	}
+	size := nextQ - body
+	for _, e := range *escs {
+		size--
+		if c := text[e+1]; text[e] == '\\' && (c == '%' || c == '_') {
+			size++
+		}
+	}
+	b := make([]byte, 0, size)
+	at := body
+	for _, e := range *escs {
+		b = append(b, text[at:e]...)
+		if text[e] == '\\' {
+			b = appendEscaped(b, text[e+1])
+		} else {
+			b = append(b, q)
+		}
+		at = e + 2
+	}
+	b = append(b, text[at:nextQ]...)
+	return end, false, unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendEscaped appends the value of the escape sequence backslash c.
+func appendEscaped(b []byte, c byte) []byte {
+	switch c {
+	case 'n':
+		c = '\n'
+	case '0':
+		c = 0
+	case 'b':
+		c = 8
+	case 'Z':
+		c = 26
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	case '%', '_':
+		b = append(b, '\\')
+	}
+	return append(b, c)
 }
 
 // indexFrom is the offset of the first c in text[i:], or len(text).

@@ -3,6 +3,7 @@ package dialect
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,3 +79,115 @@ func checkCovers(t testing.TB, text string, toks []token) {
 	}
 	require.Equal(t, text, b.String())
 }
+
+func TestScanStringValue(t *testing.T) {
+	tests := []struct {
+		in, value    string
+		unterminated bool
+	}{
+		{`'plain'`, "plain", false},
+		{`''`, "", false},
+		{`'it''s'`, "it's", false},
+		{`"say ""hi"""`, `say "hi"`, false},
+		{`'a\'b\"c'`, `a'b"c`, false},
+		{`'tab\there\nnew\rret\0nul\Zsub\bback\\slash\%pct\_und\qq'`, "tab\there\nnew\rret\x00nul\x1asub\bback\\slash\\%pct\\_undqq", false},
+		{`'\é and ''x'' \\'`, "é and 'x' \\", false},
+		{`'a\\'`, `a\`, false},
+		{`'abc`, "", true},
+		{`'abc\'`, "", true},
+		{`'abc\`, "", true},
+		{`'abc''`, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			toks := lex(tc.in + " x")
+			if tc.unterminated {
+				toks = lex(tc.in)
+			}
+			require.Equal(t, tokString, toks[0].kind)
+			require.Equal(t, tc.unterminated, toks[0].unterminated)
+			require.Equal(t, tc.value, toks[0].value)
+			if !tc.unterminated {
+				require.Equal(t, len(tc.in), toks[0].end)
+				want, ok := decodeLiteral(tc.in)
+				require.True(t, ok)
+				require.Equal(t, want, toks[0].value)
+			}
+		})
+	}
+}
+
+// FuzzScanString checks the values the lexer decodes against decoding each
+// literal again on its own.
+func FuzzScanString(f *testing.F) {
+	for _, s := range []string{`'a''b\'c' "d""e\"f"`, `'\n\t\%\_\\' 'x`, `SELECT 'a\`, `'é\é''`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, tok := range lex(text) {
+			if tok.kind != tokString || tok.unterminated {
+				require.Empty(t, tok.value)
+				continue
+			}
+			lit := text[tok.start:tok.end]
+			if want, ok := decodeLiteral(lit); ok {
+				require.Equal(t, want, tok.value, "literal %q", lit)
+			}
+		}
+	})
+}
+
+// decodeLiteral is the oracle of scanString's values: it decodes a whole
+// literal lit by the same rules, in a second pass over it; false when lit is
+// not valid UTF-8.
+func decodeLiteral(lit string) (string, bool) {
+	if !utf8.ValidString(lit) || len(lit) < 2 {
+		return "", false
+	}
+	q := lit[0]
+	body := lit[1 : len(lit)-1]
+	if strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, q) < 0 {
+		return body, true
+	}
+	var b strings.Builder
+	b.Grow(len(body))
+	at, nextQ, nextB := 0, -1, -1
+	for {
+		// Copy up to the next quote or backslash, then read it (each is
+		// looked for once).
+		if nextQ < at {
+			nextQ = indexFrom(body, at, q)
+		}
+		if nextB < at {
+			nextB = indexFrom(body, at, '\\')
+		}
+		i := min(nextQ, nextB)
+		if i+1 >= len(body) {
+			b.WriteString(body[at:])
+			return b.String(), true
+		}
+		b.WriteString(body[at:i])
+		c := body[i+1] // after a quote: the quote it doubles
+		if body[i] == '\\' {
+			switch c {
+			case 'n':
+				c = '\n'
+			case '0':
+				c = 0
+			case 'b':
+				c = 8
+			case 'Z':
+				c = 26
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case '%', '_':
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(c)
+		at = i + 2
+	}
+}
+

@@ -51,13 +51,13 @@ func (r *rewriter) standIns(cut int) *standIns {
 	var si *standIns
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
-		if t.kind != tokString || t.end-t.start < longLiteral || r.gluedLiteral(i) || r.overlapsEdit(t) {
+		if t.kind != tokString || t.unterminated || t.end-t.start < longLiteral || r.gluedLiteral(i) || r.overlapsEdit(t) {
 			continue
 		}
-		value, ok := decodeLiteral(r.text(t))
-		if !ok {
+		if !utf8.ValidString(r.text(t)) {
 			continue
 		}
+		value := t.value // decoded by the lexer
 		if si == nil {
 			si = &standIns{values: map[string]string{}}
 		}
@@ -99,59 +99,6 @@ func (r *rewriter) overlapsEdit(t token) bool {
 		}
 	}
 	return false
-}
-
-// decodeLiteral returns the value of the quoted literal lit as TiDB's lexer
-// reads it with the default sql_mode; false when lit is not valid UTF-8.
-func decodeLiteral(lit string) (string, bool) {
-	if !utf8.ValidString(lit) || len(lit) < 2 {
-		return "", false
-	}
-	q := lit[0]
-	body := lit[1 : len(lit)-1]
-	if strings.IndexByte(body, '\\') < 0 && strings.IndexByte(body, q) < 0 {
-		return body, true
-	}
-	var b strings.Builder
-	b.Grow(len(body))
-	at, nextQ, nextB := 0, -1, -1
-	for {
-		// Copy up to the next quote or backslash, then read it (each is
-		// looked for once).
-		if nextQ < at {
-			nextQ = indexFrom(body, at, q)
-		}
-		if nextB < at {
-			nextB = indexFrom(body, at, '\\')
-		}
-		i := min(nextQ, nextB)
-		if i+1 >= len(body) {
-			b.WriteString(body[at:])
-			return b.String(), true
-		}
-		b.WriteString(body[at:i])
-		c := body[i+1] // after a quote: the quote it doubles
-		if body[i] == '\\' {
-			switch c {
-			case 'n':
-				c = '\n'
-			case '0':
-				c = 0
-			case 'b':
-				c = 8
-			case 'Z':
-				c = 26
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			case '%', '_':
-				b.WriteByte('\\')
-			}
-		}
-		b.WriteByte(c)
-		at = i + 2
-	}
 }
 
 // restore gives every stand-in in node its literal's value back, and
