@@ -52,7 +52,7 @@ func (t token) trivia() bool { return t.kind == tokSpace || t.kind == tokComment
 // and is marked unterminated.
 func lex(text string) []token {
 	var toks []token
-	var escs []int // scratch of scanString
+	var escs []int   // scratch of scanString
 	prev := tokSpace // the kind of the token just before, trivia included
 	for i := 0; i < len(text); {
 		start := i

@@ -3,8 +3,8 @@ package dialect
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -190,4 +190,3 @@ func decodeLiteral(lit string) (string, bool) {
 		at = i + 2
 	}
 }
-
