@@ -57,7 +57,6 @@ func lex(text string) []token {
 	for i := 0; i < len(text); {
 		start := i
 		kind, unterminated, value := tokPunct, false, ""
-
 		c := text[i]
 		switch {
 		case isSpace(c):
