@@ -15,10 +15,8 @@ import (
 // Long string literals (the documents of an INSERT, the texts of CALL
 // SNIPPETS) cost the TiDB lexer a copy byte by byte. The rewrite hands the
 // parser a short stand-in literal for each instead, and the parsed tree gets
-// the literal's value back: the value TiDB would have read, decoded here by
-// the same rules (a doubled quote is one quote; a backslash escapes the byte
-// after it, \n \t \r \b \0 \Z stand for control bytes, \% and \_ keep their
-// backslash).
+// the literal's value back: the value TiDB would have read, which the lexer
+// decoded by the same rules while it found the literal's end (scanString).
 //
 // Only literals that TiDB would read as plain values are replaced: not one
 // glued to another literal (TiDB concatenates 'a' 'b'), not one after a word
