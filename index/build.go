@@ -1,9 +1,11 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -43,6 +45,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 		lens:   make([]uint32, n*nf),
 		attrs:  make([]attrColumn, len(l.schema.Columns)),
 		nextID: nextID,
+		blocks: make([]blockIndex, nf),
 	}
 	for _, col := range l.attrs {
 		c := newAttrColumn(l.schema.Columns[col].Type, n)
@@ -122,28 +125,51 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 				next[id]++
 			}
 		}
+		// The workers encode a contiguous run of the terms in term order
+		// each, cut into blocks (blocks.go): the blocks of worker w all come
+		// before those of worker w+1.
+		order, cuts := termOrder(dict, starts, workers)
+		indexes := make([]blockIndex, workers)
 		var eg errGroup
 		for w := range workers {
-			lo, hi := w*nterms/workers, (w+1)*nterms/workers
 			eg.Go(func() error {
 				var mem arena
 				var val, key []byte
 				var ords []uint32
 				bm := roaring.New()
-				for id := lo; id < hi; id++ {
-					group := grouped[starts[id]:starts[id+1]]
-					val, ords = encodeOccurrences(val[:0], bm, ords, group)
-					key = appendPostingKey(key[:0], t.tid, seg, byte(f), dict.term(uint32(id)))
-					if err := put(mem.copy(key), mem.copy(val)); err != nil {
+				bw := blockWriter{key: appendBlockPrefix(nil, t.tid, seg, byte(f)), mem: &mem, put: put}
+				ids := order[cuts[w]:cuts[w+1]]
+				sortTerms(dict, ids)
+				for _, id := range ids {
+					val, ords = encodeOccurrences(val[:0], bm, ords, grouped[starts[id]:starts[id+1]])
+					term := dict.term(id)
+					own := !termBlocks || len(val) > inlineMax
+					if own {
+						key = appendPostingKey(key[:0], t.tid, seg, byte(f), term)
+						if err := put(mem.copy(key), mem.copy(val)); err != nil {
+							return err
+						}
+					}
+					if !termBlocks {
+						continue
+					}
+					if err := bw.add(term, val, own); err != nil {
 						return err
 					}
 				}
+				if err := bw.flush(); err != nil {
+					return err
+				}
+				indexes[w] = bw.index
 				return nil
 			})
 		}
 		if err := eg.Wait(); err != nil {
 			g.Wait()
 			return nil, err
+		}
+		for w := range indexes {
+			s.blocks[f].appendIndex(&indexes[w])
 		}
 	}
 	// Stored text and layouts, a share of the documents per worker.
@@ -168,9 +194,16 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if !termBlocks {
+		s.blocks = nil
+	}
 	s.index()
 	return s, nil
 }
+
+// termBlocks is off only in tests, which write segments as they were
+// before term blocks (a 'P' key for every term) to check they are still read.
+var termBlocks = true
 
 const (
 	maxBuildWorkers  = 4
@@ -312,4 +345,57 @@ func encodeOccurrences(dst []byte, bm *roaring.Bitmap, ords []uint32, occs []ord
 		last = o.pos
 	}
 	return dst, ords
+}
+
+// termOrder returns the ids of the terms of dict grouped by their first byte,
+// the groups in byte order (the terms within a group in no order), and where
+// each worker's run of them begins and ends: worker w gets
+// order[cuts[w]:cuts[w+1]], whole groups with about a 1/workers share of
+// the work (occurrences, from starts, plus a constant per term).
+func termOrder(dict *termDict, starts []uint32, workers int) (order []uint32, cuts []int) {
+	const termCost = 8 // a term's own work (block entry, key), in occurrences
+	n := dict.len()
+	firstByte := func(id int) int {
+		if t := dict.term(uint32(id)); len(t) > 0 {
+			return int(t[0])
+		}
+		return 0
+	}
+	var at [257]int // group b is order[at[b]:at[b+1]]
+	var weight [256]int
+	for id := range n {
+		b := firstByte(id)
+		at[b+1]++
+		weight[b] += int(starts[id+1]-starts[id]) + termCost
+	}
+	total := 0
+	for b := range 256 {
+		at[b+1] += at[b]
+		total += weight[b]
+	}
+	order = make([]uint32, n)
+	next := at
+	for id := range n {
+		b := firstByte(id)
+		order[next[b]] = uint32(id)
+		next[b]++
+	}
+	cuts = make([]int, workers+1)
+	w, done := 1, 0
+	for b := 0; b < 256 && w < workers; b++ {
+		done += weight[b]
+		for w < workers && done*workers >= total*w {
+			cuts[w] = at[b+1]
+			w++
+		}
+	}
+	for ; w <= workers; w++ {
+		cuts[w] = n
+	}
+	return order, cuts
+}
+
+// sortTerms sorts term ids by their terms.
+func sortTerms(dict *termDict, ids []uint32) {
+	slices.SortFunc(ids, func(a, b uint32) int { return bytes.Compare(dict.term(a), dict.term(b)) })
 }

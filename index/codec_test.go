@@ -128,7 +128,26 @@ func TestSegmentMetaRoundTrip(t *testing.T) {
 	got, err := decodeSegMeta(7, encodeSegMeta(s))
 	require.NoError(t, err)
 	require.NoError(t, decodeAttrs(l, got, encodeAttrs(l, s)))
-	require.Equal(t, s, got)
+	require.Equal(t, s, got, "without term blocks (version 1)")
+
+	blocked := *s
+	blocked.blocks = make([]blockIndex, 3)
+	for _, term := range []string{"apple", "kiwi", "kiwis", "\xffz"} {
+		blocked.blocks[0].add([]byte(term))
+	}
+	blocked.blocks[2].add([]byte("z"))
+	meta := encodeSegMeta(&blocked)
+	require.Equal(t, byte(segBlocksVersion), meta[0])
+	withBlocks, err := decodeSegMeta(7, meta)
+	require.NoError(t, err)
+	require.NoError(t, decodeAttrs(l, withBlocks, encodeAttrs(l, s)))
+	require.Equal(t, &blocked, withBlocks, "with term blocks (version 2)")
+	for cut := 1; cut < len(meta); cut++ {
+		_, err := decodeSegMeta(7, meta[:cut])
+		require.ErrorIs(t, err, errCorrupt, "cut at %d", cut)
+	}
+	_, err = decodeSegMeta(7, append(meta, 0))
+	require.ErrorIs(t, err, errCorrupt, "a byte after the end")
 	require.Equal(t, []uint32{1, 0, 3, 2}, got.byID)
 	require.Equal(t, int64(100000+45), got.totalLen)
 

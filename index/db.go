@@ -371,6 +371,7 @@ func (t *Table) load() ([][]byte, error) {
 			garbage = append(garbage,
 				segKey(t.tid, kindPending, seg),
 				segKey(t.tid, kindPosting, seg),
+				segKey(t.tid, kindBlock, seg),
 				segKey(t.tid, kindDoc, seg))
 			t.nextSeg = max(t.nextSeg, seg+1)
 			return nil

@@ -8,13 +8,14 @@ import "encoding/binary"
 //	'm' "nexttable"                          -> uint32: the next table id (never reused)
 //	'c' <lower-case table name>              -> JSON catalogEntry (schema, table id, id floor)
 //	't' <tid:4> 'Q' <seg:4>                  -> empty: segment seg is being staged
-//	't' <tid:4> 'P' <seg:4> <field:1> <term> -> posting list (postings.go)
+//	't' <tid:4> 'K' <seg:4> <field:1> <term> -> a block of terms from term on, with their short posting lists (blocks.go)
+//	't' <tid:4> 'P' <seg:4> <field:1> <term> -> posting list (postings.go) of a term whose list is too long for its block
 //	't' <tid:4> 'D' <seg:4> <ord:4>          -> docstore record: the stored text fields, then the layouts of the indexed ones
 //	't' <tid:4> 'S' <seg:4>                  -> segment meta: ids, field lengths (segment.go)
 //	't' <tid:4> 'A' <seg:4>                  -> attribute columns of the segment (segment.go)
 //	't' <tid:4> 'X' <seg:4>                  -> roaring bitmap of deleted ordinals
 //
-// A segment is visible once its 'S' key exists; 'P' and 'D' keys are written
+// A segment is visible once its 'S' key exists; 'K', 'P' and 'D' keys are written
 // before that (under a 'Q' marker) and are garbage if the 'S' key never comes.
 const (
 	prefixMeta    = 'm'
@@ -23,6 +24,7 @@ const (
 
 	kindPending = 'Q'
 	kindPosting = 'P'
+	kindBlock   = 'K'
 	kindDoc     = 'D'
 	kindSeg     = 'S'
 	kindAttr    = 'A'
@@ -62,6 +64,16 @@ func appendPostingKey(dst []byte, tid, seg uint32, field byte, term []byte) []by
 	dst = binary.BigEndian.AppendUint32(dst, seg)
 	dst = append(dst, field)
 	return append(dst, term...)
+}
+
+// appendBlockPrefix appends the prefix of the block keys of one field: the
+// block's first term follows it.
+func appendBlockPrefix(dst []byte, tid, seg uint32, field byte) []byte {
+	dst = append(dst, prefixTable)
+	dst = binary.BigEndian.AppendUint32(dst, tid)
+	dst = append(dst, kindBlock)
+	dst = binary.BigEndian.AppendUint32(dst, seg)
+	return append(dst, field)
 }
 
 // appendDocKey appends the docstore key of one document.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -289,8 +290,9 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 			return nil
 		}
 		if !lt.wildcard {
-			key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.term))
-			post, found, err := s.posting(txn, key)
+			term := []byte(lt.term)
+			key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), term)
+			post, found, err := s.posting(txn, seg, f, term, key)
 			if err != nil {
 				return fmt.Errorf("segment %d term %q: %w", seg.seg, lt.term, err)
 			}
@@ -302,24 +304,50 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 			}
 			continue
 		}
+		expand := func(term []byte) (bool, error) {
+			t := string(term)
+			if tokenize.IsReserved(t) != tokenize.IsReserved(lt.term) || !lt.pattern.match(t) {
+				return false, nil
+			}
+			if !terms[t] {
+				if len(terms) == maxExpansions {
+					return false, &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
+				}
+				terms[t] = true
+			}
+			return true, nil
+		}
+		if seg.blocks != nil {
+			err := s.scanBlocks(txn, seg, f, []byte(lt.prefix), func(e blockEntry) error {
+				ok, err := expand(e.term)
+				if !ok || err != nil {
+					return err
+				}
+				val := bytes.Clone(e.posting)
+				if e.own {
+					key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), e.term)
+					if val, err = ownPosting(txn, key); err != nil {
+						return err
+					}
+				}
+				return add(string(e.term), val)
+			})
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), []byte(lt.prefix))
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: key})
 		n := len(key) - len(lt.prefix)
 		for it.Rewind(); it.Valid(); it.Next() {
-			term := string(it.Item().Key()[n:])
-			if tokenize.IsReserved(term) != tokenize.IsReserved(lt.term) || !lt.pattern.match(term) {
-				continue
-			}
-			if !terms[term] {
-				if len(terms) == maxExpansions {
-					it.Close()
-					return &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
+			term := it.Item().Key()[n:]
+			ok, err := expand(term)
+			if ok {
+				var val []byte
+				if val, err = it.Item().ValueCopy(nil); err == nil {
+					err = add(string(term), val)
 				}
-				terms[term] = true
-			}
-			val, err := it.Item().ValueCopy(nil)
-			if err == nil {
-				err = add(term, val)
 			}
 			if err != nil {
 				it.Close()
@@ -357,23 +385,46 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 	return nil
 }
 
-// posting reads one posting list through the DB's cache.
-func (s *Snapshot) posting(txn *badger.Txn, key []byte) (posting, bool, error) {
+// posting reads the posting list of term in field f of segment seg, whose
+// 'P' key is key, through the DB's cache.
+func (s *Snapshot) posting(txn *badger.Txn, seg *segment, f int, term, key []byte) (posting, bool, error) {
 	cache := s.t.db.cache
 	if e, ok := cache.get(key); ok {
 		return e.p, !e.absent, nil
 	}
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		cache.put(key, cacheEntry{absent: true}, 0)
-		return posting{}, false, nil
-	}
-	if err != nil {
-		return posting{}, false, err
-	}
-	val, err := item.ValueCopy(nil)
-	if err != nil {
-		return posting{}, false, err
+	var val []byte
+	if seg.blocks != nil {
+		var e blockEntry
+		found := false
+		err := s.findInBlock(txn, seg, f, term, func(be blockEntry) {
+			e, found = be, true
+			e.posting = bytes.Clone(be.posting)
+		})
+		if err != nil {
+			return posting{}, false, err
+		}
+		if !found {
+			cache.put(key, cacheEntry{absent: true}, 0)
+			return posting{}, false, nil
+		}
+		val = e.posting
+		if e.own {
+			if val, err = ownPosting(txn, key); err != nil {
+				return posting{}, false, err
+			}
+		}
+	} else {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			cache.put(key, cacheEntry{absent: true}, 0)
+			return posting{}, false, nil
+		}
+		if err != nil {
+			return posting{}, false, err
+		}
+		if val, err = item.ValueCopy(nil); err != nil {
+			return posting{}, false, err
+		}
 	}
 	p, err := decodePosting(val)
 	if err != nil {
@@ -381,6 +432,85 @@ func (s *Snapshot) posting(txn *badger.Txn, key []byte) (posting, bool, error) {
 	}
 	cache.put(key, cacheEntry{p: p}, len(val))
 	return p, true, nil
+}
+
+// ownPosting reads the posting list that a block entry says has its own key.
+func ownPosting(txn *badger.Txn, key []byte) ([]byte, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, fmt.Errorf("%w: posting list of a block entry is missing", errCorrupt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return item.ValueCopy(nil)
+}
+
+// findInBlock calls found with the entry of term in field f of seg (whose
+// slices are valid only during the call), if it has one.
+func (s *Snapshot) findInBlock(txn *badger.Txn, seg *segment, f int, term []byte, found func(blockEntry)) error {
+	x := &seg.blocks[f]
+	i := x.find(term)
+	if i < 0 {
+		return nil
+	}
+	item, err := txn.Get(append(appendBlockPrefix(nil, s.tid, seg.seg, byte(f)), x.first(i)...))
+	if err != nil {
+		return blockErr(err)
+	}
+	return item.Value(func(b []byte) error {
+		e, ok, err := lookupBlock(b, term)
+		if ok {
+			found(e)
+		}
+		return err
+	})
+}
+
+// scanBlocks calls fn with every entry of field f of seg whose term begins
+// with prefix, in term order (the entry's slices are valid only during the
+// call), until fn fails.
+func (s *Snapshot) scanBlocks(txn *badger.Txn, seg *segment, f int, prefix []byte, fn func(blockEntry) error) error {
+	x := &seg.blocks[f]
+	var key []byte
+	for i := max(x.find(prefix), 0); i < x.len(); i++ {
+		first := x.first(i)
+		if !bytes.HasPrefix(first, prefix) && bytes.Compare(first, prefix) > 0 {
+			break
+		}
+		key = append(appendBlockPrefix(key[:0], s.tid, seg.seg, byte(f)), first...)
+		item, err := txn.Get(key)
+		if err != nil {
+			return blockErr(err)
+		}
+		err = item.Value(func(b []byte) error {
+			for len(b) > 0 {
+				e, rest, err := nextEntry(b)
+				if err != nil {
+					return err
+				}
+				b = rest
+				if bytes.HasPrefix(e.term, prefix) {
+					if err := fn(e); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blockErr is the error of reading a block that the block index names.
+func blockErr(err error) error {
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return fmt.Errorf("%w: a block of the block index is missing", errCorrupt)
+	}
+	return err
 }
 
 // glob matches a folded wildcard pattern: '*' any run of characters, '?'

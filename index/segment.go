@@ -124,6 +124,10 @@ type segment struct {
 	deleted  *roaring.Bitmap // nil when nothing is deleted; never modified
 	nextID   uint64          // the table's next auto id when the segment was made
 	totalLen int64           // sum of lens over all ordinals, deleted or not
+
+	// blocks is the block index of each field (blocks.go); nil for a
+	// segment written before term blocks, whose every term has a 'P' key.
+	blocks []blockIndex
 }
 
 func (s *segment) n() int { return len(s.ids) }
@@ -207,16 +211,26 @@ func (s *segment) index() {
 	}
 }
 
-const segVersion = 1
+// segVersion is the version of the 'A' value (and of 'S' values without
+// term blocks); segBlocksVersion that of 'S' values with them.
+const (
+	segVersion       = 1
+	segBlocksVersion = 2
+)
 
 // encodeSegMeta encodes the 'S' value of a segment:
 //
 //	version:1 uvarint(n) uvarint(nextID) uvarint(nf)
 //	n x varint(id - previous id), the first from 0 (wrapping, zigzag)
 //	n*nf x uvarint(words in (ordinal, field))
+//	nf x block index (blockIndex.encode), in version 2 only
 func encodeSegMeta(s *segment) []byte {
 	b := make([]byte, 0, 16+len(s.ids)*(3+s.nf*2))
-	b = append(b, segVersion)
+	if s.blocks == nil {
+		b = append(b, segVersion)
+	} else {
+		b = append(b, segBlocksVersion)
+	}
 	b = binary.AppendUvarint(b, uint64(len(s.ids)))
 	b = binary.AppendUvarint(b, s.nextID)
 	b = binary.AppendUvarint(b, uint64(s.nf))
@@ -227,6 +241,9 @@ func encodeSegMeta(s *segment) []byte {
 	}
 	for _, l := range s.lens {
 		b = binary.AppendUvarint(b, uint64(l))
+	}
+	for i := range s.blocks {
+		b = s.blocks[i].encode(b)
 	}
 	return b
 }
@@ -287,7 +304,7 @@ func (r *byteReader) count(min int) int {
 }
 
 func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
-	if len(val) == 0 || val[0] != segVersion {
+	if len(val) == 0 || (val[0] != segVersion && val[0] != segBlocksVersion) {
 		return nil, fmt.Errorf("%w: segment %d meta version", errCorrupt, seg)
 	}
 	r := byteReader{b: val[1:]}
@@ -311,6 +328,18 @@ func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
 	}
 	if r.err != nil {
 		return nil, fmt.Errorf("%w: segment %d meta", errCorrupt, seg)
+	}
+	if val[0] == segBlocksVersion {
+		s.blocks = make([]blockIndex, s.nf)
+		for f := range s.blocks {
+			var err error
+			if s.blocks[f], err = decodeBlockIndex(&r); err != nil {
+				return nil, fmt.Errorf("segment %d field %d: %w", seg, f, err)
+			}
+		}
+	}
+	if len(r.b) > 0 {
+		return nil, fmt.Errorf("%w: segment %d meta: %d bytes after the end", errCorrupt, seg, len(r.b))
 	}
 	s.index()
 	return s, nil
