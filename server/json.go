@@ -74,7 +74,7 @@ func appendJSONValue(b []byte, v any) []byte {
 		}
 		return append(b, formatFloat(x)...)
 	}
-	t, err := textValue(v)
+	t, err := appendText(nil, v)
 	if err != nil {
 		return append(b, "null"...)
 	}

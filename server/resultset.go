@@ -86,12 +86,10 @@ func appendTextRow(b []byte, cols []sql.Column, row []any) ([]byte, error) {
 			b = append(b, 0xfb)
 			continue
 		}
-		t, err := textValue(v)
-		if err != nil {
+		var err error
+		if b, err = appendLengthEncodedText(b, v); err != nil {
 			return nil, err
 		}
-		b = mysql.AppendLengthEncodedInteger(b, uint64(len(t)))
-		b = append(b, t...)
 	}
 	return b, nil
 }
@@ -124,37 +122,55 @@ func appendBinaryRow(b []byte, cols []sql.Column, row []any) ([]byte, error) {
 			}
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
 		default:
-			t, err := textValue(v)
-			if err != nil {
+			var err error
+			if b, err = appendLengthEncodedText(b, v); err != nil {
 				return nil, fmt.Errorf("column %q: %w", col.Name, err)
 			}
-			b = mysql.AppendLengthEncodedInteger(b, uint64(len(t)))
-			b = append(b, t...)
 		}
 	}
 	return b, nil
 }
 
-// textValue is the text form of a value.
-func textValue(v any) ([]byte, error) {
+// appendLengthEncodedText appends the text form of a value as a
+// length-encoded string. A string or []byte is copied once, straight into b.
+func appendLengthEncodedText(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
-		return []byte(x), nil
+		b = mysql.AppendLengthEncodedInteger(b, uint64(len(x)))
+		return append(b, x...), nil
 	case []byte:
-		return x, nil
+		b = mysql.AppendLengthEncodedInteger(b, uint64(len(x)))
+		return append(b, x...), nil
+	}
+	var num [32]byte
+	t, err := appendText(num[:0], v)
+	if err != nil {
+		return nil, err
+	}
+	b = mysql.AppendLengthEncodedInteger(b, uint64(len(t)))
+	return append(b, t...), nil
+}
+
+// appendText appends the text form of a value.
+func appendText(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return append(b, x...), nil
+	case []byte:
+		return append(b, x...), nil
 	case int64:
-		return strconv.AppendInt(nil, x, 10), nil
+		return strconv.AppendInt(b, x, 10), nil
 	case uint64:
-		return strconv.AppendUint(nil, x, 10), nil
+		return strconv.AppendUint(b, x, 10), nil
 	case int:
-		return strconv.AppendInt(nil, int64(x), 10), nil
+		return strconv.AppendInt(b, int64(x), 10), nil
 	case float64:
-		return []byte(formatFloat(x)), nil
+		return append(b, formatFloat(x)...), nil
 	case bool:
 		if x {
-			return []byte("1"), nil
+			return append(b, '1'), nil
 		}
-		return []byte("0"), nil
+		return append(b, '0'), nil
 	}
 	return nil, fmt.Errorf("value of unexpected type %T", v)
 }
