@@ -309,14 +309,19 @@ func encodeOccurrences(dst []byte, bm *roaring.Bitmap, ords []uint32, occs []ord
 			ords = append(ords, o.ord)
 		}
 	}
-	bm.Clear()
-	bm.AddMany(ords)
 	dst = append(dst, postingVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(occs)))
-	dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
-	w := appendWriter{dst}
-	_, _ = bm.WriteTo(&w) // appendWriter does not fail
-	dst = w.b
+	if n := len(ords); n > 0 && n <= arrayMax && ords[n-1] < 1<<16 {
+		dst = binary.AppendUvarint(dst, uint64(arrayHeader+2*n))
+		dst = appendArrayBitmap(dst, ords)
+	} else {
+		bm.Clear()
+		bm.AddMany(ords)
+		dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
+		w := appendWriter{dst}
+		_, _ = bm.WriteTo(&w) // appendWriter does not fail
+		dst = w.b
+	}
 	// Counts: one uvarint per ordinal; reserve the length's room (at most 5 bytes) later.
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0)
@@ -345,6 +350,31 @@ func encodeOccurrences(dst []byte, bm *roaring.Bitmap, ords []uint32, occs []ord
 		last = o.pos
 	}
 	return dst, ords
+}
+
+// The portable roaring format of a bitmap whose values are all below 65,536
+// and at most 4,096 (one array container): what roaring's WriteTo writes for
+// it, written without building the bitmap (most lists of a segment are a few
+// ordinals). The format is roaring's published one; TestArrayBitmap checks it
+// against the library.
+const (
+	arrayMax     = 4096
+	arrayHeader  = 16    // cookie, container count, key and cardinality, offset
+	cookieNoRuns = 12346 // roaring's SERIAL_COOKIE_NO_RUNCONTAINER
+)
+
+// appendArrayBitmap appends the bitmap of ords (ascending, distinct, 1 to
+// arrayMax of them, all below 65,536).
+func appendArrayBitmap(dst []byte, ords []uint32) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, cookieNoRuns)
+	dst = binary.LittleEndian.AppendUint32(dst, 1) // containers
+	dst = binary.LittleEndian.AppendUint16(dst, 0) // the container's key: the high 16 bits
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(len(ords)-1))
+	dst = binary.LittleEndian.AppendUint32(dst, arrayHeader) // where its values begin
+	for _, o := range ords {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(o))
+	}
+	return dst
 }
 
 // termOrder returns the ids of the terms of dict grouped by their first byte,

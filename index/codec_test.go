@@ -1,6 +1,9 @@
 package index
 
 import (
+	"bytes"
+	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -230,5 +233,38 @@ func TestTermDict(t *testing.T) {
 	require.Equal(t, len(want), d.len())
 	for w, id := range want {
 		require.Equal(t, w, string(d.term(id)))
+	}
+}
+
+func TestHead(t *testing.T) {
+	text := []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\xff\xfe")
+	for lo := 0; lo < 3; lo++ {
+		for n := 0; lo+n <= len(text); n++ {
+			term := text[lo : lo+n]
+			var b [8]byte
+			copy(b[:], term)
+			require.Equal(t, binary.LittleEndian.Uint64(b[:]), head(term), "%x", term)
+		}
+	}
+}
+
+func TestArrayBitmap(t *testing.T) {
+	cases := [][]uint32{{0}, {7}, {65535}, {1, 2, 3}, {0, 999, 1000, 65535}}
+	var all []uint32
+	for i := range uint32(arrayMax) {
+		all = append(all, i*13%65536)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	cases = append(cases, all[:arrayMax/2], all)
+	for _, ords := range cases {
+		bm := roaring.New()
+		bm.AddMany(ords)
+		var want bytes.Buffer
+		_, err := bm.WriteTo(&want)
+		require.NoError(t, err)
+		got := appendArrayBitmap([]byte("x"), ords)
+		require.Equal(t, want.Bytes(), got[1:], "%d ordinals", len(ords))
+		require.Equal(t, arrayHeader+2*len(ords), len(got)-1)
 	}
 }

@@ -35,14 +35,22 @@ func (d *termDict) len() int { return len(d.offs) - 1 }
 
 func (d *termDict) term(id uint32) []byte { return d.data[d.offs[id]:d.offs[id+1]] }
 
-// head returns the first 8 bytes of term as a number, zero padded.
+// head returns the first 8 bytes of term as a number, zero padded. Shorter
+// terms are read with two overlapping loads (no copy to a buffer, whose
+// store and reload would stall).
 func head(term []byte) uint64 {
-	if len(term) >= 8 {
+	n := len(term)
+	switch {
+	case n >= 8:
 		return binary.LittleEndian.Uint64(term)
+	case n >= 4:
+		lo := uint64(binary.LittleEndian.Uint32(term))
+		hi := uint64(binary.LittleEndian.Uint32(term[n-4:]))
+		return lo | hi<<(8*(n-4))
+	case n > 0:
+		return uint64(term[0]) | uint64(term[n/2])<<(8*(n/2)) | uint64(term[n-1])<<(8*(n-1))
 	}
-	var b [8]byte
-	copy(b[:], term)
-	return binary.LittleEndian.Uint64(b[:])
+	return 0
 }
 
 func (d *termDict) hash(h uint64, term []byte) uint64 {
