@@ -647,6 +647,8 @@ func (p *prepared) render(s *passage, o *Options, id int) string {
 	}
 	at := from
 	i := sort.Search(len(p.marks), func(i int) bool { return p.marks[i].start >= from })
+	j := i + sort.Search(len(p.marks)-i, func(k int) bool { return p.marks[i+k].start >= to })
+	b.Grow(to - from + (j-i)*(len(before)+len(after)))
 	for ; i < len(p.marks) && p.marks[i].end <= to; i++ {
 		m := p.marks[i]
 		if m.start < at {
@@ -681,17 +683,23 @@ func collapseSpaces(s string) string {
 // by piece, so no marker lands inside a tag.
 func (p *prepared) mark(b *strings.Builder, w, before, after string) {
 	if !p.retain || !strings.Contains(w, "<") {
-		b.WriteString(before + w + after)
+		b.WriteString(before)
+		b.WriteString(w)
+		b.WriteString(after)
 		return
 	}
 	for w != "" {
 		lt := strings.IndexByte(w, '<')
 		if lt < 0 {
-			b.WriteString(before + w + after)
+			b.WriteString(before)
+			b.WriteString(w)
+			b.WriteString(after)
 			return
 		}
 		if lt > 0 {
-			b.WriteString(before + w[:lt] + after)
+			b.WriteString(before)
+			b.WriteString(w[:lt])
+			b.WriteString(after)
 		}
 		gt := strings.IndexByte(w[lt:], '>')
 		if gt < 0 {
