@@ -3,7 +3,6 @@ package dialect
 import (
 	"strings"
 	"unicode"
-	"unsafe"
 )
 
 // tokenKind classifies a token of the lexer.
@@ -174,23 +173,24 @@ func scanString(text string, i int, q byte, escs *[]int) (end int, unterminated 
 			size++
 		}
 	}
-	b := make([]byte, 0, size)
+	var b strings.Builder // its Grow does not zero the memory, as make would
+	b.Grow(size)
 	at := body
 	for _, e := range *escs {
-		b = append(b, text[at:e]...)
+		b.WriteString(text[at:e])
 		if text[e] == '\\' {
-			b = appendEscaped(b, text[e+1])
+			writeEscaped(&b, text[e+1])
 		} else {
-			b = append(b, q)
+			b.WriteByte(q)
 		}
 		at = e + 2
 	}
-	b = append(b, text[at:nextQ]...)
-	return end, false, unsafe.String(unsafe.SliceData(b), len(b))
+	b.WriteString(text[at:nextQ])
+	return end, false, b.String()
 }
 
-// appendEscaped appends the value of the escape sequence backslash c.
-func appendEscaped(b []byte, c byte) []byte {
+// writeEscaped writes the value of the escape sequence backslash c.
+func writeEscaped(b *strings.Builder, c byte) {
 	switch c {
 	case 'n':
 		c = '\n'
@@ -205,9 +205,9 @@ func appendEscaped(b []byte, c byte) []byte {
 	case 't':
 		c = '\t'
 	case '%', '_':
-		b = append(b, '\\')
+		b.WriteByte('\\')
 	}
-	return append(b, c)
+	b.WriteByte(c)
 }
 
 // indexFrom is the offset of the first c in text[i:], or len(text).
