@@ -196,3 +196,91 @@ func lookupBlock(block, term []byte) (blockEntry, bool, error) {
 	}
 	return blockEntry{}, false, nil
 }
+
+// termFilter is a Bloom filter of the terms of one field of a segment. A
+// word of a query is absent from most segments, and a term the filter does
+// not hold is in no document of the segment: no block is read to learn it
+// (badger answers a key it does not have from its own filters, without
+// reading a table block; a term inside a block has no such shortcut).
+type termFilter struct {
+	bits []uint64
+}
+
+// About 10 bits and 6 probes per term: under 1% of absent terms pass.
+const (
+	filterBitsPerTerm = 10
+	filterProbes      = 6
+)
+
+func newTermFilter(terms int) termFilter {
+	return termFilter{bits: make([]uint64, max(1, (terms*filterBitsPerTerm+63)/64))}
+}
+
+// termHash is FNV-1a with a final mix: stable across processes, since
+// filters are stored.
+func termHash(term []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range term {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	return h
+}
+
+// probes calls fn with the bit of each probe of term.
+func (f termFilter) probes(term []byte, fn func(bit uint64) bool) bool {
+	h := termHash(term)
+	h1, h2 := h&0xffffffff, h>>32|1
+	m := uint64(len(f.bits)) * 64
+	for i := range uint64(filterProbes) {
+		if !fn((h1 + i*h2) % m) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f termFilter) add(term []byte) {
+	f.probes(term, func(bit uint64) bool {
+		f.bits[bit/64] |= 1 << (bit % 64)
+		return true
+	})
+}
+
+// mayContain reports whether term may have been added (false: it was not).
+func (f termFilter) mayContain(term []byte) bool {
+	return f.probes(term, func(bit uint64) bool { return f.bits[bit/64]&(1<<(bit%64)) != 0 })
+}
+
+// or adds the terms of g, a filter of the same size.
+func (f termFilter) or(g termFilter) {
+	for i, w := range g.bits {
+		f.bits[i] |= w
+	}
+}
+
+// encode appends uvarint(number of words), then each word, 8 bytes
+// little-endian.
+func (f termFilter) encode(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(f.bits)))
+	for _, w := range f.bits {
+		dst = binary.LittleEndian.AppendUint64(dst, w)
+	}
+	return dst
+}
+
+func decodeTermFilter(r *byteReader) (termFilter, error) {
+	n := r.count(8)
+	if r.err != nil || n == 0 {
+		return termFilter{}, fmt.Errorf("%w: term filter", errCorrupt)
+	}
+	f := termFilter{bits: make([]uint64, n)}
+	for i := range f.bits {
+		f.bits[i] = binary.LittleEndian.Uint64(r.b[8*i:])
+	}
+	r.b = r.b[8*n:]
+	return f, nil
+}

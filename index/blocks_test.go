@@ -330,3 +330,48 @@ func sortedIDs(ids []uint64) []uint64 {
 	slices.Sort(ids)
 	return ids
 }
+
+func TestTermFilter(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 5000} {
+		f := newTermFilter(n)
+		for i := range n {
+			f.add(fmt.Appendf(nil, "in%d", i))
+		}
+		for i := range n {
+			require.True(t, f.mayContain(fmt.Appendf(nil, "in%d", i)), "no false negatives")
+		}
+		if n >= 1000 {
+			passed := 0
+			for i := range 10000 {
+				if f.mayContain(fmt.Appendf(nil, "out%d", i)) {
+					passed++
+				}
+			}
+			require.Less(t, passed, 200, "absent terms that pass, of 10,000") // ~1% expected; the hash is fixed, so this is deterministic
+		}
+
+		// Halves built apart and joined hold everything.
+		a, b := newTermFilter(n), newTermFilter(n)
+		for i := range n {
+			if i%2 == 0 {
+				a.add(fmt.Appendf(nil, "in%d", i))
+			} else {
+				b.add(fmt.Appendf(nil, "in%d", i))
+			}
+		}
+		a.or(b)
+		require.Equal(t, f, a)
+
+		r := byteReader{b: f.encode(nil)}
+		got, err := decodeTermFilter(&r)
+		require.NoError(t, err)
+		require.Equal(t, f, got)
+		require.Empty(t, r.b)
+	}
+	require.Equal(t, uint64(0x7e540b81b5a16ea1), termHash([]byte("glint")), "stored filters need a hash that never changes")
+	for _, bad := range [][]byte{nil, {0}, {2, 1, 2, 3, 4, 5, 6, 7, 8}} {
+		r := byteReader{b: bad}
+		_, err := decodeTermFilter(&r)
+		require.ErrorIs(t, err, errCorrupt, "%x", bad)
+	}
+}

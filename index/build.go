@@ -39,13 +39,14 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	n := len(docs)
 	nf := len(l.indexed)
 	s := &segment{
-		seg:    seg,
-		ids:    make([]uint64, n),
-		nf:     nf,
-		lens:   make([]uint32, n*nf),
-		attrs:  make([]attrColumn, len(l.schema.Columns)),
-		nextID: nextID,
-		blocks: make([]blockIndex, nf),
+		seg:     seg,
+		ids:     make([]uint64, n),
+		nf:      nf,
+		lens:    make([]uint32, n*nf),
+		attrs:   make([]attrColumn, len(l.schema.Columns)),
+		nextID:  nextID,
+		blocks:  make([]blockIndex, nf),
+		filters: make([]termFilter, nf),
 	}
 	for _, col := range l.attrs {
 		c := newAttrColumn(l.schema.Columns[col].Type, n)
@@ -130,6 +131,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 		// before those of worker w+1.
 		order, cuts := termOrder(dict, starts, workers)
 		indexes := make([]blockIndex, workers)
+		filters := make([]termFilter, workers)
 		var eg errGroup
 		for w := range workers {
 			eg.Go(func() error {
@@ -140,6 +142,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 				bw := blockWriter{key: appendBlockPrefix(nil, t.tid, seg, byte(f)), mem: &mem, put: put}
 				ids := order[cuts[w]:cuts[w+1]]
 				sortTerms(dict, ids)
+				filters[w] = newTermFilter(nterms)
 				for _, id := range ids {
 					val, ords = encodeOccurrences(val[:0], bm, ords, grouped[starts[id]:starts[id+1]])
 					term := dict.term(id)
@@ -153,6 +156,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 					if !termBlocks {
 						continue
 					}
+					filters[w].add(term)
 					if err := bw.add(term, val, own); err != nil {
 						return err
 					}
@@ -168,8 +172,12 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 			g.Wait()
 			return nil, err
 		}
+		s.filters[f] = filters[0]
 		for w := range indexes {
 			s.blocks[f].appendIndex(&indexes[w])
+			if w > 0 {
+				s.filters[f].or(filters[w])
+			}
 		}
 	}
 	// Stored text and layouts, a share of the documents per worker.
@@ -195,7 +203,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 		return nil, err
 	}
 	if !termBlocks {
-		s.blocks = nil
+		s.blocks, s.filters = nil, nil
 	}
 	s.index()
 	return s, nil

@@ -139,6 +139,9 @@ func TestSegmentMetaRoundTrip(t *testing.T) {
 		blocked.blocks[0].add([]byte(term))
 	}
 	blocked.blocks[2].add([]byte("z"))
+	blocked.filters = []termFilter{newTermFilter(4), newTermFilter(0), newTermFilter(1000)}
+	blocked.filters[0].add([]byte("apple"))
+	blocked.filters[2].add([]byte("z"))
 	meta := encodeSegMeta(&blocked)
 	require.Equal(t, byte(segBlocksVersion), meta[0])
 	withBlocks, err := decodeSegMeta(7, meta)

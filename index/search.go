@@ -388,6 +388,9 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 // posting reads the posting list of term in field f of segment seg, whose
 // 'P' key is key, through the DB's cache.
 func (s *Snapshot) posting(txn *badger.Txn, seg *segment, f int, term, key []byte) (posting, bool, error) {
+	if seg.filters != nil && !seg.filters[f].mayContain(term) {
+		return posting{}, false, nil
+	}
 	cache := s.t.db.cache
 	if e, ok := cache.get(key); ok {
 		return e.p, !e.absent, nil

@@ -125,9 +125,11 @@ type segment struct {
 	nextID   uint64          // the table's next auto id when the segment was made
 	totalLen int64           // sum of lens over all ordinals, deleted or not
 
-	// blocks is the block index of each field (blocks.go); nil for a
-	// segment written before term blocks, whose every term has a 'P' key.
-	blocks []blockIndex
+	// blocks is the block index of each field (blocks.go), and filters
+	// the filter of its terms; both nil for a segment written before term
+	// blocks, whose every term has a 'P' key.
+	blocks  []blockIndex
+	filters []termFilter
 }
 
 func (s *segment) n() int { return len(s.ids) }
@@ -223,7 +225,7 @@ const (
 //	version:1 uvarint(n) uvarint(nextID) uvarint(nf)
 //	n x varint(id - previous id), the first from 0 (wrapping, zigzag)
 //	n*nf x uvarint(words in (ordinal, field))
-//	nf x block index (blockIndex.encode), in version 2 only
+//	nf x (block index, term filter) (blockIndex.encode, termFilter.encode), in version 2 only
 func encodeSegMeta(s *segment) []byte {
 	b := make([]byte, 0, 16+len(s.ids)*(3+s.nf*2))
 	if s.blocks == nil {
@@ -244,6 +246,7 @@ func encodeSegMeta(s *segment) []byte {
 	}
 	for i := range s.blocks {
 		b = s.blocks[i].encode(b)
+		b = s.filters[i].encode(b)
 	}
 	return b
 }
@@ -331,9 +334,13 @@ func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
 	}
 	if val[0] == segBlocksVersion {
 		s.blocks = make([]blockIndex, s.nf)
+		s.filters = make([]termFilter, s.nf)
 		for f := range s.blocks {
 			var err error
-			if s.blocks[f], err = decodeBlockIndex(&r); err != nil {
+			if s.blocks[f], err = decodeBlockIndex(&r); err == nil {
+				s.filters[f], err = decodeTermFilter(&r)
+			}
+			if err != nil {
 				return nil, fmt.Errorf("segment %d field %d: %w", seg, f, err)
 			}
 		}
