@@ -17,8 +17,20 @@ type Summary struct {
 	CPUs      int       `json:"cpus"`
 	Machine   string    `json:"machine,omitempty"` // CPU model, OS/arch: where the figures come from
 	Notes     []string  `json:"notes,omitempty"`   // targets skipped and why
+	Sizes     []Size    `json:"sizes,omitempty"`
 	Reports   []*Report `json:"reports"`
 	Medians   []Median  `json:"medians"`
+}
+
+// Size is what a server keeps on disk after the corpus was loaded once into
+// a fresh table: its data directory (the index and the stored text), in
+// blocks allocated, against the corpus's text (titles and contents).
+type Size struct {
+	Target    Target `json:"target"`
+	Corpus    string `json:"corpus"`
+	Docs      int    `json:"docs"`
+	RawBytes  int64  `json:"raw_bytes"`
+	DiskBytes int64  `json:"disk_bytes"`
 }
 
 // Median is one cell of the table: the median run of a target on a corpus,

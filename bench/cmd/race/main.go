@@ -149,7 +149,7 @@ func run(ctx context.Context, o options) error {
 			continue
 		}
 		for _, n := range names {
-			reports, err := raceOne(ctx, o, srv, n, corpora[n], workloads, conc, tmp)
+			reports, err := raceOne(ctx, o, srv, n, corpora[n], workloads, conc, tmp, &sum.Sizes)
 			sum.Reports = append(sum.Reports, reports...)
 			if err != nil {
 				sum.Notes = append(sum.Notes, fmt.Sprintf("%s on %s stopped: %v", target, n, err))
@@ -179,7 +179,10 @@ func run(ctx context.Context, o options) error {
 }
 
 // raceOne runs every workload but the ladder on one corpus against one server.
-func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, workloads []string, conc []int, tmp string) ([]*load.Report, error) {
+// It adds glint's data directory size after filling to sizes (searchd's
+// directory holds a binlog with every text and the RT index's RAM chunk is not
+// on disk, so its size would compare nothing).
+func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, workloads []string, conc []int, tmp string, sizes *[]load.Size) ([]*load.Report, error) {
 	var reports []*load.Report
 	base := load.Config{
 		Target: srv.target, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName,
@@ -202,6 +205,19 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 				return reports, err
 			}
 			filled = true
+			if srv.target == load.Glint {
+				size := load.Size{Target: srv.target, Corpus: corpusName, Docs: len(docs)}
+				for _, d := range docs {
+					size.RawBytes += int64(len(d.Title) + len(d.Content))
+				}
+				var err error
+				if size.DiskBytes, err = diskUsage(srv.dir); err != nil {
+					return reports, err
+				}
+				fmt.Printf("%s %s: %d documents, %.1f MB of text, %.1f MB on disk\n", srv.target, corpusName,
+					size.Docs, float64(size.RawBytes)/1e6, float64(size.DiskBytes)/1e6)
+				*sizes = append(*sizes, size)
+			}
 		}
 		if wl == load.JSONSearchHL && srv.target == load.Sphinx {
 			continue // Sphinx 2.2 has no HTTP API

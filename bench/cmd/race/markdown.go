@@ -88,6 +88,15 @@ func markdown(sum *load.Summary) string {
 		b.WriteByte('\n')
 	}
 
+	if len(sum.Sizes) > 0 {
+		b.WriteString("\nOn disk after loading each corpus once into a fresh table (the data directory: index and stored text, blocks allocated):\n\n")
+		b.WriteString("| target | corpus | documents | text | on disk | on disk / text |\n|---|---|---|---|---|---|\n")
+		for _, z := range sum.Sizes {
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f MB | %.1f MB | %.2f |\n", z.Target, z.Corpus, z.Docs,
+				float64(z.RawBytes)/1e6, float64(z.DiskBytes)/1e6, float64(z.DiskBytes)/float64(max(1, z.RawBytes)))
+		}
+	}
+
 	notes := slices.Clone(sum.Notes)
 	seen := map[string]bool{}
 	for _, m := range sum.Medians {

@@ -28,6 +28,7 @@ func TestMarkdown(t *testing.T) {
 	sum := &load.Summary{
 		StartedAt: time.Date(2026, 11, 23, 3, 20, 34, 0, time.UTC), CPUs: 2, Machine: "Test CPU, linux/amd64",
 		Notes: []string{"nothing skipped"},
+		Sizes: []load.Size{{Target: load.Glint, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 8_100_000}},
 		Medians: []load.Median{
 			ok(load.Sphinx, "brown", load.Search, 1, "queries", 1000),
 			ok(load.Sphinx, "brown", load.SearchHL, 1, "queries", 100),
@@ -48,6 +49,7 @@ func TestMarkdown(t *testing.T) {
 		"| brown | json-search+highlight | 1 | n/a (no HTTP API) | not supported yet | - | - | - |",
 		"| ladder | ladder 1 MB | 1 | - | not supported yet | 61 docs/s (1.00 / 2.00) | - | - |",
 		"- nothing skipped",
+		"| glint | brown | 500 | 6.0 MB | 8.1 MB | 1.35 |",
 		"- glint, search+highlight: not supported yet (first error: Error 1064 (42000): syntax error near HIGHLIGHT)",
 	} {
 		assert.Contains(t, md, want)

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/glint-search/glint/bench/load"
@@ -21,6 +23,7 @@ type server struct {
 	mysql  string
 	http   string
 	pid    int
+	dir    string // the data directory
 	stop   func() error
 }
 
@@ -47,7 +50,7 @@ func startServer(ctx context.Context, o options, target load.Target, tmp string)
 			cleanup()
 			return nil, fmt.Errorf("%s start printed %q, not a pid", o.sphinxSrc, out)
 		}
-		return &server{target: target, mysql: fmt.Sprintf("127.0.0.1:%d", port), pid: pid, stop: func() error {
+		return &server{target: target, mysql: fmt.Sprintf("127.0.0.1:%d", port), pid: pid, dir: dir, stop: func() error {
 			defer cleanup()
 			return exec.Command(o.sphinxSrc, "stop", dir).Run()
 		}}, nil
@@ -61,7 +64,7 @@ func startServer(ctx context.Context, o options, target load.Target, tmp string)
 			cleanup()
 			return nil, err
 		}
-		return &server{target: target, mysql: p.MySQLAddr, http: p.HTTPAddr, pid: p.Pid(), stop: func() error {
+		return &server{target: target, mysql: p.MySQLAddr, http: p.HTTPAddr, pid: p.Pid(), dir: dir, stop: func() error {
 			defer cleanup()
 			err := p.Stop(60 * time.Second)
 			_ = os.WriteFile(filepath.Join(tmp, "glintd.log"), []byte(p.Output()), 0o644)
@@ -81,4 +84,26 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// diskUsage is the space allocated to the files under dir (sparse and
+// preallocated files count what they hold, not their length).
+func diskUsage(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			total += st.Blocks * 512
+		} else {
+			total += info.Size()
+		}
+		return nil
+	})
+	return total, err
 }
