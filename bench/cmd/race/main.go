@@ -141,6 +141,16 @@ func run(ctx context.Context, o options) error {
 			}
 			continue
 		}
+		if target == string(load.Glint) {
+			for _, n := range names {
+				size, err := measureSize(ctx, o, n, corpora[n], tmp)
+				if err != nil {
+					sum.Notes = append(sum.Notes, fmt.Sprintf("%s: size on disk of %s: %v", target, n, err))
+					continue
+				}
+				sum.Sizes = append(sum.Sizes, size)
+			}
+		}
 		srv, err := startServer(ctx, o, load.Target(target), tmp)
 		if err != nil {
 			note := fmt.Sprintf("%s skipped: %v", target, err)
@@ -149,7 +159,7 @@ func run(ctx context.Context, o options) error {
 			continue
 		}
 		for _, n := range names {
-			reports, err := raceOne(ctx, o, srv, n, corpora[n], workloads, conc, tmp, &sum.Sizes)
+			reports, err := raceOne(ctx, o, srv, n, corpora[n], workloads, conc, tmp)
 			sum.Reports = append(sum.Reports, reports...)
 			if err != nil {
 				sum.Notes = append(sum.Notes, fmt.Sprintf("%s on %s stopped: %v", target, n, err))
@@ -179,10 +189,7 @@ func run(ctx context.Context, o options) error {
 }
 
 // raceOne runs every workload but the ladder on one corpus against one server.
-// It adds glint's data directory size after filling to sizes (searchd's
-// directory holds a binlog with every text and the RT index's RAM chunk is not
-// on disk, so its size would compare nothing).
-func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, workloads []string, conc []int, tmp string, sizes *[]load.Size) ([]*load.Report, error) {
+func raceOne(ctx context.Context, o options, srv *server, corpusName string, docs []corpus.Doc, workloads []string, conc []int, tmp string) ([]*load.Report, error) {
 	var reports []*load.Report
 	base := load.Config{
 		Target: srv.target, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName,
@@ -205,19 +212,7 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 				return reports, err
 			}
 			filled = true
-			if srv.target == load.Glint {
-				size := load.Size{Target: srv.target, Corpus: corpusName, Docs: len(docs)}
-				for _, d := range docs {
-					size.RawBytes += int64(len(d.Title) + len(d.Content))
-				}
-				var err error
-				if size.DiskBytes, err = diskUsage(srv.dir); err != nil {
-					return reports, err
-				}
-				fmt.Printf("%s %s: %d documents, %.1f MB of text, %.1f MB on disk\n", srv.target, corpusName,
-					size.Docs, float64(size.RawBytes)/1e6, float64(size.DiskBytes)/1e6)
-				*sizes = append(*sizes, size)
-			}
+
 		}
 		if wl == load.JSONSearchHL && srv.target == load.Sphinx {
 			continue // Sphinx 2.2 has no HTTP API
@@ -232,6 +227,34 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 		}
 	}
 	return reports, nil
+}
+
+// measureSize loads a corpus once into a fresh glintd and measures its data
+// directory (a server the race has used holds the earlier loads too, until
+// badger reclaims them). Only glint's: searchd's directory holds a binlog of
+// every text, and its RT index's RAM chunk is not on disk, so its size would
+// compare nothing.
+func measureSize(ctx context.Context, o options, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
+	size := load.Size{Target: load.Glint, Corpus: corpusName, Docs: len(docs)}
+	for _, d := range docs {
+		size.RawBytes += int64(len(d.Title) + len(d.Content))
+	}
+	srv, err := startServer(ctx, o, load.Glint, tmp)
+	if err != nil {
+		return size, err
+	}
+	err = load.Fill(ctx, load.Config{Target: load.Glint, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
+	if err == nil {
+		size.DiskBytes, err = diskUsage(srv.dir)
+	}
+	if stopErr := srv.stop(); err == nil {
+		err = stopErr
+	}
+	if err == nil {
+		fmt.Printf("%s %s: %d documents, %.1f MB of text, %.1f MB on disk\n", srv.target, corpusName,
+			size.Docs, float64(size.RawBytes)/1e6, float64(size.DiskBytes)/1e6)
+	}
+	return size, err
 }
 
 // raceLadder highlights each document of the ladder on its own (CALL SNIPPETS
