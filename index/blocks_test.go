@@ -315,13 +315,7 @@ func TestSegmentsWithoutTermBlocks(t *testing.T) {
 		require.Empty(t, search(t, s, "absent"))
 	}
 	check(tb.Snapshot())
-	require.NoError(t, db.Close())
-
-	db, err = Open(DefaultOptions(dir))
-	require.NoError(t, err)
-	defer db.Close()
-	tb, err = db.Table("docs")
-	require.NoError(t, err)
+	_, tb = reopen(t, db, dir, "docs")
 	check(tb.Snapshot())
 }
 

@@ -57,6 +57,18 @@ func insert(t testing.TB, tb *Table, docs ...Document) []uint64 {
 	return ids
 }
 
+// reopen closes db and opens the database in dir again, with its table name.
+func reopen(t *testing.T, db *DB, dir, name string) (*DB, *Table) {
+	t.Helper()
+	require.NoError(t, db.Close())
+	db, err := Open(DefaultOptions(dir))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	tb, err := db.Table(name)
+	require.NoError(t, err)
+	return db, tb
+}
+
 // ids lists the live ids of a snapshot in Scan order.
 func ids(t testing.TB, s *Snapshot) []uint64 {
 	t.Helper()
@@ -617,13 +629,7 @@ func TestCrashLeftoversRemoved(t *testing.T) {
 	require.NoError(t, db.bdb.Update(func(txn *badger.Txn) error {
 		return txn.Set(append(tableKey(tid+100), kindDoc), []byte("orphan"))
 	}))
-	require.NoError(t, db.Close())
-
-	db, err = Open(DefaultOptions(dir))
-	require.NoError(t, err)
-	defer db.Close()
-	tb, err = db.Table("docs")
-	require.NoError(t, err)
+	db, tb = reopen(t, db, dir, "docs")
 	require.Equal(t, []uint64{1}, ids(t, tb.Snapshot()))
 	require.NoError(t, db.bdb.View(func(txn *badger.Txn) error {
 		for _, k := range staged.keys {

@@ -167,26 +167,11 @@ func decodeLiteral(lit string) (string, bool) {
 			return b.String(), true
 		}
 		b.WriteString(body[at:i])
-		c := body[i+1] // after a quote: the quote it doubles
 		if body[i] == '\\' {
-			switch c {
-			case 'n':
-				c = '\n'
-			case '0':
-				c = 0
-			case 'b':
-				c = 8
-			case 'Z':
-				c = 26
-			case 'r':
-				c = '\r'
-			case 't':
-				c = '\t'
-			case '%', '_':
-				b.WriteByte('\\')
-			}
+			writeEscaped(&b, body[i+1]) // the lexer's table of escapes; what is tested here is finding them
+		} else {
+			b.WriteByte(body[i+1]) // the quote a quote doubles
 		}
-		b.WriteByte(c)
 		at = i + 2
 	}
 }
