@@ -679,27 +679,28 @@ func collapseSpaces(s string) string {
 	return b.String()
 }
 
+// writeMarked writes a word between the markers.
+func writeMarked(b *strings.Builder, before, w, after string) {
+	b.WriteString(before)
+	b.WriteString(w)
+	b.WriteString(after)
+}
+
 // mark wraps a word; in retain mode a word broken by tags is marked piece
 // by piece, so no marker lands inside a tag.
 func (p *prepared) mark(b *strings.Builder, w, before, after string) {
 	if !p.retain || !strings.Contains(w, "<") {
-		b.WriteString(before)
-		b.WriteString(w)
-		b.WriteString(after)
+		writeMarked(b, before, w, after)
 		return
 	}
 	for w != "" {
 		lt := strings.IndexByte(w, '<')
 		if lt < 0 {
-			b.WriteString(before)
-			b.WriteString(w)
-			b.WriteString(after)
+			writeMarked(b, before, w, after)
 			return
 		}
 		if lt > 0 {
-			b.WriteString(before)
-			b.WriteString(w[:lt])
-			b.WriteString(after)
+			writeMarked(b, before, w[:lt], after)
 		}
 		gt := strings.IndexByte(w[lt:], '>')
 		if gt < 0 {
