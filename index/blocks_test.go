@@ -301,11 +301,12 @@ func TestSegmentsWithoutTermBlocks(t *testing.T) {
 	check := func(s *Snapshot) {
 		require.Nil(t, s.segs[0].blocks)
 		require.NotNil(t, s.segs[1].blocks)
-		own := false
 		require.NoError(t, s.t.db.bdb.View(func(txn *badger.Txn) error {
-			return s.findInBlock(txn, s.segs[1], 1, []byte("common"), func(e blockEntry) { own = e.own })
+			e, found, err := s.findInBlock(txn, s.segs[1], 1, []byte("common"))
+			require.True(t, found)
+			require.True(t, e.own, "the list of 'common' has a key of its own")
+			return err
 		}))
-		require.True(t, own, "the list of 'common' has a key of its own")
 		require.Equal(t, []uint64{1, 300}, sortedIDs(search(t, s, "running | run")))
 		require.Equal(t, 202, len(search(t, s, "common")))
 		got, _ := searchTree(t, s, wild("run*"), SearchOptions{})

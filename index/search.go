@@ -397,12 +397,7 @@ func (s *Snapshot) posting(txn *badger.Txn, seg *segment, f int, term, key []byt
 	}
 	var val []byte
 	if seg.blocks != nil {
-		var e blockEntry
-		found := false
-		err := s.findInBlock(txn, seg, f, term, func(be blockEntry) {
-			e, found = be, true
-			e.posting = bytes.Clone(be.posting)
-		})
+		e, found, err := s.findInBlock(txn, seg, f, term)
 		if err != nil {
 			return posting{}, false, err
 		}
@@ -449,25 +444,27 @@ func ownPosting(txn *badger.Txn, key []byte) ([]byte, error) {
 	return item.ValueCopy(nil)
 }
 
-// findInBlock calls found with the entry of term in field f of seg (whose
-// slices are valid only during the call), if it has one.
-func (s *Snapshot) findInBlock(txn *badger.Txn, seg *segment, f int, term []byte, found func(blockEntry)) error {
+// findInBlock finds the entry of term in field f of seg, if it has one; its
+// inline posting list is a copy, its term is term.
+func (s *Snapshot) findInBlock(txn *badger.Txn, seg *segment, f int, term []byte) (blockEntry, bool, error) {
 	x := &seg.blocks[f]
 	i := x.find(term)
 	if i < 0 {
-		return nil
+		return blockEntry{}, false, nil
 	}
 	item, err := txn.Get(append(appendBlockPrefix(nil, s.tid, seg.seg, byte(f)), x.first(i)...))
 	if err != nil {
-		return blockErr(err)
+		return blockEntry{}, false, blockErr(err)
 	}
-	return item.Value(func(b []byte) error {
-		e, ok, err := lookupBlock(b, term)
-		if ok {
-			found(e)
-		}
+	var e blockEntry
+	found := false
+	err = item.Value(func(b []byte) error {
+		var err error
+		e, found, err = lookupBlock(b, term)
+		e.term, e.posting = term, bytes.Clone(e.posting)
 		return err
 	})
+	return e, found, err
 }
 
 // scanBlocks calls fn with every entry of field f of seg whose term begins
