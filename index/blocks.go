@@ -230,9 +230,8 @@ func termHash(term []byte) uint64 {
 	return h
 }
 
-// probes calls fn with the bit of each probe of term.
-func (f termFilter) probes(term []byte, fn func(bit uint64) bool) bool {
-	h := termHash(term)
+// probes calls fn with the bit of each probe of the term of hash h.
+func (f termFilter) probes(h uint64, fn func(bit uint64) bool) bool {
 	h1, h2 := h&0xffffffff, h>>32|1
 	m := uint64(len(f.bits)) * 64
 	for i := range uint64(filterProbes) {
@@ -243,8 +242,11 @@ func (f termFilter) probes(term []byte, fn func(bit uint64) bool) bool {
 	return true
 }
 
-func (f termFilter) add(term []byte) {
-	f.probes(term, func(bit uint64) bool {
+func (f termFilter) add(term []byte) { f.addHash(termHash(term)) }
+
+// addHash adds the term whose termHash is h.
+func (f termFilter) addHash(h uint64) {
+	f.probes(h, func(bit uint64) bool {
 		f.bits[bit/64] |= 1 << (bit % 64)
 		return true
 	})
@@ -252,7 +254,7 @@ func (f termFilter) add(term []byte) {
 
 // mayContain reports whether term may have been added (false: it was not).
 func (f termFilter) mayContain(term []byte) bool {
-	return f.probes(term, func(bit uint64) bool { return f.bits[bit/64]&(1<<(bit%64)) != 0 })
+	return f.probes(termHash(term), func(bit uint64) bool { return f.bits[bit/64]&(1<<(bit%64)) != 0 })
 }
 
 // or adds the terms of g, a filter of the same size.

@@ -47,6 +47,7 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 		nextID:  nextID,
 		blocks:  make([]blockIndex, nf),
 		filters: make([]termFilter, nf),
+		keys:    &segmentKeys{t: t, tid: t.tid, seg: seg},
 	}
 	for _, col := range l.attrs {
 		c := newAttrColumn(l.schema.Columns[col].Type, n)
@@ -319,17 +320,7 @@ func encodeOccurrences(dst []byte, bm *roaring.Bitmap, ords []uint32, occs []ord
 	}
 	dst = append(dst, postingVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(occs)))
-	if n := len(ords); n > 0 && n <= arrayMax && ords[n-1] < 1<<16 {
-		dst = binary.AppendUvarint(dst, uint64(arrayHeader+2*n))
-		dst = appendArrayBitmap(dst, ords)
-	} else {
-		bm.Clear()
-		bm.AddMany(ords)
-		dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
-		w := appendWriter{dst}
-		_, _ = bm.WriteTo(&w) // appendWriter does not fail
-		dst = w.b
-	}
+	dst = appendBitmap(dst, bm, ords)
 	// Counts: one uvarint per ordinal; reserve the length's room (at most 5 bytes) later.
 	at := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,11 @@ type DB struct {
 	closed bool
 
 	cache *postingCache // nil: off
+
+	logger      *log.Logger
+	inMemory    bool
+	mergeFactor int // 0: no background merges
+	maint       maintenance
 
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name
@@ -91,6 +97,15 @@ func badgerOptions(o Options) badger.Options {
 
 // Open opens or creates the database described by o, recovering every table.
 func Open(o Options) (*DB, error) {
+	factor := o.MergeFactor
+	switch {
+	case factor == 1:
+		return nil, fmt.Errorf("index: merge factor 1: merging one segment at a time would never end (use 2 or more, or a negative value for none)")
+	case factor == 0:
+		factor = DefaultMergeFactor
+	case factor < 0:
+		factor = 0
+	}
 	bdb, err := badger.Open(badgerOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", o.Dir, err)
@@ -99,10 +114,15 @@ func Open(o Options) (*DB, error) {
 	if cacheBytes == 0 {
 		cacheBytes = DefaultPostingCacheBytes
 	}
-	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1, cache: newPostingCache(cacheBytes)}
+	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1, cache: newPostingCache(cacheBytes),
+		logger: o.Logger, inMemory: o.InMemory, mergeFactor: factor}
 	if err := db.recover(); err != nil {
 		bdb.Close()
 		return nil, err
+	}
+	db.maint.start(db)
+	for _, t := range db.tables {
+		db.maint.enqueue(t) // segments written before merging, or by a lower factor
 	}
 	return db, nil
 }
@@ -190,13 +210,24 @@ func (db *DB) recover() error {
 
 // Close waits for running writes and closes the storage. Later calls return nil.
 func (db *DB) Close() error {
+	db.maint.stop() // a merge in progress gives up
 	db.wmu.Lock()
-	defer db.wmu.Unlock()
 	if db.closed {
+		db.wmu.Unlock()
 		return nil
 	}
 	db.closed = true
-	return db.bdb.Close()
+	err := db.bdb.Close()
+	db.wmu.Unlock()
+	<-db.maint.done
+	return err
+}
+
+// logf reports a background failure to the logger of Options.
+func (db *DB) logf(format string, args ...any) {
+	if db.logger != nil {
+		db.logger.Printf("index: "+format, args...)
+	}
 }
 
 func validateSchema(s *Schema) error {
@@ -372,7 +403,9 @@ func (t *Table) load() ([][]byte, error) {
 				segKey(t.tid, kindPending, seg),
 				segKey(t.tid, kindPosting, seg),
 				segKey(t.tid, kindBlock, seg),
-				segKey(t.tid, kindDoc, seg))
+				segKey(t.tid, kindDoc, seg),
+				segKey(t.tid, kindAttr, seg), // a segment a merge retired
+				segKey(t.tid, kindDeleted, seg))
 			t.nextSeg = max(t.nextSeg, seg+1)
 			return nil
 		})
@@ -384,6 +417,7 @@ func (t *Table) load() ([][]byte, error) {
 			if err != nil {
 				return err
 			}
+			s.keys = &segmentKeys{t: t, tid: t.tid, seg: s.seg}
 			segs = append(segs, s)
 			return nil
 		})
@@ -429,6 +463,10 @@ func (t *Table) load() ([][]byte, error) {
 		t.nextSeg = max(t.nextSeg, s.seg+1)
 		t.nextID = max(t.nextID, s.nextID)
 	}
+	// A merged segment has a newer number than the segments after it; by
+	// their first ids, the segments are in the order they had (when their
+	// ids do not overlap; when they do, the order does not matter).
+	slices.SortStableFunc(segs, func(a, b *segment) int { return cmp.Compare(a.minID, b.minID) })
 	t.snap.Store(newSnapshot(t, segs))
 	return garbage, nil
 }

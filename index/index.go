@@ -41,6 +41,12 @@ type Options struct {
 	// searches: 0 means DefaultPostingCacheBytes, a negative value turns the
 	// cache off.
 	PostingCacheBytes int64
+
+	// MergeFactor is how many neighbouring segments of about the same size
+	// the background merges combine into one (merge.go): 0 means
+	// DefaultMergeFactor, a negative value turns background merges off
+	// (OPTIMIZE TABLE still merges), and 1 is an error.
+	MergeFactor int
 }
 
 // DefaultPostingCacheBytes is the posting cache's size when Options leaves it 0.
@@ -58,6 +64,9 @@ func (o Options) WithSyncWrites(v bool) Options { o.SyncWrites = v; return o }
 
 // WithLogger returns o with Logger set. Default nil: badger's messages are discarded.
 func (o Options) WithLogger(l *log.Logger) Options { o.Logger = l; return o }
+
+// WithMergeFactor returns o with MergeFactor set. Default 0: DefaultMergeFactor.
+func (o Options) WithMergeFactor(n int) Options { o.MergeFactor = n; return o }
 
 // DocRef addresses one document inside a Snapshot. It is valid only with the
 // Snapshot that produced it.

@@ -620,7 +620,10 @@ func TestCrashLeftoversRemoved(t *testing.T) {
 	tb.mu.Lock()
 	seg := tb.nextSeg
 	tb.nextSeg++
-	staged, err := tb.stage(ctx, seg, []pendingDoc{{id: 2, vals: []Value{"lost", "words", int64(1), []int64(nil)}}}, 3)
+	docs := []pendingDoc{{id: 2, vals: []Value{"lost", "words", int64(1), []int64(nil)}}}
+	staged, err := tb.stage(ctx, seg, func(put func(k, v []byte) error) (*segment, error) {
+		return buildSegment(ctx, tb, seg, docs, 3, put)
+	})
 	tb.mu.Unlock()
 	require.NoError(t, err)
 	require.NotEmpty(t, staged.keys)

@@ -54,20 +54,15 @@ func (w *appendWriter) Write(p []byte) (int, error) {
 }
 
 // encodePosting appends the posting list of ords, counts and the encoded
-// positions to dst. bm is scratch space (cleared and reused).
+// positions to dst. bm is scratch space.
 func encodePosting(dst []byte, bm *roaring.Bitmap, ords, counts []uint32, pos []byte) []byte {
-	bm.Clear()
-	bm.AddMany(ords)
 	var hits uint64
 	for _, c := range counts {
 		hits += uint64(c)
 	}
 	dst = append(dst, postingVersion)
 	dst = binary.AppendUvarint(dst, hits)
-	dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
-	w := appendWriter{dst}
-	_, _ = bm.WriteTo(&w) // appendWriter does not fail
-	dst = w.b
+	dst = appendBitmap(dst, bm, ords)
 	n := 0
 	for _, c := range counts {
 		n += uvarintLen(uint64(c))
@@ -77,6 +72,22 @@ func encodePosting(dst []byte, bm *roaring.Bitmap, ords, counts []uint32, pos []
 		dst = binary.AppendUvarint(dst, uint64(c))
 	}
 	return append(dst, pos...)
+}
+
+// appendBitmap appends the length and the portable roaring bitmap of ords
+// (ascending, distinct) to dst. bm is scratch space, used only for lists
+// that are not one array container (appendArrayBitmap).
+func appendBitmap(dst []byte, bm *roaring.Bitmap, ords []uint32) []byte {
+	if n := len(ords); n > 0 && n <= arrayMax && ords[n-1] < 1<<16 {
+		dst = binary.AppendUvarint(dst, uint64(arrayHeader+2*n))
+		return appendArrayBitmap(dst, ords)
+	}
+	bm.Clear()
+	bm.AddMany(ords)
+	dst = binary.AppendUvarint(dst, bm.GetSerializedSizeInBytes())
+	w := appendWriter{dst}
+	_, _ = bm.WriteTo(&w) // appendWriter does not fail
+	return w.b
 }
 
 func uvarintLen(x uint64) int {

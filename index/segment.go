@@ -130,6 +130,8 @@ type segment struct {
 	// blocks, whose every term has a 'P' key.
 	blocks  []blockIndex
 	filters []termFilter
+
+	keys *segmentKeys // shared by the copies; see merge.go
 }
 
 func (s *segment) n() int { return len(s.ids) }

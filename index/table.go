@@ -20,6 +20,9 @@ type Table struct {
 	tok    *tokenize.Tokenizer
 	snap   atomic.Pointer[Snapshot]
 
+	mergeMu     sync.Mutex  // held by a merge (merge.go)
+	mergeQueued atomic.Bool // the table waits for merges or is being merged
+
 	mu      sync.Mutex // held by Write; the fields below change under it (and db.wmu)
 	tid     uint32
 	nextSeg uint32
@@ -118,7 +121,9 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 		seg := t.nextSeg
 		t.nextSeg++
 		var err error
-		staged, err = t.stage(ctx, seg, docs, w.nextID)
+		staged, err = t.stage(ctx, seg, func(put func(k, v []byte) error) (*segment, error) {
+			return buildSegment(ctx, t, seg, docs, w.nextID, put)
+		})
 		if err != nil {
 			return err
 		}
@@ -170,6 +175,7 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 		return nil
 	}
 	t.snap.Store(base.next(segs, changed, newSeg != nil))
+	t.db.maint.enqueue(t)
 	return nil
 }
 
@@ -196,9 +202,10 @@ func (t *Table) unstage(s *stagedSegment) {
 	_ = wb.Flush()
 }
 
-// stage writes the postings and stored text of a new segment made of docs,
-// under a pending marker, and returns the segment (not yet visible).
-func (t *Table) stage(ctx context.Context, seg uint32, docs []pendingDoc, nextID uint64) (*stagedSegment, error) {
+// stage writes the postings and stored text of a new segment, which build
+// makes and passes to put, under a pending marker, and returns the segment
+// (not yet visible).
+func (t *Table) stage(ctx context.Context, seg uint32, build func(put func(k, v []byte) error) (*segment, error)) (*stagedSegment, error) {
 	db := t.db.bdb
 	marker := segKey(t.tid, kindPending, seg)
 	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(marker, nil) }); err != nil {
@@ -215,7 +222,7 @@ func (t *Table) stage(ctx context.Context, seg uint32, docs []pendingDoc, nextID
 		return wb.Set(k, v)
 	}
 	var err error
-	s.seg, err = buildSegment(ctx, t, seg, docs, nextID, put)
+	s.seg, err = build(put)
 	if err == nil {
 		err = wb.Flush()
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -243,6 +244,25 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 func (s *Session) execTruncate(n *ast.TruncateTableStmt) (*Result, error) {
 	if err := s.engine.db.TruncateTable(n.Table.Name.O); err != nil {
 		return nil, s.tableError(n.Table.Name.O, err)
+	}
+	return &Result{}, nil
+}
+
+// execOptimize merges each table's segments into one (OPTIMIZE TABLE t [, t2 ...]),
+// returning when that is done. Every table must exist before any is merged.
+func (s *Session) execOptimize(ctx context.Context, n *ast.OptimizeTableStmt) (*Result, error) {
+	tables := make([]*index.Table, len(n.Tables))
+	for i, tn := range n.Tables {
+		t, err := s.table(tn.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		tables[i] = t
+	}
+	for i, t := range tables {
+		if err := t.Optimize(ctx); err != nil {
+			return nil, s.tableError(n.Tables[i].Name.O, err)
+		}
 	}
 	return &Result{}, nil
 }

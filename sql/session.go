@@ -193,6 +193,8 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		return s.execDropTable(n)
 	case *ast.TruncateTableStmt:
 		return s.execTruncate(n)
+	case *ast.OptimizeTableStmt:
+		return s.execOptimize(ctx, n)
 	case *ast.ShowStmt:
 		return s.execShow(n)
 	case *ast.ExplainStmt:

@@ -247,6 +247,8 @@ func (s *Session) statusCounters() []counter {
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
 		{"highlight_calls", u(st.Highlights.Load())},
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
+		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
+		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
 		{"version", s.engine.version()},
 	}
 }

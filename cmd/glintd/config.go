@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/glint-search/glint/index"
 )
 
 // options are glintd's settings, from flags and the config file.
@@ -27,6 +29,7 @@ type options struct {
 	writeTimeout       time.Duration
 	shutdownTimeout    time.Duration
 	syncWrites         bool
+	mergeFactor        mergeFactor
 	snippetsFilePrefix string
 	users              map[string]string // config file only: user = name:password
 	version            bool
@@ -42,6 +45,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.SetOutput(out)
 	o.maxAllowedPacket = 64 << 20
 	o.maxHTTPBody = 32 << 20
+	o.mergeFactor = index.DefaultMergeFactor
 	fs.StringVar(&o.data, "data", "./data", "data directory")
 	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
 	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
@@ -55,6 +59,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.DurationVar(&o.writeTimeout, "write-timeout", 60*time.Second, "time allowed for each write to a client")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long running statements may finish")
 	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
+	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
@@ -156,6 +161,28 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	return users, nil
+}
+
+// mergeFactor is the merge_factor setting: 0 (no background merges) or 2 or more.
+type mergeFactor int
+
+func (m *mergeFactor) String() string { return strconv.Itoa(int(*m)) }
+
+func (m *mergeFactor) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n == 1 || n > 1<<20 {
+		return errors.New("expected 0 (no background merges) or a number of segments from 2 to 1048576")
+	}
+	*m = mergeFactor(n)
+	return nil
+}
+
+// indexFactor is the setting as index.Options.MergeFactor has it.
+func (m mergeFactor) indexFactor() int {
+	if m == 0 {
+		return -1
+	}
+	return int(m)
 }
 
 // byteSize is a size flag: bytes, or a number with K, M or G (powers of 1024),

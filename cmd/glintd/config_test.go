@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/glint-search/glint/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,6 +28,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, byteSize(64<<20), o.maxAllowedPacket)
 	assert.Equal(t, 8*time.Hour, o.idleTimeout)
 	assert.Nil(t, o.users)
+	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
 }
 
 func TestConfigFile(t *testing.T) {
@@ -38,6 +40,7 @@ http-listen = "127.0.0.1:0"
 max_allowed_packet = 16M
 idle_timeout = 1h
 sync_writes = true
+merge_factor = 0
 snippets_file_prefix = /srv/files
 user = alice:se:cret#1
 user = bob:
@@ -50,6 +53,7 @@ user = bob:
 	assert.Equal(t, "127.0.0.1:0", o.httpListen)
 	assert.Equal(t, time.Hour, o.idleTimeout)
 	assert.True(t, o.syncWrites)
+	assert.Equal(t, -1, o.mergeFactor.indexFactor(), "0 turns background merges off")
 	assert.Equal(t, "/srv/files", o.snippetsFilePrefix)
 	assert.Equal(t, map[string]string{"alice": "se:cret#1", "bob": ""}, o.users)
 }
@@ -67,6 +71,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{"bad user", "user = alice\n", `:1: user: expected name:password`},
 		{"user twice", "user = a:1\nuser = a:2\n", `:2: user "a" is listed twice`},
 		{"bad quotes", "data = \"x\n", `:1: bad quoted value`},
+		{"merge factor 1", "merge_factor = 1\n", `:1: merge_factor: expected 0 (no background merges) or a number of segments from 2`},
+		{"negative merge factor", "merge_factor = -3\n", `:1: merge_factor: expected 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

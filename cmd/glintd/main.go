@@ -41,7 +41,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	db, err := index.Open(index.DefaultOptions(o.data).WithSyncWrites(o.syncWrites))
+	db, err := index.Open(index.DefaultOptions(o.data).
+		WithSyncWrites(o.syncWrites).
+		WithMergeFactor(o.mergeFactor.indexFactor()).
+		WithLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn)))
 	if err != nil {
 		fmt.Fprintf(stderr, "glintd: opening %s: %v\n", o.data, err)
 		return 1

@@ -1,0 +1,194 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// maintenance is the DB's background work, done by one goroutine: the
+// merges of tables that need them (merge.go), the removal of the keys of
+// segments that merges retired, and badger's value-log garbage collection.
+type maintenance struct {
+	db     *DB
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the goroutine ends
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	queue   []*Table      // tables that may need merges
+	retired []segmentKeys // segments whose keys no snapshot reads any more
+
+	pending atomic.Int64 // tables queued or being merged
+	merges  atomic.Int64 // merges committed
+}
+
+// valueLogGCEvery is how often the value log is garbage-collected: rewriting
+// its files whose values are mostly deleted or overwritten frees their space.
+const valueLogGCEvery = time.Minute
+
+func (m *maintenance) start(db *DB) {
+	m.db = db
+	m.ctx, m.cancel = context.WithCancel(context.Background())
+	m.done = make(chan struct{})
+	m.wake = make(chan struct{}, 1)
+	go m.run()
+}
+
+// stop ends the goroutine's work in progress (a merge is abandoned: its
+// staged keys are removed, or the next Open removes them). It does not wait.
+func (m *maintenance) stop() { m.cancel() }
+
+func (m *maintenance) signal() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// enqueue asks for merges of t if it needs any.
+func (m *maintenance) enqueue(t *Table) {
+	if m.db.mergeFactor == 0 || !t.needsMerge() || !t.mergeQueued.CompareAndSwap(false, true) {
+		return
+	}
+	m.pending.Add(1)
+	m.mu.Lock()
+	m.queue = append(m.queue, t)
+	m.mu.Unlock()
+	m.signal()
+}
+
+// retire asks for the removal of a retired segment's keys. Called by the
+// runtime once no snapshot holds the segment.
+func (m *maintenance) retire(k segmentKeys) {
+	m.mu.Lock()
+	m.retired = append(m.retired, k)
+	m.mu.Unlock()
+	m.signal()
+}
+
+func (m *maintenance) run() {
+	defer close(m.done)
+	gc := time.NewTicker(valueLogGCEvery)
+	defer gc.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-gc.C:
+			m.collectValueLog()
+		case <-m.wake:
+		}
+		m.mergeQueued()
+		m.removeRetired()
+	}
+}
+
+// mergeQueued merges the queued tables until none needs more.
+func (m *maintenance) mergeQueued() {
+	for m.ctx.Err() == nil {
+		m.mu.Lock()
+		if len(m.queue) == 0 {
+			m.mu.Unlock()
+			return
+		}
+		t := m.queue[0]
+		m.queue = m.queue[1:]
+		m.mu.Unlock()
+		var err error
+		for merged := true; merged && err == nil; {
+			merged, err = t.mergeNext(m.ctx)
+		}
+		t.mergeQueued.Store(false)
+		m.pending.Add(-1)
+		switch {
+		case err == nil:
+			m.enqueue(t) // a write may have asked while the flag was still set
+		case errors.Is(err, ErrClosed), errors.Is(err, ErrNoSuchTable), m.ctx.Err() != nil:
+		default:
+			m.db.logf("merging segments of %s: %v (the next write retries)", t.schema.Name, err)
+		}
+	}
+}
+
+// removeRetired deletes the keys of the retired segments.
+func (m *maintenance) removeRetired() {
+	m.mu.Lock()
+	retired := m.retired
+	m.retired = nil
+	m.mu.Unlock()
+	for _, k := range retired {
+		if err := m.db.removeSegment(k); err != nil {
+			m.db.logf("removing merged segment %d of %s: %v (the next start removes it)", k.seg, k.t.schema.Name, err)
+		}
+	}
+}
+
+// collectValueLog rewrites the value-log files that are mostly garbage.
+func (m *maintenance) collectValueLog() {
+	if m.db.inMemory {
+		return
+	}
+	for m.ctx.Err() == nil {
+		m.db.wmu.RLock()
+		err := ErrClosed
+		if !m.db.closed {
+			err = m.db.bdb.RunValueLogGC(0.5)
+		}
+		m.db.wmu.RUnlock()
+		if err != nil {
+			if !errors.Is(err, badger.ErrNoRewrite) && !errors.Is(err, ErrClosed) {
+				m.db.logf("value log garbage collection: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// removeSegment deletes the keys of a segment that a merge unregistered:
+// its data, then the pending marker that made it garbage.
+func (db *DB) removeSegment(k segmentKeys) error {
+	db.wmu.RLock()
+	defer db.wmu.RUnlock()
+	if db.closed || k.t.dropped || k.t.tid != k.tid {
+		return nil // the next Open, or the DROP or TRUNCATE, removes them
+	}
+	wb := db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	err := db.bdb.View(func(txn *badger.Txn) error {
+		for _, kind := range []byte{kindBlock, kindPosting, kindDoc, kindAttr, kindDeleted} {
+			err := iteratePrefix(txn, segKey(k.tid, kind, k.seg), false, func(key, _ []byte) error {
+				return wb.Delete(append([]byte(nil), key...))
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = wb.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	return db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(segKey(k.tid, kindPending, k.seg)) })
+}
+
+// needsMerge reports whether the table has segments to merge.
+func (t *Table) needsMerge() bool {
+	lo, hi := pickMerge(t.Snapshot().segs, t.db.mergeFactor)
+	return lo < hi
+}
+
+// MergesPending is the number of tables whose segments are being merged or
+// wait for it.
+func (db *DB) MergesPending() int { return int(db.maint.pending.Load()) }
+
+// Merges is the number of merges committed since Open.
+func (db *DB) Merges() int64 { return db.maint.merges.Load() }
