@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,5 +65,38 @@ func TestCleanRestart(t *testing.T) {
 	requireAcknowledged(t, s)
 	assert.Equal(t, before, MustQuery(t, s.DB(t), "SHOW CREATE TABLE d"))
 	s.Restart(t) // twice in a row
+	requireAcknowledged(t, s)
+}
+
+// TestMerges: the 20 inserts of writeAcknowledged are merged in the
+// background (merge_factor 8) while the writes after them go on; the
+// merged table answers the same, across a kill -9, and OPTIMIZE TABLE
+// leaves one segment that answers the same again.
+func TestMerges(t *testing.T) {
+	s := StartServer(t)
+	writeAcknowledged(t, s)
+	db := s.DB(t)
+	status := func(name string) string {
+		t.Helper()
+		rows := MustQuery(t, db, "SHOW STATUS LIKE '"+name+"'").Values
+		require.Len(t, rows, 1)
+		return rows[0][1]
+	}
+	for deadline := time.Now().Add(time.Minute); status("merges_pending") != "0"; time.Sleep(10 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the merges did not end")
+	}
+	assert.NotEqual(t, "0", status("merges"), "20 segments of one level are merged")
+	requireAcknowledged(t, s)
+	s.Kill(t)
+	s.Restart(t)
+	requireAcknowledged(t, s)
+
+	db = s.DB(t)
+	MustExec(t, db, "OPTIMIZE TABLE d")
+	requireAcknowledged(t, s)
+	_, err := db.Exec("OPTIMIZE TABLE d, nosuch")
+	assert.ErrorContains(t, err, "unknown table 'nosuch'")
+	s.Stop(t)
+	s.Restart(t)
 	requireAcknowledged(t, s)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	benchcorpus "github.com/glint-search/glint/bench/corpus"
 )
@@ -39,7 +40,11 @@ func BenchmarkSearchCorpus(b *testing.B) {
 				}
 				insert(b, tb, batch...)
 			}
+			for db.MergesPending() > 0 { // search the table as its merges leave it
+				time.Sleep(time.Millisecond)
+			}
 			s := tb.Snapshot()
+			b.Logf("%d segments", len(s.segs))
 			shapes := map[string][]string{}
 			var order []string
 			for _, q := range queries {

@@ -80,7 +80,30 @@ func Fill(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
+	if cfg.Target == Glint {
+		return settle(ctx, db)
+	}
 	return nil
+}
+
+// settle waits until glintd has merged the segments of what was loaded
+// (SHOW STATUS merges_pending is 0), so that a search workload measures the
+// table as it stays, not the merges.
+func settle(ctx context.Context, db *sql.DB) error {
+	for {
+		var name, pending string
+		if err := db.QueryRowContext(ctx, "SHOW STATUS LIKE 'merges_pending'").Scan(&name, &pending); err != nil {
+			return fmt.Errorf("load: waiting for merges: %w", err)
+		}
+		if pending == "0" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Run does run number n of cfg's workload (n only labels the report). Failed

@@ -231,7 +231,9 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 
 // measureSize loads a corpus once into a fresh glintd and measures its data
 // directory (a server the race has used holds the earlier loads too, until
-// badger reclaims them). Only glint's: searchd's directory holds a binlog of
+// badger reclaims them). Background merges are off: the keys of merged
+// segments and the value-log space of their texts are reclaimed minutes
+// later, and counting them would measure the moment, not the format. Only glint's: searchd's directory holds a binlog of
 // every text, and its RT index's RAM chunk is not on disk, so its size would
 // compare nothing.
 func measureSize(ctx context.Context, o options, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
@@ -239,7 +241,7 @@ func measureSize(ctx context.Context, o options, corpusName string, docs []corpu
 	for _, d := range docs {
 		size.RawBytes += int64(len(d.Title) + len(d.Content))
 	}
-	srv, err := startServer(ctx, o, load.Glint, tmp)
+	srv, err := startServer(ctx, o, load.Glint, tmp, "--merge-factor", "0")
 	if err != nil {
 		return size, err
 	}

@@ -27,7 +27,7 @@ type server struct {
 	stop   func() error
 }
 
-func startServer(ctx context.Context, o options, target load.Target, tmp string) (*server, error) {
+func startServer(ctx context.Context, o options, target load.Target, tmp string, glintArgs ...string) (*server, error) {
 	dir, err := os.MkdirTemp("", "glint-race-"+string(target)+"-")
 	if err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func startServer(ctx context.Context, o options, target load.Target, tmp string)
 			cleanup()
 			return nil, fmt.Errorf("no glintd binary at %s (make build)", o.glintd)
 		}
-		p, err := daemon.Start(ctx, daemon.Options{Binary: o.glintd, DataDir: dir})
+		p, err := daemon.Start(ctx, daemon.Options{Binary: o.glintd, DataDir: dir, Args: glintArgs})
 		if err != nil {
 			cleanup()
 			return nil, err
