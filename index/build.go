@@ -37,18 +37,8 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	put func(key, val []byte) error) (*segment, error) {
 	l := t.layout
 	n := len(docs)
-	nf := len(l.indexed)
-	s := &segment{
-		seg:     seg,
-		ids:     make([]uint64, n),
-		nf:      nf,
-		lens:    make([]uint32, n*nf),
-		attrs:   make([]attrColumn, len(l.schema.Columns)),
-		nextID:  nextID,
-		blocks:  make([]blockIndex, nf),
-		filters: make([]termFilter, nf),
-		keys:    &segmentKeys{t: t, tid: t.tid, seg: seg},
-	}
+	s := newSegment(t, seg, n)
+	s.nextID = nextID
 	for _, col := range l.attrs {
 		c := newAttrColumn(l.schema.Columns[col].Type, n)
 		for ord, d := range docs {
@@ -208,6 +198,22 @@ func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, 
 	}
 	s.index()
 	return s, nil
+}
+
+// newSegment makes the in-memory form of segment seg of table t for n
+// documents, its columns allocated, to be filled.
+func newSegment(t *Table, seg uint32, n int) *segment {
+	nf := len(t.layout.indexed)
+	return &segment{
+		seg:     seg,
+		ids:     make([]uint64, n),
+		nf:      nf,
+		lens:    make([]uint32, n*nf),
+		attrs:   make([]attrColumn, len(t.layout.schema.Columns)),
+		blocks:  make([]blockIndex, nf),
+		filters: make([]termFilter, nf),
+		keys:    &segmentKeys{t: t, tid: t.tid, seg: seg},
+	}
 }
 
 // termBlocks is off only in tests, which write segments as they were

@@ -199,16 +199,7 @@ func buildMerged(ctx context.Context, t *Table, num uint32, ms []mergeSource, n 
 	put func(key, val []byte) error) (*segment, error) {
 	l := t.layout
 	nf := len(l.indexed)
-	s := &segment{
-		seg:     num,
-		ids:     make([]uint64, n),
-		nf:      nf,
-		lens:    make([]uint32, n*nf),
-		attrs:   make([]attrColumn, len(l.schema.Columns)),
-		blocks:  make([]blockIndex, nf),
-		filters: make([]termFilter, nf),
-		keys:    &segmentKeys{t: t, tid: t.tid, seg: num},
-	}
+	s := newSegment(t, num, n)
 	vers := make([]*segment, len(ms))
 	for i, m := range ms {
 		vers[i] = m.seg
