@@ -53,7 +53,7 @@ func (m *maintenance) signal() {
 
 // enqueue asks for merges of t if it needs any.
 func (m *maintenance) enqueue(t *Table) {
-	if m.db.mergeFactor == 0 || !t.needsMerge() || !t.mergeQueued.CompareAndSwap(false, true) {
+	if !t.needsMerge() || !t.mergeQueued.CompareAndSwap(false, true) {
 		return
 	}
 	m.pending.Add(1)

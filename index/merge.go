@@ -542,22 +542,7 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 	}
 	err := t.db.bdb.Update(func(txn *badger.Txn) error {
 		if out != nil {
-			if err := txn.Set(segKey(t.tid, kindSeg, out.seg), encodeSegMeta(out)); err != nil {
-				return err
-			}
-			if err := txn.Set(segKey(t.tid, kindAttr, out.seg), encodeAttrs(t.layout, out)); err != nil {
-				return err
-			}
-			if out.deleted != nil {
-				v, err := out.deleted.ToBytes()
-				if err != nil {
-					return err
-				}
-				if err := txn.Set(segKey(t.tid, kindDeleted, out.seg), v); err != nil {
-					return err
-				}
-			}
-			if err := txn.Delete(segKey(t.tid, kindPending, out.seg)); err != nil {
+			if err := t.register(txn, out); err != nil {
 				return err
 			}
 		}

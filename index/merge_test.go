@@ -157,12 +157,21 @@ func writeMergeHistory(t *testing.T, tb *Table) {
 	insert(t, tb, mergeDoc(r, id))
 }
 
-func TestOptimize(t *testing.T) {
-	dir := t.TempDir()
-	db, err := Open(DefaultOptions(dir).WithMergeFactor(-1))
+// historyTable opens a database with o (background merges off) and
+// writes writeMergeHistory to a new table of it.
+func historyTable(t *testing.T, o Options) (*DB, *Table) {
+	t.Helper()
+	db, err := Open(o.WithMergeFactor(-1))
 	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
 	tb := newTableT(t, db, simple())
 	writeMergeHistory(t, tb)
+	return db, tb
+}
+
+func TestOptimize(t *testing.T) {
+	dir := t.TempDir()
+	db, tb := historyTable(t, DefaultOptions(dir))
 	before := tb.Snapshot()
 	want := contents(t, before)
 	require.Greater(t, len(before.segs), 10)
@@ -226,11 +235,7 @@ func waitMerges(t *testing.T, db *DB) {
 // TestMergeCarriesWrites commits deletions and updates of the sources'
 // documents between a merge's staging and its commit.
 func TestMergeCarriesWrites(t *testing.T) {
-	db, err := Open(DefaultOptions("").WithInMemory(true).WithMergeFactor(-1))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	tb := newTableT(t, db, simple())
-	writeMergeHistory(t, tb)
+	db, tb := historyTable(t, DefaultOptions("").WithInMemory(true))
 
 	db.wmu.RLock()
 	segs := tb.Snapshot().segs
@@ -272,27 +277,24 @@ func TestMergeCarriesWrites(t *testing.T) {
 
 func TestMergedKeysRemoved(t *testing.T) {
 	dir := t.TempDir()
-	db, err := Open(DefaultOptions(dir).WithMergeFactor(-1))
-	require.NoError(t, err)
-	tb := newTableT(t, db, simple())
-	writeMergeHistory(t, tb)
+	db, tb := historyTable(t, DefaultOptions(dir))
 	var retired []uint32
 	for _, s := range tb.Snapshot().segs {
 		retired = append(retired, s.seg)
 	}
-	requireSegmentKeys := func(present bool) bool {
+	segmentKeysLeft := func() bool {
 		found := false
 		for _, seg := range retired {
 			for _, kind := range []byte{kindBlock, kindPosting, kindDoc, kindPending} {
 				found = found || countKeys(t, db, segKey(tb.tid, kind, seg)) > 0
 			}
 		}
-		return found == present
+		return found
 	}
 	require.NoError(t, tb.Optimize(ctx))
 	runtime.GC()
 	// Nothing holds the old segments now: their keys go.
-	for deadline := time.Now().Add(time.Minute); !requireSegmentKeys(false); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); segmentKeysLeft(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the keys of the merged segments were not removed")
 		}
@@ -301,13 +303,10 @@ func TestMergedKeysRemoved(t *testing.T) {
 
 	// A snapshot that holds the sources keeps their keys until the server
 	// stops; the next start removes them.
-	writeMergeHistory2 := func() {
-		r := rand.New(rand.NewPCG(5, 6))
-		for i := range 3 {
-			insert(t, tb, mergeDoc(r, uint64(1000+i)))
-		}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 3 {
+		insert(t, tb, mergeDoc(r, uint64(1000+i)))
 	}
-	writeMergeHistory2()
 	held := tb.Snapshot()
 	retired = retired[:0]
 	for _, s := range held.segs {
@@ -316,10 +315,10 @@ func TestMergedKeysRemoved(t *testing.T) {
 	want := contents(t, held)
 	require.NoError(t, tb.Optimize(ctx))
 	runtime.GC()
-	require.True(t, requireSegmentKeys(true))
+	require.True(t, segmentKeysLeft())
 	require.Equal(t, want, contents(t, held))
 	db, tb = reopen(t, db, dir, "docs")
-	require.True(t, requireSegmentKeys(false))
+	require.False(t, segmentKeysLeft())
 	require.Equal(t, want, contents(t, tb.Snapshot()))
 	runtime.KeepAlive(held)
 }

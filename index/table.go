@@ -132,13 +132,7 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 
 	err := t.db.bdb.Update(func(txn *badger.Txn) error {
 		if newSeg != nil {
-			if err := txn.Set(segKey(t.tid, kindSeg, newSeg.seg), encodeSegMeta(newSeg)); err != nil {
-				return err
-			}
-			if err := txn.Set(segKey(t.tid, kindAttr, newSeg.seg), encodeAttrs(t.layout, newSeg)); err != nil {
-				return err
-			}
-			if err := txn.Delete(segKey(t.tid, kindPending, newSeg.seg)); err != nil {
+			if err := t.register(txn, newSeg); err != nil {
 				return err
 			}
 		}
@@ -177,6 +171,27 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 	t.snap.Store(base.next(segs, changed, newSeg != nil))
 	t.db.maint.enqueue(t)
 	return nil
+}
+
+// register makes a staged segment visible in txn: its meta, attributes and
+// deletions, and the pending marker gone.
+func (t *Table) register(txn *badger.Txn, s *segment) error {
+	if err := txn.Set(segKey(t.tid, kindSeg, s.seg), encodeSegMeta(s)); err != nil {
+		return err
+	}
+	if err := txn.Set(segKey(t.tid, kindAttr, s.seg), encodeAttrs(t.layout, s)); err != nil {
+		return err
+	}
+	if s.deleted != nil {
+		v, err := s.deleted.ToBytes()
+		if err != nil {
+			return err
+		}
+		if err := txn.Set(segKey(t.tid, kindDeleted, s.seg), v); err != nil {
+			return err
+		}
+	}
+	return txn.Delete(segKey(t.tid, kindPending, s.seg))
 }
 
 // stagedSegment is a segment whose keys are written but not yet registered.
