@@ -154,6 +154,23 @@ func TestSegmentMetaRoundTrip(t *testing.T) {
 	}
 	_, err = decodeSegMeta(7, append(meta, 0))
 	require.ErrorIs(t, err, errCorrupt, "a byte after the end")
+
+	merged := blocked
+	merged.origin = []docRun{{at: 0, n: 2, seg: 3, ord: 10}, {at: 2, n: 1, seg: 5, ord: 0}, {at: 3, n: 1, seg: 3, ord: 12}}
+	meta = encodeSegMeta(&merged)
+	require.Equal(t, byte(segOriginVersion), meta[0])
+	withOrigin, err := decodeSegMeta(7, meta)
+	require.NoError(t, err)
+	require.NoError(t, decodeAttrs(l, withOrigin, encodeAttrs(l, s)))
+	require.Equal(t, &merged, withOrigin, "with an origin (version 3)")
+	for cut := 1; cut < len(meta); cut++ {
+		_, err := decodeSegMeta(7, meta[:cut])
+		require.ErrorIs(t, err, errCorrupt, "cut at %d", cut)
+	}
+	merged.origin = merged.origin[:2] // covers 3 of the 4 ordinals
+	_, err = decodeSegMeta(7, encodeSegMeta(&merged))
+	require.ErrorIs(t, err, errCorrupt, "an origin that does not cover every ordinal")
+
 	require.Equal(t, []uint32{1, 0, 3, 2}, got.byID)
 	require.Equal(t, int64(100000+45), got.totalLen)
 

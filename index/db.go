@@ -132,6 +132,7 @@ func Open(o Options) (*DB, error) {
 func (db *DB) recover() error {
 	var entries []catalogEntry
 	var garbage [][]byte
+	var retired []retiredSegment
 	err := db.bdb.View(func(txn *badger.Txn) error {
 		if item, err := txn.Get(keyNextTable); err == nil {
 			if err := item.Value(func(v []byte) error {
@@ -168,11 +169,12 @@ func (db *DB) recover() error {
 		}
 		live[e.ID] = true
 		db.nextTable = max(db.nextTable, e.ID+1)
-		pending, err := t.load()
+		pending, merged, err := t.load()
 		if err != nil {
 			return fmt.Errorf("index: table %s: %w", e.Schema.Name, err)
 		}
 		garbage = append(garbage, pending...)
+		retired = append(retired, merged...)
 		db.tables[strings.ToLower(e.Schema.Name)] = t
 	}
 	// Tables dropped or truncated whose data was not yet removed.
@@ -203,6 +205,11 @@ func (db *DB) recover() error {
 	if len(garbage) > 0 {
 		if err := db.bdb.DropPrefix(garbage...); err != nil {
 			return fmt.Errorf("index: removing leftovers: %w", err)
+		}
+	}
+	for _, r := range retired {
+		if err := db.removeSegment(r); err != nil {
+			return fmt.Errorf("index: removing merged segment %d of %s: %w", r.seg, r.t.schema.Name, err)
 		}
 	}
 	return nil
@@ -391,9 +398,11 @@ func (db *DB) Table(name string) (*Table, error) {
 }
 
 // load reads the table's segments from badger. It returns the key prefixes of
-// segments that were staged but never registered (to be dropped).
-func (t *Table) load() ([][]byte, error) {
+// segments that were staged but never registered (to be dropped), and the
+// segments that merges retired whose keys are still there.
+func (t *Table) load() ([][]byte, []retiredSegment, error) {
 	var garbage [][]byte
+	var retired []retiredSegment
 	var segs []*segment
 	err := t.db.bdb.View(func(txn *badger.Txn) error {
 		// Staged, unregistered segments.
@@ -404,8 +413,25 @@ func (t *Table) load() ([][]byte, error) {
 				segKey(t.tid, kindPosting, seg),
 				segKey(t.tid, kindBlock, seg),
 				segKey(t.tid, kindDoc, seg),
-				segKey(t.tid, kindAttr, seg), // a segment a merge retired
+				segKey(t.tid, kindAttr, seg), // a segment a merge retired before records.go
 				segKey(t.tid, kindDeleted, seg))
+			t.nextSeg = max(t.nextSeg, seg+1)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = iteratePrefix(txn, kindKey(t.tid, kindRetired), true, func(key, val []byte) error {
+			seg := keySeg(key)
+			r := byteReader{b: val}
+			records, err := decodeRuns(&r, -1)
+			if err == nil && len(r.b) > 0 {
+				err = fmt.Errorf("%w: %d bytes after the end", errCorrupt, len(r.b))
+			}
+			if err != nil {
+				return fmt.Errorf("retired segment %d: %w", seg, err)
+			}
+			retired = append(retired, retiredSegment{segmentKeys{t: t, tid: t.tid, seg: seg}, records})
 			t.nextSeg = max(t.nextSeg, seg+1)
 			return nil
 		})
@@ -457,7 +483,7 @@ func (t *Table) load() ([][]byte, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, s := range segs {
 		t.nextSeg = max(t.nextSeg, s.seg+1)
@@ -468,7 +494,7 @@ func (t *Table) load() ([][]byte, error) {
 	// ids do not overlap; when they do, the order does not matter).
 	slices.SortStableFunc(segs, func(a, b *segment) int { return cmp.Compare(a.minID, b.minID) })
 	t.snap.Store(newSnapshot(t, segs))
-	return garbage, nil
+	return garbage, retired, nil
 }
 
 // iteratePrefix calls fn for every key under prefix (with its value if values).

@@ -14,9 +14,13 @@ import "encoding/binary"
 //	't' <tid:4> 'S' <seg:4>                  -> segment meta: ids, field lengths (segment.go)
 //	't' <tid:4> 'A' <seg:4>                  -> attribute columns of the segment (segment.go)
 //	't' <tid:4> 'X' <seg:4>                  -> roaring bitmap of deleted ordinals
+//	't' <tid:4> 'R' <seg:4>                  -> segment seg was merged away: the docstore records that go with it (records.go)
 //
 // A segment is visible once its 'S' key exists; 'K', 'P' and 'D' keys are written
 // before that (under a 'Q' marker) and are garbage if the 'S' key never comes.
+// A segment that a merge retired loses its 'S' key and gets an 'R' key; its
+// 'K' and 'P' keys and the records named there are garbage. Its other
+// records belong to the merged segment.
 const (
 	prefixMeta    = 'm'
 	prefixCatalog = 'c'
@@ -29,6 +33,7 @@ const (
 	kindSeg     = 'S'
 	kindAttr    = 'A'
 	kindDeleted = 'X'
+	kindRetired = 'R'
 )
 
 var keyNextTable = []byte("mnexttable")

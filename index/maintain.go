@@ -21,8 +21,8 @@ type maintenance struct {
 	wake   chan struct{}
 
 	mu      sync.Mutex
-	queue   []*Table      // tables that may need merges
-	retired []segmentKeys // segments whose keys no snapshot reads any more
+	queue   []*Table         // tables that may need merges
+	retired []retiredSegment // segments whose keys no snapshot reads any more
 
 	pending atomic.Int64 // tables queued or being merged
 	merges  atomic.Int64 // merges committed
@@ -63,11 +63,18 @@ func (m *maintenance) enqueue(t *Table) {
 	m.signal()
 }
 
+// retiredSegment is a segment that a merge unregistered, with the docstore
+// records that went with it.
+type retiredSegment struct {
+	segmentKeys
+	records []docRun
+}
+
 // retire asks for the removal of a retired segment's keys. Called by the
 // runtime once no snapshot holds the segment.
-func (m *maintenance) retire(k segmentKeys) {
+func (m *maintenance) retire(r retiredSegment) {
 	m.mu.Lock()
-	m.retired = append(m.retired, k)
+	m.retired = append(m.retired, r)
 	m.mu.Unlock()
 	m.signal()
 }
@@ -122,9 +129,9 @@ func (m *maintenance) removeRetired() {
 	retired := m.retired
 	m.retired = nil
 	m.mu.Unlock()
-	for _, k := range retired {
-		if err := m.db.removeSegment(k); err != nil {
-			m.db.logf("removing merged segment %d of %s: %v (the next start removes it)", k.seg, k.t.schema.Name, err)
+	for _, r := range retired {
+		if err := m.db.removeSegment(r); err != nil {
+			m.db.logf("removing merged segment %d of %s: %v (the next start removes it)", r.seg, r.t.schema.Name, err)
 		}
 	}
 }
@@ -151,18 +158,19 @@ func (m *maintenance) collectValueLog() {
 }
 
 // removeSegment deletes the keys of a segment that a merge unregistered:
-// its data, then the pending marker that made it garbage.
-func (db *DB) removeSegment(k segmentKeys) error {
+// its term blocks and posting lists and the records named in r, then the
+// marker that made them garbage.
+func (db *DB) removeSegment(r retiredSegment) error {
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
-	if db.closed || k.t.dropped || k.t.tid != k.tid {
+	if db.closed || r.t.dropped || r.t.tid != r.tid {
 		return nil // the next Open, or the DROP or TRUNCATE, removes them
 	}
 	wb := db.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	err := db.bdb.View(func(txn *badger.Txn) error {
-		for _, kind := range []byte{kindBlock, kindPosting, kindDoc, kindAttr, kindDeleted} {
-			err := iteratePrefix(txn, segKey(k.tid, kind, k.seg), false, func(key, _ []byte) error {
+		for _, kind := range []byte{kindBlock, kindPosting} {
+			err := iteratePrefix(txn, segKey(r.tid, kind, r.seg), false, func(key, _ []byte) error {
 				return wb.Delete(append([]byte(nil), key...))
 			})
 			if err != nil {
@@ -171,13 +179,18 @@ func (db *DB) removeSegment(k segmentKeys) error {
 		}
 		return nil
 	})
+	for _, run := range r.records {
+		for ord := run.ord; err == nil && ord < run.ord+run.n; ord++ {
+			err = wb.Delete(appendDocKey(nil, r.tid, run.seg, ord))
+		}
+	}
 	if err == nil {
 		err = wb.Flush()
 	}
 	if err != nil {
 		return err
 	}
-	return db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(segKey(k.tid, kindPending, k.seg)) })
+	return db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(segKey(r.tid, kindRetired, r.seg)) })
 }
 
 // needsMerge reports whether the table has segments to merge.

@@ -36,17 +36,18 @@ import (
 //
 // A merge tokenizes nothing: it reads the sources' posting lists of each
 // field in term order and writes merged lists (ordinals renumbered, deleted
-// documents left out, positions copied as they are), and copies the docstore
-// records under their new ordinals. It writes under a pending marker like a
-// statement, then commits in one transaction that registers the merged
-// segment and unregisters the sources, marking their keys as pending
-// garbage. What committed meanwhile (deletions and attribute updates of the
+// documents left out, positions copied as they are); the docstore records
+// stay where they are, and the merged segment says where (records.go). It
+// writes under a pending marker like a statement, then commits in one
+// transaction that registers the merged segment and unregisters the
+// sources, marking their keys (and the records of the documents left out)
+// as garbage. What committed meanwhile (deletions and attribute updates of the
 // sources' documents) is carried over at the commit, under the table's
 // write lock. Snapshots taken before the commit still read the sources'
 // keys, so those are deleted only when no snapshot holds a source any more
 // (a cleanup attached to the sources' segmentKeys runs after the garbage
 // collector finds them unreachable); if the server stops first, the next Open
-// removes them as pending garbage.
+// removes them (the retired marker stays until they are gone).
 
 // DefaultMergeFactor is the merge factor when Options leaves it 0.
 const DefaultMergeFactor = 8
@@ -215,12 +216,12 @@ func buildMerged(ctx context.Context, t *Table, num uint32, ms []mergeSource, n 
 	}
 	copyAttrs(l, s, ms, vers)
 	s.index()
+	if len(l.stored) > 0 {
+		s.origin = mergeOrigin(ms)
+	}
 	var g errGroup
 	for f := range nf {
 		g.Go(func() error { return mergeField(ctx, t, s, f, ms, put) })
-	}
-	if len(l.stored) > 0 {
-		g.Go(func() error { return copyDocs(ctx, t, s, ms, put) })
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -448,46 +449,35 @@ func (c *fieldTerms) advance() bool {
 	return c.err == nil
 }
 
-// copyDocs copies the docstore records of the live documents of ms under
-// their ordinals in the merged segment out.
-func copyDocs(ctx context.Context, t *Table, out *segment, ms []mergeSource, put func(key, val []byte) error) error {
-	return t.db.bdb.View(func(txn *badger.Txn) error {
-		var mem arena
-		var key []byte
-		for _, m := range ms {
-			prefix := segKey(t.tid, kindDoc, m.seg.seg)
-			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
-			err := func() error {
-				defer it.Close()
-				n := 0
-				for it.Rewind(); it.Valid(); it.Next() {
-					if n++; n%1024 == 0 {
-						if err := ctx.Err(); err != nil {
-							return err
-						}
-					}
-					item := it.Item()
-					k := item.Key()
-					if len(k) != len(prefix)+4 || binary.BigEndian.Uint32(k[len(prefix):]) >= uint32(m.seg.n()) {
-						return fmt.Errorf("%w: docstore key %x", errCorrupt, k)
-					}
-					to := m.ord(binary.BigEndian.Uint32(k[len(prefix):]))
-					if to == noOrd {
-						continue
-					}
-					key = appendDocKey(key[:0], t.tid, out.seg, to)
-					if err := item.Value(func(v []byte) error { return put(mem.copy(key), mem.copy(v)) }); err != nil {
-						return err
-					}
-				}
-				return nil
-			}()
-			if err != nil {
-				return err
+// mergeOrigin returns where the docstore records of the merged segment's
+// ordinals are: where those of its sources' live documents were.
+func mergeOrigin(ms []mergeSource) []docRun {
+	var runs []docRun
+	for _, m := range ms {
+		c := recordCursor{s: m.seg}
+		for ord := range uint32(m.seg.n()) {
+			if m.ord(ord) != noOrd {
+				seg, at := c.record(ord)
+				runs = appendRecord(runs, seg, at)
 			}
 		}
+	}
+	return runs
+}
+
+// dropped returns the records of the documents that the merge leaves out of
+// source m (the deleted ones): they go with the source.
+func (m *mergeSource) dropped() []docRun {
+	var runs []docRun
+	if m.seg.deleted == nil {
 		return nil
-	})
+	}
+	c := recordCursor{s: m.seg}
+	for it := m.seg.deleted.Iterator(); it.HasNext(); {
+		seg, at := c.record(it.Next())
+		runs = appendRecord(runs, seg, at)
+	}
+	return runs
 }
 
 // commitMerge registers the merged segment of staged (none when the sources
@@ -540,19 +530,26 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 			copyAttrs(t.layout, out, ms, vers)
 		}
 	}
+	retired := make([]retiredSegment, len(ms))
+	for i := range ms {
+		retired[i] = retiredSegment{segmentKeys: *ms[i].seg.keys}
+		if len(t.layout.stored) > 0 {
+			retired[i].records = ms[i].dropped()
+		}
+	}
 	err := t.db.bdb.Update(func(txn *badger.Txn) error {
 		if out != nil {
 			if err := t.register(txn, out); err != nil {
 				return err
 			}
 		}
-		for _, v := range vers {
+		for i, v := range vers {
 			for _, kind := range []byte{kindSeg, kindAttr, kindDeleted} {
 				if err := txn.Delete(segKey(t.tid, kind, v.seg)); err != nil {
 					return err
 				}
 			}
-			if err := txn.Set(segKey(t.tid, kindPending, v.seg), nil); err != nil {
+			if err := txn.Set(segKey(t.tid, kindRetired, v.seg), appendRuns(nil, retired[i].records)); err != nil {
 				return err
 			}
 		}
@@ -571,8 +568,8 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 	segs = append(segs, cur.segs[hi:]...)
 	t.snap.Store(newSnapshot(t, segs))
 	t.db.maint.merges.Add(1)
-	for _, v := range vers {
-		runtime.AddCleanup(v.keys, func(k segmentKeys) { k.t.db.maint.retire(k) }, *v.keys)
+	for i, v := range vers {
+		runtime.AddCleanup(v.keys, func(r retiredSegment) { r.t.db.maint.retire(r) }, retired[i])
 	}
 	return nil
 }

@@ -190,10 +190,12 @@ func TestOptimize(t *testing.T) {
 	db, tb = reopen(t, db, dir, "docs")
 	require.Equal(t, want, contents(t, tb.Snapshot()))
 	for _, s := range before.segs {
-		for _, kind := range []byte{kindSeg, kindAttr, kindDeleted, kindBlock, kindPosting, kindDoc, kindPending} {
+		for _, kind := range []byte{kindSeg, kindAttr, kindDeleted, kindBlock, kindPosting, kindPending, kindRetired} {
 			requireNoKeys(t, db, segKey(tb.tid, kind, s.seg))
 		}
 	}
+	require.Equal(t, recordKeys(tb.Snapshot()), keysUnder(t, db, kindKey(tb.tid, kindDoc)),
+		"the records of the documents left, no others")
 	// Writes after the merge.
 	insert(t, tb, doc(500, "alpha", "fresh", 1))
 	require.Equal(t, []uint64{500}, search(t, tb.Snapshot(), "fresh"))
@@ -220,6 +222,29 @@ func TestBackgroundMerges(t *testing.T) {
 	}
 	lo, hi := pickMerge(s.segs, 2)
 	require.Equal(t, lo, hi, "nothing left to merge: %v", levels)
+
+	// Merged segments of merged segments find their records where the
+	// first statements wrote them; the records of the deleted documents
+	// that the merges left out are removed with the merged-away segments.
+	var origins int
+	for _, seg := range s.segs {
+		if seg.origin != nil {
+			origins++
+		}
+	}
+	require.Positive(t, origins)
+	records := recordKeys(s)
+	removed := func() bool {
+		return countKeys(t, db, kindKey(tb.tid, kindRetired)) == 0 &&
+			slices.Equal(records, keysUnder(t, db, kindKey(tb.tid, kindDoc)))
+	}
+	runtime.GC()
+	for deadline := time.Now().Add(time.Minute); !removed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the merged-away segments and the records of the documents they left out were not removed")
+		}
+		runtime.GC()
+	}
 }
 
 // waitMerges waits until db has no merges to make.
@@ -285,11 +310,12 @@ func TestMergedKeysRemoved(t *testing.T) {
 	segmentKeysLeft := func() bool {
 		found := false
 		for _, seg := range retired {
-			for _, kind := range []byte{kindBlock, kindPosting, kindDoc, kindPending} {
+			for _, kind := range []byte{kindBlock, kindPosting, kindRetired} {
 				found = found || countKeys(t, db, segKey(tb.tid, kind, seg)) > 0
 			}
 		}
-		return found
+		records := keysUnder(t, db, kindKey(tb.tid, kindDoc))
+		return found || !slices.Equal(records, recordKeys(tb.Snapshot()))
 	}
 	require.NoError(t, tb.Optimize(ctx))
 	runtime.GC()
@@ -321,6 +347,30 @@ func TestMergedKeysRemoved(t *testing.T) {
 	require.False(t, segmentKeysLeft())
 	require.Equal(t, want, contents(t, tb.Snapshot()))
 	runtime.KeepAlive(held)
+}
+
+// recordKeys returns the keys of the docstore records of every ordinal of
+// s's segments, sorted.
+func recordKeys(s *Snapshot) []string {
+	var keys []string
+	for _, seg := range s.segs {
+		for ord := range uint32(seg.n()) {
+			num, at := seg.record(ord)
+			keys = append(keys, string(appendDocKey(nil, s.tid, num, at)))
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// keysUnder returns the keys under prefix, sorted.
+func keysUnder(t *testing.T, db *DB, prefix []byte) []string {
+	t.Helper()
+	var keys []string
+	require.NoError(t, db.bdb.View(func(txn *badger.Txn) error {
+		return iteratePrefix(txn, prefix, false, func(k, _ []byte) error { keys = append(keys, string(k)); return nil })
+	}))
+	return keys
 }
 
 func countKeys(t *testing.T, db *DB, prefix []byte) int {

@@ -131,6 +131,10 @@ type segment struct {
 	blocks  []blockIndex
 	filters []termFilter
 
+	// origin is where the docstore records of a merged segment's ordinals
+	// are (records.go); nil when they are under the segment's own number.
+	origin []docRun
+
 	keys *segmentKeys // shared by the copies; see merge.go
 }
 
@@ -216,10 +220,12 @@ func (s *segment) index() {
 }
 
 // segVersion is the version of the 'A' value (and of 'S' values without
-// term blocks); segBlocksVersion that of 'S' values with them.
+// term blocks); segBlocksVersion that of 'S' values with them, and
+// segOriginVersion that of merged segments' (term blocks and origin).
 const (
 	segVersion       = 1
 	segBlocksVersion = 2
+	segOriginVersion = 3
 )
 
 // encodeSegMeta encodes the 'S' value of a segment:
@@ -227,13 +233,17 @@ const (
 //	version:1 uvarint(n) uvarint(nextID) uvarint(nf)
 //	n x varint(id - previous id), the first from 0 (wrapping, zigzag)
 //	n*nf x uvarint(words in (ordinal, field))
-//	nf x (block index, term filter) (blockIndex.encode, termFilter.encode), in version 2 only
+//	nf x (block index, term filter) (blockIndex.encode, termFilter.encode), from version 2 on
+//	the origin's runs (appendRuns), in version 3 only
 func encodeSegMeta(s *segment) []byte {
 	b := make([]byte, 0, 16+len(s.ids)*(3+s.nf*2))
-	if s.blocks == nil {
+	switch {
+	case s.blocks == nil:
 		b = append(b, segVersion)
-	} else {
+	case s.origin == nil:
 		b = append(b, segBlocksVersion)
+	default:
+		b = append(b, segOriginVersion)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.ids)))
 	b = binary.AppendUvarint(b, s.nextID)
@@ -249,6 +259,9 @@ func encodeSegMeta(s *segment) []byte {
 	for i := range s.blocks {
 		b = s.blocks[i].encode(b)
 		b = s.filters[i].encode(b)
+	}
+	if s.origin != nil {
+		b = appendRuns(b, s.origin)
 	}
 	return b
 }
@@ -309,7 +322,7 @@ func (r *byteReader) count(min int) int {
 }
 
 func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
-	if len(val) == 0 || (val[0] != segVersion && val[0] != segBlocksVersion) {
+	if len(val) == 0 || val[0] < segVersion || val[0] > segOriginVersion {
 		return nil, fmt.Errorf("%w: segment %d meta version", errCorrupt, seg)
 	}
 	r := byteReader{b: val[1:]}
@@ -334,7 +347,7 @@ func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("%w: segment %d meta", errCorrupt, seg)
 	}
-	if val[0] == segBlocksVersion {
+	if val[0] >= segBlocksVersion {
 		s.blocks = make([]blockIndex, s.nf)
 		s.filters = make([]termFilter, s.nf)
 		for f := range s.blocks {
@@ -345,6 +358,12 @@ func decodeSegMeta(seg uint32, val []byte) (*segment, error) {
 			if err != nil {
 				return nil, fmt.Errorf("segment %d field %d: %w", seg, f, err)
 			}
+		}
+	}
+	if val[0] == segOriginVersion {
+		var err error
+		if s.origin, err = decodeRuns(&r, n); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", seg, err)
 		}
 	}
 	if len(r.b) > 0 {

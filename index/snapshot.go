@@ -127,7 +127,8 @@ func (s *Snapshot) stored(ctx context.Context, refs []DocRef, cols []int, layout
 	buf := make([]byte, 0, 13*len(refs))
 	for i, r := range refs {
 		at := len(buf)
-		buf = appendDocKey(buf, s.tid, s.segs[r.Seg].seg, r.Ord)
+		seg, ord := s.segs[r.Seg].record(r.Ord)
+		buf = appendDocKey(buf, s.tid, seg, ord)
 		keys[i] = buf[at:len(buf):len(buf)]
 	}
 	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
