@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/dgraph-io/badger/v4"
@@ -35,6 +36,7 @@ type DB struct {
 	inMemory    bool
 	mergeFactor int // 0: no background merges
 	maint       maintenance
+	searching   atomic.Int32 // searches running (search.go)
 
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name

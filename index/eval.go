@@ -82,6 +82,8 @@ type segEval struct {
 
 	fieldHits    []int64 // per field, for weightFromCounts
 	fieldMatched []int
+
+	posBuf []uint32 // rawPositions' scratch, kept for its capacity
 }
 
 type zoneCache struct {
@@ -243,19 +245,19 @@ func (e *segEval) rawPositions(lt int) []span {
 		postings = e.p.leaves[lt].segs[e.pos].postings
 		n = len(postings)
 	}
-	var buf [16]uint32
 	for i := range n {
 		var field int
 		var ps []uint32
 		if e.direct {
-			field, ps = postings[i].field, postings[i].p.positionsOf(e.ord, buf[:0])
+			field, ps = postings[i].field, postings[i].p.positionsOf(e.ord, e.posBuf[:0])
 		} else {
 			c := &curs[i]
 			if !c.seek(e.ord) {
 				continue
 			}
-			field, ps = c.field, c.c.positions(buf[:0])
+			field, ps = c.field, c.c.positions(e.posBuf[:0])
 		}
+		e.posBuf = ps
 		from := len(out)
 		for _, p := range ps {
 			out = append(out, span{f: field, a: p, b: p})

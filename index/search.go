@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/dgraph-io/badger/v4"
@@ -95,11 +97,12 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		return res, nil
 	}
 	p.prepareRanking(s)
-	var ids []uint64
+	db := s.t.db
+	db.searching.Add(1)
+	defer db.searching.Add(-1)
+	var cands []segCandidates
+	total, work := 0, 0
 	for pos, seg := range s.segs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		e := newSegEval(s, p, pos)
 		cand := e.candidates(p.root)
 		if cand == nil || cand.IsEmpty() {
@@ -108,20 +111,36 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		if seg.deleted != nil {
 			cand = roaring.AndNot(cand, seg.deleted)
 		}
-		it := cand.Iterator()
-		n := 0
-		for it.HasNext() {
-			ord := it.Next()
-			if n++; n%1024 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+		n := int(cand.GetCardinality())
+		cands = append(cands, segCandidates{pos: pos, e: e, cand: cand, n: n})
+		total += n
+		work += candidateWork * n
+		if !p.counts {
+			for _, lt := range p.leaves {
+				for _, fp := range lt.segs[pos].postings {
+					work += int(fp.p.hits)
+				}
 			}
-			e.startDoc(ord)
-			if !p.exact && !e.match(p.root) {
-				continue
-			}
-			res.Matches = append(res.Matches, Match{Ref: DocRef{Seg: uint32(pos), Ord: ord}, Weight: e.weight()})
-			ids = append(ids, seg.ids[ord])
 		}
+	}
+	groups := splitCandidates(cands, total, db.searchWorkers(work))
+	outs := make([]evalOut, len(groups))
+	if len(groups) == 1 {
+		outs[0] = s.evalPieces(ctx, p, groups[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, g := range groups {
+			wg.Go(func() { outs[i] = s.evalPieces(ctx, p, g) })
+		}
+		wg.Wait()
+	}
+	var ids []uint64
+	for _, o := range outs {
+		if o.err != nil {
+			return nil, o.err
+		}
+		res.Matches = append(res.Matches, o.matches...)
+		ids = append(ids, o.ids...)
 	}
 	if !slices.IsSorted(ids) {
 		perm := make([]int, len(ids))
@@ -144,6 +163,117 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		res.Matches = sorted
 	}
 	return res, nil
+}
+
+// Parallel evaluation: a search whose candidates are many, on a server with
+// idle CPUs, splits them among goroutines (the matches come out in the same
+// order). Sphinx evaluates a query on one thread; at low concurrency the
+// other CPUs would idle while one long query (a phrase of frequent words
+// over every document) holds the client.
+
+// A search's work is estimated by the positions its ranker reads (every
+// occurrence of its terms in the segments with candidates, when it needs
+// positions) and its candidates, each counted as candidateWork positions.
+// searchParallelWork is the least work worth a goroutine of its own: about
+// 0.1 ms (the goroutine, the cursors it walks to reach its candidates, and
+// the wait cost more than they save below it).
+const (
+	candidateWork      = 8
+	searchParallelWork = 8192
+)
+
+// searchWorkers returns how many goroutines should evaluate a search of
+// the given work: one per CPU that no other search is using, at most one
+// per searchParallelWork.
+func (db *DB) searchWorkers(work int) int {
+	if searchWorkersForTest > 0 {
+		return searchWorkersForTest
+	}
+	idle := runtime.GOMAXPROCS(0) - int(db.searching.Load()) + 1
+	return max(1, min(idle, work/searchParallelWork))
+}
+
+// searchWorkersForTest, when set, is the number of goroutines of every search.
+var searchWorkersForTest int
+
+// segCandidates is a segment's candidate ordinals for a plan.
+type segCandidates struct {
+	pos  int
+	e    *segEval // the evaluator that computed them, for the piece that starts at 0
+	cand *roaring.Bitmap
+	n    int // cand's cardinality
+}
+
+// piece is the candidates of one segment in the ordinals [from, to).
+type piece struct {
+	c        *segCandidates
+	from, to uint64
+}
+
+// splitCandidates cuts the candidates into w groups of consecutive pieces
+// of about the same size (fewer when there are fewer candidates).
+func splitCandidates(cands []segCandidates, total, w int) [][]piece {
+	per := max(1, (total+w-1)/w)
+	groups := make([][]piece, 1, w)
+	room := per
+	for i := range cands {
+		c := &cands[i]
+		from, done := uint64(0), 0
+		for done < c.n {
+			if room == 0 {
+				groups = append(groups, nil)
+				room = per
+			}
+			take := min(c.n-done, room)
+			to := uint64(1) << 32
+			if done+take < c.n {
+				// The first candidate of the next piece (Select fails only
+				// past the cardinality).
+				next, _ := c.cand.Select(uint32(done + take))
+				to = uint64(next)
+			}
+			groups[len(groups)-1] = append(groups[len(groups)-1], piece{c: c, from: from, to: to})
+			from, done, room = to, done+take, room-take
+		}
+	}
+	return groups
+}
+
+// evalOut is what one group of pieces found: matches and their ids in
+// evaluation order.
+type evalOut struct {
+	matches []Match
+	ids     []uint64
+	err     error
+}
+
+// evalPieces evaluates p over the candidates of pieces.
+func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece) evalOut {
+	var out evalOut
+	n := 0
+	for _, pc := range pieces {
+		e := pc.c.e
+		if pc.from > 0 { // another goroutine may evaluate the start of the segment
+			e = newSegEval(s, p, pc.c.pos)
+		}
+		seg := s.segs[pc.c.pos]
+		it := pc.c.cand.Iterator()
+		it.AdvanceIfNeeded(uint32(pc.from))
+		for it.HasNext() && uint64(it.PeekNext()) < pc.to {
+			ord := it.Next()
+			if n++; n%1024 == 0 && ctx.Err() != nil {
+				out.err = ctx.Err()
+				return out
+			}
+			e.startDoc(ord)
+			if !p.exact && !e.match(p.root) {
+				continue
+			}
+			out.matches = append(out.matches, Match{Ref: DocRef{Seg: uint32(pc.c.pos), Ord: ord}, Weight: e.weight()})
+			out.ids = append(out.ids, seg.ids[ord])
+		}
+	}
+	return out
 }
 
 // plan is a query compiled against one snapshot: the distinct index terms
