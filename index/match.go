@@ -202,13 +202,13 @@ func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []st
 	}
 	e := m.docEval()
 	e.seg, e.pos, e.direct, e.ord = m.s.segs[ref.Seg], int(ref.Seg), true, ref.Ord
-	m.mark(res, e, len(m.s.layout.indexed), fields, func(_ *leafTerm, i, _ int, pos uint32) [][2]int {
+	m.mark(res, e, len(m.s.layout.indexed), fields, func(dst [][2]int, _, i, _ int, pos uint32) [][2]int {
 		words := res.Fields[i].Words
 		k, found := slices.BinarySearchFunc(words, int32(pos), func(w tokenize.Word, p int32) int { return int(w.Pos - p) })
 		if !found {
-			return nil
+			return dst
 		}
-		return [][2]int{{int(words[k].Start), int(words[k].End)}}
+		return append(dst, [2]int{int(words[k].Start), int(words[k].End)})
 	})
 	return res, true
 }
@@ -240,7 +240,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	}
 	e := m.docEval()
 	e.mem = mem
-	m.mark(res, e, nf, fields, func(lt *leafTerm, _, f int, pos uint32) [][2]int { return mem.ranges(lt, f, pos) })
+	m.mark(res, e, nf, fields, func(dst [][2]int, lt, _, f int, pos uint32) [][2]int { return mem.ranges(dst, m.p, lt, f, pos) })
 	return res, nil
 }
 
@@ -256,9 +256,10 @@ func (m *TextMatcher) docEval() *segEval {
 // mark evaluates the query with e and adds to res the marks of the
 // keyword occurrences that make the document match (or, when it does not,
 // of the positive keywords on their own). fields[i] is the field number of
-// res.Fields[i]; ranges gives the byte ranges of an occurrence of lt at
-// (field f, position pos) in res.Fields[i].
-func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ranges func(lt *leafTerm, i, f int, pos uint32) [][2]int) {
+// res.Fields[i]; ranges appends to dst the byte ranges of an occurrence of
+// leafTerm lt at (field f, position pos) in res.Fields[i].
+func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ranges func(dst [][2]int, lt, i, f int, pos uint32) [][2]int) {
+	var rs [][2]int
 	spans, ok := e.eval(m.p.root, true)
 	res.Matched = ok
 	if !ok {
@@ -313,7 +314,8 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 			if group < 0 {
 				continue
 			}
-			for _, r := range ranges(m.p.leaves[l.lt], i, sp.f, sp.a) {
+			rs = ranges(rs[:0], l.lt, i, sp.f, sp.a)
+			for _, r := range rs {
 				res.Fields[i].Marks = append(res.Fields[i].Marks, TextMark{Pos: int(sp.a), Start: r[0], End: r[1], Keyword: m.kwIndex[l.lt], Group: group})
 			}
 		}
@@ -347,24 +349,32 @@ type memOcc struct {
 type memDoc struct {
 	lens    []uint32
 	layouts []tokenize.Layout
-	terms   map[string][]memOcc
-	cache   map[int][]span
-	sorted  map[*leafTerm][]memOcc
+	// occ holds the occurrences of each leafTerm (by index in the plan),
+	// sorted (occs); terms those of every term when the query has a
+	// wildcard, whose expansions are found in it.
+	occ    [][]memOcc
+	sorted []bool
+	terms  map[string][]memOcc
+	cache  [][]span // positions of each leafTerm; nil until asked for
 }
 
 func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
-	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)), terms: map[string][]memOcc{},
-		cache: map[int][]span{}, sorted: map[*leafTerm][]memOcc{}}
+	nl := len(p.leaves)
+	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)),
+		occ: make([][]memOcc, nl), sorted: make([]bool, nl), cache: make([][]span, nl)}
 	// Only the terms the query asks for are kept, unless a wildcard needs
 	// the whole vocabulary.
 	var need termSet
 	all := false
-	for _, lt := range p.leaves {
+	for i, lt := range p.leaves {
 		all = all || lt.wildcard
-		need.add(lt.term)
+		if !lt.wildcard {
+			need.add(lt.term, i)
+		}
 	}
 	if all {
 		need.filter.All()
+		d.terms = map[string][]memOcc{}
 	}
 	var it tokenize.Iter
 	for i, text := range texts {
@@ -372,8 +382,12 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 		d.layouts[i] = pooledLayout(len(text))
 		it.Reset(tok, text)
 		for it.NextCandidate(&d.layouts[i], &need.filter) {
-			if term := it.Term(); all || need.has(term) {
-				d.terms[string(term)] = append(d.terms[string(term)], memOcc{f: f, pos: uint32(it.Pos()), start: it.Start(), end: it.End()})
+			term := it.Term()
+			o := memOcc{f: f, pos: uint32(it.Pos()), start: it.Start(), end: it.End()}
+			if all {
+				d.terms[string(term)] = append(d.terms[string(term)], o)
+			} else if lt := need.index(term); lt >= 0 {
+				d.occ[lt] = append(d.occ[lt], o)
 			}
 		}
 		d.lens[f] = uint32(it.Pos())
@@ -387,50 +401,58 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 type termSet struct {
 	filter tokenize.Filter
 	terms  []string
-	many   map[string]bool // the terms, when there are too many to compare one by one
+	at     []int          // terms[i]'s value
+	many   map[string]int // the terms, when there are too many to compare one by one
 }
 
-func (s *termSet) add(term string) {
+// add adds term with the value i.
+func (s *termSet) add(term string, i int) {
 	if term == "" {
 		return
 	}
 	s.filter.Add(term)
 	if s.many != nil {
-		s.many[term] = true
+		s.many[term] = i
 		return
 	}
 	s.terms = append(s.terms, term)
+	s.at = append(s.at, i)
 	if len(s.terms) > 8 {
-		s.many = map[string]bool{}
-		for _, t := range s.terms {
-			s.many[t] = true
+		s.many = map[string]int{}
+		for k, t := range s.terms {
+			s.many[t] = s.at[k]
 		}
-		s.terms = nil
+		s.terms, s.at = nil, nil
 	}
 }
 
-func (s *termSet) has(term []byte) bool {
+// index returns the value of term, or -1 when it is not in the set.
+func (s *termSet) index(term []byte) int {
 	if len(term) == 0 || !s.filter.Maybe(term) {
-		return false
+		return -1
 	}
 	if s.many != nil {
-		return s.many[string(term)]
+		if i, ok := s.many[string(term)]; ok {
+			return i
+		}
+		return -1
 	}
-	for _, t := range s.terms {
+	for k, t := range s.terms {
 		if t == string(term) {
-			return true
+			return s.at[k]
 		}
 	}
-	return false
+	return -1
 }
 
 // positions are the positions of leafTerm lt, in (field, position) order.
 func (d *memDoc) positions(p *plan, lt int) []span {
-	if sp, ok := d.cache[lt]; ok {
-		return sp
+	if d.cache[lt] != nil {
+		return d.cache[lt]
 	}
-	var out []span
-	for _, o := range d.occs(p.leaves[lt]) {
+	occs := d.occs(p, lt)
+	out := make([]span, 0, len(occs))
+	for _, o := range occs {
 		out = append(out, span{f: o.f, a: o.pos, b: o.pos})
 	}
 	out = slices.Compact(out)
@@ -438,22 +460,23 @@ func (d *memDoc) positions(p *plan, lt int) []span {
 	return out
 }
 
-// occs are the occurrences of lt in (field, position, start) order.
-func (d *memDoc) occs(lt *leafTerm) []memOcc {
-	if occs, ok := d.sorted[lt]; ok {
-		return occs
+// occs are the occurrences of leafTerm lt in (field, position, start) order.
+func (d *memDoc) occs(p *plan, lt int) []memOcc {
+	if d.sorted[lt] {
+		return d.occ[lt]
 	}
-	var out []memOcc
-	if !lt.wildcard {
-		out = slices.Clone(d.terms[lt.term])
-	} else {
+	d.sorted[lt] = true
+	out := d.occ[lt]
+	if l := p.leaves[lt]; l.wildcard {
 		for term, occs := range d.terms {
-			if tokenize.IsReserved(term) == tokenize.IsReserved(lt.term) && lt.pattern.match(term) {
+			if tokenize.IsReserved(term) == tokenize.IsReserved(l.term) && l.pattern.match(term) {
 				out = append(out, occs...)
 			}
 		}
+	} else if d.terms != nil {
+		out = d.terms[l.term]
 	}
-	slices.SortFunc(out, func(x, y memOcc) int {
+	less := func(x, y memOcc) int {
 		switch {
 		case x.f != y.f:
 			return x.f - y.f
@@ -461,23 +484,27 @@ func (d *memDoc) occs(lt *leafTerm) []memOcc {
 			return int(x.pos) - int(y.pos)
 		}
 		return x.start - y.start
-	})
-	d.sorted[lt] = out
+	}
+	if !slices.IsSortedFunc(out, less) { // texts out of field order, or a wildcard's terms
+		out = slices.Clone(out)
+		slices.SortFunc(out, less)
+	}
+	d.occ[lt] = out
 	return out
 }
 
-// ranges returns the byte ranges of the occurrences of lt at (f, pos).
-func (d *memDoc) ranges(lt *leafTerm, f int, pos uint32) [][2]int {
-	occs := d.occs(lt)
+// ranges appends to dst the byte ranges of the occurrences of leafTerm lt
+// at (f, pos).
+func (d *memDoc) ranges(dst [][2]int, p *plan, lt, f int, pos uint32) [][2]int {
+	occs := d.occs(p, lt)
 	i, _ := slices.BinarySearchFunc(occs, memOcc{f: f, pos: pos}, func(x, y memOcc) int {
 		if x.f != y.f {
 			return x.f - y.f
 		}
 		return int(x.pos) - int(y.pos)
 	})
-	var out [][2]int
 	for ; i < len(occs) && occs[i].f == f && occs[i].pos == pos; i++ {
-		out = append(out, [2]int{occs[i].start, occs[i].end})
+		dst = append(dst, [2]int{occs[i].start, occs[i].end})
 	}
-	return out
+	return dst
 }
