@@ -134,13 +134,22 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		}
 		wg.Wait()
 	}
-	var ids []uint64
+	n := 0
 	for _, o := range outs {
 		if o.err != nil {
 			return nil, o.err
 		}
-		res.Matches = append(res.Matches, o.matches...)
-		ids = append(ids, o.ids...)
+		n += len(o.matches)
+	}
+	var ids []uint64
+	if len(outs) == 1 {
+		res.Matches, ids = outs[0].matches, outs[0].ids
+	} else {
+		res.Matches, ids = make([]Match, 0, n), make([]uint64, 0, n)
+		for _, o := range outs {
+			res.Matches = append(res.Matches, o.matches...)
+			ids = append(ids, o.ids...)
+		}
 	}
 	if !slices.IsSorted(ids) {
 		perm := make([]int, len(ids))
@@ -204,10 +213,11 @@ type segCandidates struct {
 	n    int // cand's cardinality
 }
 
-// piece is the candidates of one segment in the ordinals [from, to).
+// piece is the n candidates of one segment in the ordinals [from, to).
 type piece struct {
 	c        *segCandidates
 	from, to uint64
+	n        int
 }
 
 // splitCandidates cuts the candidates into w groups of consecutive pieces
@@ -232,7 +242,7 @@ func splitCandidates(cands []segCandidates, total, w int) [][]piece {
 				next, _ := c.cand.Select(uint32(done + take))
 				to = uint64(next)
 			}
-			groups[len(groups)-1] = append(groups[len(groups)-1], piece{c: c, from: from, to: to})
+			groups[len(groups)-1] = append(groups[len(groups)-1], piece{c: c, from: from, to: to, n: take})
 			from, done, room = to, done+take, room-take
 		}
 	}
@@ -251,6 +261,14 @@ type evalOut struct {
 func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece) evalOut {
 	var out evalOut
 	n := 0
+	for _, pc := range pieces {
+		n += pc.n
+	}
+	if !p.exact {
+		n = min(n, 1024) // candidates that may not match
+	}
+	out.matches, out.ids = make([]Match, 0, n), make([]uint64, 0, n)
+	n = 0
 	for _, pc := range pieces {
 		e := pc.c.e
 		if pc.from > 0 { // another goroutine may evaluate the start of the segment

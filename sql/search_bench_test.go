@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	benchcorpus "github.com/glint-search/glint/bench/corpus"
 	"github.com/glint-search/glint/index"
@@ -52,6 +53,9 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+	for db.MergesPending() > 0 { // search the table as its merges leave it
+		time.Sleep(time.Millisecond)
 	}
 	return s, queries
 }
