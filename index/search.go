@@ -125,12 +125,33 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 	}
 	groups := splitCandidates(cands, total, db.searchWorkers(work))
 	outs := make([]evalOut, len(groups))
+	// When every candidate matches, each group appends to its own part of
+	// one pair of arrays, and the parts end up side by side.
+	var matches []Match
+	var ids []uint64
+	if p.exact {
+		matches, ids = make([]Match, total), make([]uint64, total)
+	}
+	off := 0
+	for i, g := range groups {
+		n := 0
+		for _, pc := range g {
+			n += pc.n
+		}
+		if p.exact {
+			outs[i].matches, outs[i].ids = matches[off:off:off+n], ids[off:off:off+n]
+			off += n
+		} else {
+			n = min(n, 1024) // candidates that may not match
+			outs[i].matches, outs[i].ids = make([]Match, 0, n), make([]uint64, 0, n)
+		}
+	}
 	if len(groups) == 1 {
-		outs[0] = s.evalPieces(ctx, p, groups[0])
+		s.evalPieces(ctx, p, groups[0], &outs[0])
 	} else {
 		var wg sync.WaitGroup
 		for i, g := range groups {
-			wg.Go(func() { outs[i] = s.evalPieces(ctx, p, g) })
+			wg.Go(func() { s.evalPieces(ctx, p, g, &outs[i]) })
 		}
 		wg.Wait()
 	}
@@ -141,10 +162,12 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		}
 		n += len(o.matches)
 	}
-	var ids []uint64
-	if len(outs) == 1 {
+	switch {
+	case p.exact && n == total:
+		res.Matches = matches
+	case len(outs) == 1:
 		res.Matches, ids = outs[0].matches, outs[0].ids
-	} else {
+	default:
 		res.Matches, ids = make([]Match, 0, n), make([]uint64, 0, n)
 		for _, o := range outs {
 			res.Matches = append(res.Matches, o.matches...)
@@ -257,18 +280,9 @@ type evalOut struct {
 	err     error
 }
 
-// evalPieces evaluates p over the candidates of pieces.
-func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece) evalOut {
-	var out evalOut
+// evalPieces evaluates p over the candidates of pieces, appending to out.
+func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece, out *evalOut) {
 	n := 0
-	for _, pc := range pieces {
-		n += pc.n
-	}
-	if !p.exact {
-		n = min(n, 1024) // candidates that may not match
-	}
-	out.matches, out.ids = make([]Match, 0, n), make([]uint64, 0, n)
-	n = 0
 	for _, pc := range pieces {
 		e := pc.c.e
 		if pc.from > 0 { // another goroutine may evaluate the start of the segment
@@ -281,7 +295,7 @@ func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece) eval
 			ord := it.Next()
 			if n++; n%1024 == 0 && ctx.Err() != nil {
 				out.err = ctx.Err()
-				return out
+				return
 			}
 			e.startDoc(ord)
 			if !p.exact && !e.match(p.root) {
@@ -291,7 +305,6 @@ func (s *Snapshot) evalPieces(ctx context.Context, p *plan, pieces []piece) eval
 			out.ids = append(out.ids, seg.ids[ord])
 		}
 	}
-	return out
 }
 
 // plan is a query compiled against one snapshot: the distinct index terms
