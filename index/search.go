@@ -100,8 +100,38 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 	db := s.t.db
 	db.searching.Add(1)
 	defer db.searching.Add(-1)
-	var cands []segCandidates
-	total, work := 0, 0
+	cands, total, work := s.candidates(p)
+	matches, ids, err := s.evaluate(ctx, p, splitCandidates(cands, total, db.searchWorkers(work)), total)
+	if err != nil {
+		return nil, err
+	}
+	res.Matches = matches
+	if !slices.IsSorted(ids) {
+		perm := make([]int, len(ids))
+		for i := range perm {
+			perm[i] = i
+		}
+		slices.SortFunc(perm, func(a, b int) int {
+			switch {
+			case ids[a] < ids[b]:
+				return -1
+			case ids[a] > ids[b]:
+				return 1
+			}
+			return 0
+		})
+		sorted := make([]Match, len(res.Matches))
+		for i, x := range perm {
+			sorted[i] = res.Matches[x]
+		}
+		res.Matches = sorted
+	}
+	return res, nil
+}
+
+// candidates returns the candidates of p in each segment that has any,
+// their number and an estimate of the work of evaluating them.
+func (s *Snapshot) candidates(p *plan) (cands []segCandidates, total, work int) {
 	for pos, seg := range s.segs {
 		e := newSegEval(s, p, pos)
 		cand := e.candidates(p.root)
@@ -123,7 +153,12 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 			}
 		}
 	}
-	groups := splitCandidates(cands, total, db.searchWorkers(work))
+	return cands, total, work
+}
+
+// evaluate evaluates p over the total candidates of groups, a goroutine
+// per group, and returns the matches and their ids in candidate order.
+func (s *Snapshot) evaluate(ctx context.Context, p *plan, groups [][]piece, total int) ([]Match, []uint64, error) {
 	outs := make([]evalOut, len(groups))
 	// When every candidate matches, each group appends to its own part of
 	// one pair of arrays, and the parts end up side by side.
@@ -158,43 +193,22 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 	n := 0
 	for _, o := range outs {
 		if o.err != nil {
-			return nil, o.err
+			return nil, nil, o.err
 		}
 		n += len(o.matches)
 	}
 	switch {
 	case p.exact && n == total:
-		res.Matches = matches
+		return matches, ids, nil
 	case len(outs) == 1:
-		res.Matches, ids = outs[0].matches, outs[0].ids
-	default:
-		res.Matches, ids = make([]Match, 0, n), make([]uint64, 0, n)
-		for _, o := range outs {
-			res.Matches = append(res.Matches, o.matches...)
-			ids = append(ids, o.ids...)
-		}
+		return outs[0].matches, outs[0].ids, nil
 	}
-	if !slices.IsSorted(ids) {
-		perm := make([]int, len(ids))
-		for i := range perm {
-			perm[i] = i
-		}
-		slices.SortFunc(perm, func(a, b int) int {
-			switch {
-			case ids[a] < ids[b]:
-				return -1
-			case ids[a] > ids[b]:
-				return 1
-			}
-			return 0
-		})
-		sorted := make([]Match, len(res.Matches))
-		for i, x := range perm {
-			sorted[i] = res.Matches[x]
-		}
-		res.Matches = sorted
+	matches, ids = make([]Match, 0, n), make([]uint64, 0, n)
+	for _, o := range outs {
+		matches = append(matches, o.matches...)
+		ids = append(ids, o.ids...)
 	}
-	return res, nil
+	return matches, ids, nil
 }
 
 // Parallel evaluation: a search whose candidates are many, on a server with

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 )
 
@@ -162,9 +163,14 @@ func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSes
 
 // writeJSON writes an encoded JSON answer.
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	body = append(body, '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	// Known length: the answer goes out as it is, not in chunks (net/http
+	// chunks an answer over 2 KB whose length is not given).
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }
 
 // writeJSONError writes {"error": msg}.

@@ -144,7 +144,7 @@ func Run(ctx context.Context, cfg Config, n int) (*Report, error) {
 		spec.FieldBytes = int64(len(cfg.Docs[0].Content))
 	}
 	return measure(ctx, spec, n, func(ctx context.Context, worker int, seq int64) (int, int64, error) {
-		return w.op(ctx, conns[worker], seq)
+		return w.op(ctx, worker, conns[worker], seq)
 	}), ctx.Err()
 }
 

@@ -1,24 +1,28 @@
 package load
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/bench/corpus"
 )
 
 // workload is one kind of operation. op runs the seq-th operation of a run (seq
-// counts from 0 across all workers) and says how many documents and bytes of
-// text it handled. Its throughput is counted in UnitOf(the workload).
+// counts from 0 across all workers) on worker number worker, whose MySQL
+// connection is conn, and says how many documents and bytes of text it
+// handled. Its throughput is counted in UnitOf(the workload).
 type workload interface {
-	op(ctx context.Context, conn *sql.Conn, seq int64) (docs int, bytes int64, err error)
+	op(ctx context.Context, worker int, conn *sql.Conn, seq int64) (docs int, bytes int64, err error)
 }
 
 func newWorkload(cfg *Config) (workload, error) {
@@ -58,7 +62,7 @@ type insertWorkload struct {
 	table string
 }
 
-func (w *insertWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *insertWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
 	n := w.cfg.BatchSize
 	first := seq * int64(n)
 	stmt, size := insertStatement(w.table, w.docs, first, n)
@@ -151,7 +155,7 @@ type queryWorkload struct {
 	args int
 }
 
-func (w *queryWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *queryWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
 	q := w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text
 	args := make([]any, w.args)
 	for i := range args {
@@ -201,7 +205,7 @@ func newSnippetsWorkload(cfg *Config, n, limit int) *snippetsWorkload {
 	return w
 }
 
-func (w *snippetsWorkload) op(ctx context.Context, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *snippetsWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
 	stmt, size := w.statement(seq)
 	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
@@ -239,19 +243,27 @@ func (w *snippetsWorkload) statement(seq int64) (string, int64) {
 }
 
 // httpWorkload posts JSON searches with highlighting to glint's /search.
-// The bodies are encoded once, and answers are read without decoding, so
-// that the generator spends as little of the shared CPUs as the SQL
-// workloads' driver does.
+// The requests are encoded once and written as they are on one kept-alive
+// connection per worker, and answers are read without decoding (net/http's
+// response parser, no Transport: its two goroutines per connection cost the
+// shared CPUs more than the MySQL driver's one), so that the generator
+// spends as little of the shared CPUs as the SQL workloads' driver does.
 type httpWorkload struct {
-	cfg    *Config
-	client *http.Client
-	url    string
-	bodies [][]byte
+	cfg   *Config
+	reqs  [][]byte
+	conns []*httpConn // per worker; nil until dialled, and after an error
 }
 
+type httpConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+// httpTimeout bounds one request of the workload.
+const httpTimeout = 30 * time.Second
+
 func newHTTPWorkload(cfg *Config) (*httpWorkload, error) {
-	w := &httpWorkload{cfg: cfg, url: "http://" + cfg.HTTPAddr + "/search",
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Concurrency}}}
+	w := &httpWorkload{cfg: cfg, conns: make([]*httpConn, cfg.Concurrency)}
 	for _, q := range cfg.Queries {
 		body, err := json.Marshal(map[string]any{
 			"table":     DefaultTable,
@@ -263,31 +275,57 @@ func newHTTPWorkload(cfg *Config) (*httpWorkload, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.bodies = append(w.bodies, body)
+		req := fmt.Appendf(nil, "POST /search HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n",
+			cfg.HTTPAddr, len(body))
+		w.reqs = append(w.reqs, append(req, body...))
 	}
-	if len(w.bodies) == 0 {
+	if len(w.reqs) == 0 {
 		return nil, fmt.Errorf("load: %s needs queries", JSONSearchHL)
 	}
 	return w, nil
 }
 
-func (w *httpWorkload) op(ctx context.Context, _ *sql.Conn, seq int64) (int, int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(w.bodies[seq%int64(len(w.bodies))]))
-	if err != nil {
-		return 0, 0, err
+func (w *httpWorkload) op(ctx context.Context, worker int, _ *sql.Conn, seq int64) (int, int64, error) {
+	hc := w.conns[worker]
+	if hc == nil {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", w.cfg.HTTPAddr)
+		if err != nil {
+			return 0, 0, err
+		}
+		hc = &httpConn{c: c, br: bufio.NewReaderSize(c, 64<<10)}
+		w.conns[worker] = hc
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := w.client.Do(req)
+	err := w.post(hc, w.reqs[seq%int64(len(w.reqs))])
 	if err != nil {
-		return 0, 0, err
+		hc.c.Close()
+		w.conns[worker] = nil
+	}
+	return 0, 0, err
+}
+
+// post sends one request on hc and reads its answer.
+func (w *httpWorkload) post(hc *httpConn, req []byte) error {
+	if err := hc.c.SetDeadline(time.Now().Add(httpTimeout)); err != nil {
+		return err
+	}
+	if _, err := hc.c.Write(req); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(hc.br, nil)
+	if err != nil {
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return 0, 0, fmt.Errorf("POST /search: %s: %s", resp.Status, b)
+		return fmt.Errorf("POST /search: %s: %s", resp.Status, b)
 	}
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return 0, 0, err
+		return err
 	}
-	return 0, 0, nil
+	if resp.Close {
+		return errors.New("POST /search: the server closed the connection")
+	}
+	return nil
 }
