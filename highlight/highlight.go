@@ -115,7 +115,7 @@ func Document(fields []Field, numKeywords int, o *Options) [][]string {
 					break
 				}
 				if len(p.marks) > 0 {
-					runes += utf8.RuneCountInString(p.text)
+					runes += p.runes(p.text)
 				}
 			}
 			whole = runes <= o.Limit && size <= utf8.UTFMax*o.Limit
@@ -208,6 +208,7 @@ type prepared struct {
 	// use_boundaries (isBoundary) cut between the words they lie between.
 	cuts       []int
 	isBoundary func(rune) bool
+	ascii      bool // text is ASCII: its codepoints are its bytes
 }
 
 func prepare(f *Field, o *Options) *prepared {
@@ -270,6 +271,7 @@ func prepare(f *Field, o *Options) *prepared {
 			p.groups[m.Group]++
 		}
 	}
+	p.ascii = isASCII(p.text)
 	return p
 }
 
@@ -321,31 +323,58 @@ func (p *prepared) glued(i int) bool {
 
 // spanRunes counts the codepoints from the start of word a to the end of word b.
 func (p *prepared) spanRunes(a, b int) int {
-	return utf8.RuneCountInString(p.text[p.start(a):p.end(b)])
+	return p.runes(p.text[p.start(a):p.end(b)])
 }
 
 // spanFits reports whether words a..b fit the limits of o.
 func (p *prepared) spanFits(o *Options, a, b int) bool {
 	return (o.LimitWords == 0 || p.wordCount(a, b) <= o.LimitWords) &&
-		(o.Limit == 0 || runesAtMost(p.text[p.start(a):p.end(b)], o.Limit))
+		(o.Limit == 0 || p.runesAtMost(p.text[p.start(a):p.end(b)], o.Limit))
 }
 
 // wholeFits reports whether the whole field fits the limits of o.
 func (p *prepared) wholeFits(o *Options) bool {
 	return (o.LimitWords == 0 || p.wordCount(0, len(p.words)-1) <= o.LimitWords) &&
-		(o.Limit == 0 || runesAtMost(p.text, o.Limit))
+		(o.Limit == 0 || p.runesAtMost(p.text, o.Limit))
 }
 
-// runesAtMost reports whether s has at most n codepoints, counting them only
-// when its length in bytes does not settle it.
-func runesAtMost(s string, n int) bool {
+// runesAtMost reports whether s, a piece of p's text, has at most n
+// codepoints, counting them only when its length in bytes does not settle it.
+func (p *prepared) runesAtMost(s string, n int) bool {
 	switch {
 	case len(s) <= n:
 		return true
 	case len(s) > utf8.UTFMax*n:
 		return false
 	}
-	return utf8.RuneCountInString(s) <= n
+	return p.runes(s) <= n
+}
+
+// runes counts the codepoints of s, a piece of p's text.
+func (p *prepared) runes(s string) int {
+	if p.ascii {
+		return len(s)
+	}
+	return utf8.RuneCountInString(s)
+}
+
+// isASCII reports whether s has only ASCII bytes, 8 at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if x&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // wordCount is the number of words (positions, stopwords included) from
@@ -565,7 +594,7 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 	// Codepoints counted as words leave: the word and the gap on its inner side.
 	dropEnd := func() {
 		if sized {
-			runes -= utf8.RuneCountInString(p.text[p.end(s.b-1):p.end(s.b)])
+			runes -= p.runes(p.text[p.end(s.b-1):p.end(s.b)])
 		}
 		s.b--
 	}
@@ -575,7 +604,7 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 			dropEnd()
 		case s.a < first:
 			if sized {
-				runes -= utf8.RuneCountInString(p.text[p.start(s.a):p.start(s.a+1)])
+				runes -= p.runes(p.text[p.start(s.a):p.start(s.a+1)])
 			}
 			s.a++
 		case s.b > first:
@@ -594,7 +623,7 @@ func (s *passage) shrink(o *Options, leftRunes, leftWords int, ignoreSize bool) 
 // limits.
 func (p *prepared) beginning(o *Options) (string, bool) {
 	if len(p.words) == 0 {
-		return p.shown(p.text), p.text != "" && (o.Limit == 0 || runesAtMost(p.text, o.Limit))
+		return p.shown(p.text), p.text != "" && (o.Limit == 0 || p.runesAtMost(p.text, o.Limit))
 	}
 	if p.wholeFits(o) {
 		return p.shown(p.text), true
@@ -602,9 +631,9 @@ func (p *prepared) beginning(o *Options) (string, bool) {
 	// Words one by one while they fit, counting the codepoints as they come.
 	b, runes := -1, 0
 	for b+1 < len(p.words) {
-		next := runes + utf8.RuneCountInString(p.text[p.end(max(b, 0)):p.end(b+1)])
+		next := runes + p.runes(p.text[p.end(max(b, 0)):p.end(b+1)])
 		if b < 0 {
-			next = utf8.RuneCountInString(p.text[p.start(0):p.end(0)])
+			next = p.runes(p.text[p.start(0):p.end(0)])
 		}
 		if o.Limit > 0 && next > o.Limit || o.LimitWords > 0 && p.wordCount(0, b+1) > o.LimitWords {
 			break

@@ -294,3 +294,21 @@ func BenchmarkDocument(b *testing.B) {
 		})
 	}
 }
+
+func TestIsASCII(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"", true},
+		{"short", true},
+		{"exactly8", true},
+		{"a longer text of many blocks, all ASCII ~\x7f", true},
+		{"é", false},
+		{"1234567é", false},        // in the tail
+		{"12345678é123456", false}, // in a block
+		{"abcdefgh\x80", false},
+	} {
+		require.Equal(t, c.want, isASCII(c.s), "%q", c.s)
+	}
+}
