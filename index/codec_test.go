@@ -142,31 +142,10 @@ func TestSegmentMetaRoundTrip(t *testing.T) {
 	blocked.filters = []termFilter{newTermFilter(4), newTermFilter(0), newTermFilter(1000)}
 	blocked.filters[0].add([]byte("apple"))
 	blocked.filters[2].add([]byte("z"))
-	meta := encodeSegMeta(&blocked)
-	require.Equal(t, byte(segBlocksVersion), meta[0])
-	withBlocks, err := decodeSegMeta(7, meta)
-	require.NoError(t, err)
-	require.NoError(t, decodeAttrs(l, withBlocks, encodeAttrs(l, s)))
-	require.Equal(t, &blocked, withBlocks, "with term blocks (version 2)")
-	for cut := 1; cut < len(meta); cut++ {
-		_, err := decodeSegMeta(7, meta[:cut])
-		require.ErrorIs(t, err, errCorrupt, "cut at %d", cut)
-	}
-	_, err = decodeSegMeta(7, append(meta, 0))
-	require.ErrorIs(t, err, errCorrupt, "a byte after the end")
-
+	requireMetaRoundTrip(t, l, &blocked, segBlocksVersion, "with term blocks (version 2)")
 	merged := blocked
 	merged.origin = []docRun{{at: 0, n: 2, seg: 3, ord: 10}, {at: 2, n: 1, seg: 5, ord: 0}, {at: 3, n: 1, seg: 3, ord: 12}}
-	meta = encodeSegMeta(&merged)
-	require.Equal(t, byte(segOriginVersion), meta[0])
-	withOrigin, err := decodeSegMeta(7, meta)
-	require.NoError(t, err)
-	require.NoError(t, decodeAttrs(l, withOrigin, encodeAttrs(l, s)))
-	require.Equal(t, &merged, withOrigin, "with an origin (version 3)")
-	for cut := 1; cut < len(meta); cut++ {
-		_, err := decodeSegMeta(7, meta[:cut])
-		require.ErrorIs(t, err, errCorrupt, "cut at %d", cut)
-	}
+	requireMetaRoundTrip(t, l, &merged, segOriginVersion, "with an origin (version 3)")
 	merged.origin = merged.origin[:2] // covers 3 of the 4 ordinals
 	_, err = decodeSegMeta(7, encodeSegMeta(&merged))
 	require.ErrorIs(t, err, errCorrupt, "an origin that does not cover every ordinal")
@@ -185,6 +164,25 @@ func TestSegmentMetaRoundTrip(t *testing.T) {
 	_, err = decodeSegMeta(1, []byte{segVersion, 100})
 	require.ErrorIs(t, err, errCorrupt)
 	require.ErrorIs(t, decodeAttrs(l, got, []byte{segVersion, 1}), errCorrupt)
+}
+
+// requireMetaRoundTrip checks that s's meta is of version and decodes to s
+// (with its attributes), and that every truncation of it and a byte after
+// its end are errors.
+func requireMetaRoundTrip(t *testing.T, l *layout, s *segment, version byte, what string) {
+	t.Helper()
+	meta := encodeSegMeta(s)
+	require.Equal(t, version, meta[0], what)
+	got, err := decodeSegMeta(s.seg, meta)
+	require.NoError(t, err, what)
+	require.NoError(t, decodeAttrs(l, got, encodeAttrs(l, s)), what)
+	require.Equal(t, s, got, what)
+	for cut := 1; cut < len(meta); cut++ {
+		_, err := decodeSegMeta(s.seg, meta[:cut])
+		require.ErrorIs(t, err, errCorrupt, "%s: cut at %d", what, cut)
+	}
+	_, err = decodeSegMeta(s.seg, append(meta, 0))
+	require.ErrorIs(t, err, errCorrupt, "%s: a byte after the end", what)
 }
 
 func TestNormalize(t *testing.T) {
