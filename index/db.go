@@ -320,6 +320,7 @@ func (db *DB) CreateTable(s Schema) error {
 
 // DropTable removes a table and all its data. ErrNoSuchTable if missing.
 func (db *DB) DropTable(name string) error {
+	defer db.maint.interrupt()()
 	db.wmu.Lock() // no table write runs; DropPrefix needs that
 	defer db.wmu.Unlock()
 	if db.closed {
@@ -349,6 +350,7 @@ func (db *DB) DropTable(name string) error {
 
 // TruncateTable removes every document of a table, keeping its schema.
 func (db *DB) TruncateTable(name string) error {
+	defer db.maint.interrupt()()
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
 	if db.closed {

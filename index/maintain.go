@@ -26,6 +26,26 @@ type maintenance struct {
 
 	pending atomic.Int64 // tables queued or being merged
 	merges  atomic.Int64 // merges committed
+
+	ddl     atomic.Int32       // DDL statements that want the write lock
+	running context.CancelFunc // cancels the background merge under way (under mu)
+}
+
+// errInterrupted is a background merge that gave way to a DDL statement.
+var errInterrupted = errors.New("index: merge interrupted by DROP or TRUNCATE")
+
+// interrupt makes the background merge under way give up, and those that
+// start meanwhile, so that a DDL statement waiting for the DB's write lock
+// does not wait for them; they are made again after it. done must be
+// called once the statement has ended.
+func (m *maintenance) interrupt() (done func()) {
+	m.ddl.Add(1)
+	m.mu.Lock()
+	if m.running != nil {
+		m.running()
+	}
+	m.mu.Unlock()
+	return func() { m.ddl.Add(-1) }
 }
 
 // valueLogGCEvery is how often the value log is garbage-collected: rewriting
@@ -107,10 +127,7 @@ func (m *maintenance) mergeQueued() {
 		t := m.queue[0]
 		m.queue = m.queue[1:]
 		m.mu.Unlock()
-		var err error
-		for merged := true; merged && err == nil; {
-			merged, err = t.mergeNext(m.ctx)
-		}
+		err := m.mergeTable(t)
 		t.mergeQueued.Store(false)
 		m.pending.Add(-1)
 		switch {
@@ -119,6 +136,31 @@ func (m *maintenance) mergeQueued() {
 		case errors.Is(err, ErrClosed), errors.Is(err, ErrNoSuchTable), m.ctx.Err() != nil:
 		default:
 			m.db.logf("merging segments of %s: %v (the next write retries)", t.schema.Name, err)
+		}
+	}
+}
+
+// mergeTable makes the merges t needs. One that a DDL statement
+// interrupts is made again once the statement has ended.
+func (m *maintenance) mergeTable(t *Table) error {
+	for {
+		ctx, cancel := context.WithCancel(m.ctx)
+		m.mu.Lock()
+		m.running = cancel
+		m.mu.Unlock()
+		var err error
+		for merged := true; merged && err == nil; {
+			merged, err = t.mergeNext(ctx)
+		}
+		m.mu.Lock()
+		m.running = nil
+		m.mu.Unlock()
+		cancel()
+		if !errors.Is(err, errInterrupted) && !errors.Is(err, context.Canceled) || m.ctx.Err() != nil {
+			return err
+		}
+		for m.ddl.Load() > 0 && m.ctx.Err() == nil {
+			time.Sleep(time.Millisecond) // the statement runs
 		}
 	}
 }

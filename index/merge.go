@@ -49,6 +49,9 @@ import (
 // collector finds them unreachable); if the server stops first, the next Open
 // removes them (the retired marker stays until they are gone).
 
+// mergeStagingHook, set only by tests, runs before a merge stages its segment.
+var mergeStagingHook func(ctx context.Context)
+
 // DefaultMergeFactor is the merge factor when Options leaves it 0.
 const DefaultMergeFactor = 8
 
@@ -138,7 +141,7 @@ func planMerge(segs []*segment) ([]mergeSource, int) {
 // Optimize merges every segment of the table into one, leaving out the
 // deleted documents, and returns when it is committed (OPTIMIZE TABLE).
 func (t *Table) Optimize(ctx context.Context) error {
-	return t.mergeWith(ctx, func(segs []*segment) (int, int) {
+	return t.mergeWith(ctx, false, func(segs []*segment) (int, int) {
 		if len(segs) == 1 && segs[0].live() == segs[0].n() {
 			return 0, 0
 		}
@@ -149,7 +152,7 @@ func (t *Table) Optimize(ctx context.Context) error {
 // mergeNext makes the next merge that pickMerge names; false when there is none.
 func (t *Table) mergeNext(ctx context.Context) (bool, error) {
 	merged := false
-	err := t.mergeWith(ctx, func(segs []*segment) (int, int) {
+	err := t.mergeWith(ctx, true, func(segs []*segment) (int, int) {
 		lo, hi := pickMerge(segs, t.db.mergeFactor)
 		merged = lo < hi
 		return lo, hi
@@ -158,13 +161,17 @@ func (t *Table) mergeNext(ctx context.Context) (bool, error) {
 }
 
 // mergeWith merges the segments [lo, hi) that pick chooses among the
-// current ones (none when lo == hi).
-func (t *Table) mergeWith(ctx context.Context, pick func([]*segment) (lo, hi int)) error {
+// current ones (none when lo == hi). A background merge gives way to DROP
+// and TRUNCATE (maintenance.interrupt); OPTIMIZE TABLE does not.
+func (t *Table) mergeWith(ctx context.Context, background bool, pick func([]*segment) (lo, hi int)) error {
 	db := t.db
 	db.wmu.RLock() // no DROP or TRUNCATE meanwhile
 	defer db.wmu.RUnlock()
 	if db.closed {
 		return ErrClosed
+	}
+	if background && db.maint.ddl.Load() > 0 {
+		return errInterrupted
 	}
 	if t.dropped {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, t.schema.Name)
@@ -183,6 +190,9 @@ func (t *Table) mergeWith(ctx context.Context, pick func([]*segment) (lo, hi int
 		num := t.nextSeg
 		t.nextSeg++
 		t.mu.Unlock()
+		if mergeStagingHook != nil {
+			mergeStagingHook(ctx)
+		}
 		var err error
 		staged, err = t.stage(ctx, num, func(put func(k, v []byte) error) (*segment, error) {
 			return buildMerged(ctx, t, num, ms, n, put)

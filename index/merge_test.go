@@ -1,11 +1,14 @@
 package index
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -397,7 +400,7 @@ func TestMergeKeepsOrder(t *testing.T) {
 	for i := range 5 {
 		insert(t, tb, doc(uint64(10*i+1), "a", "", 1), doc(uint64(10*i+2), "b", "", 1))
 	}
-	require.NoError(t, tb.mergeWith(ctx, func([]*segment) (int, int) { return 1, 3 }))
+	require.NoError(t, tb.mergeWith(ctx, false, func([]*segment) (int, int) { return 1, 3 }))
 	order := func(s *Snapshot) []uint64 {
 		var out []uint64
 		for _, seg := range s.segs {
@@ -411,4 +414,47 @@ func TestMergeKeepsOrder(t *testing.T) {
 	_, tb = reopen(t, db, dir, "docs")
 	require.Equal(t, want, order(tb.Snapshot()))
 	require.True(t, slices.IsSorted(ids(t, tb.Snapshot())))
+}
+
+// TestDDLInterruptsMerge: DROP TABLE and TRUNCATE TABLE do not wait for a
+// background merge (of any table): it gives up and is made again after them.
+func TestDDLInterruptsMerge(t *testing.T) {
+	db, err := Open(DefaultOptions("").WithInMemory(true).WithMergeFactor(2))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	keep := newTableT(t, db, simple())
+	newTableT(t, db, Schema{Name: "other", Columns: simple().Columns})
+
+	for round, ddl := range []func() error{
+		func() error { return db.TruncateTable("other") },
+		func() error { return db.DropTable("other") },
+	} {
+		started := make(chan struct{})
+		interrupted := make(chan error, 1)
+		var again atomic.Bool
+		mergeStagingHook = func(ctx context.Context) {
+			if again.Swap(true) {
+				return // the merge made again after the statement
+			}
+			close(started)
+			select {
+			case <-ctx.Done():
+				interrupted <- nil
+			case <-time.After(time.Minute):
+				interrupted <- errors.New("the merge was not interrupted")
+			}
+		}
+		insert(t, keep, doc(uint64(10*round+1), "a", "x", 1))
+		insert(t, keep, doc(uint64(10*round+2), "b", "x", 1))
+		<-started // a merge of keep holds the DB's shared write lock
+		require.NoError(t, ddl())
+		require.NoError(t, <-interrupted)
+		waitMerges(t, db)
+		mergeStagingHook = nil
+		lo, hi := pickMerge(keep.Snapshot().segs, 2)
+		require.Equal(t, lo, hi, "the merge was made after the statement")
+	}
+	_, err = db.Table("other")
+	require.ErrorIs(t, err, ErrNoSuchTable)
+	require.Equal(t, 4, keep.Snapshot().Count())
 }
