@@ -104,6 +104,9 @@ type mergeSource struct {
 	seg  *segment
 	base uint32   // merged ordinal of ordinal 0 when to is nil
 	to   []uint32 // merged ordinal of each ordinal (noOrd: deleted); nil when none is deleted
+	// dropped are the docstore records of the documents the merge leaves
+	// out (records.go): they go with the source.
+	dropped []docRun
 }
 
 const noOrd = ^uint32(0)
@@ -115,8 +118,10 @@ func (m *mergeSource) ord(ord uint32) uint32 {
 	return m.to[ord]
 }
 
-// planMerge numbers the live documents of segs in order and returns how many there are.
-func planMerge(segs []*segment) ([]mergeSource, int) {
+// planMerge numbers the live documents of segs in order and returns how
+// many there are; with records (the table stores text), it also lists the
+// records of the deleted ones.
+func planMerge(segs []*segment, records bool) ([]mergeSource, int) {
 	ms := make([]mergeSource, len(segs))
 	n := 0
 	for i, s := range segs {
@@ -126,9 +131,14 @@ func planMerge(segs []*segment) ([]mergeSource, int) {
 			continue
 		}
 		ms[i].to = make([]uint32, s.n())
+		c := recordCursor{s: s}
 		for ord := range ms[i].to {
 			if s.deleted.Contains(uint32(ord)) {
 				ms[i].to[ord] = noOrd
+				if records {
+					seg, at := c.record(uint32(ord))
+					ms[i].dropped = appendRecord(ms[i].dropped, seg, at)
+				}
 			} else {
 				ms[i].to[ord] = uint32(n)
 				n++
@@ -183,7 +193,7 @@ func (t *Table) mergeWith(ctx context.Context, background bool, pick func([]*seg
 	if lo == hi {
 		return nil
 	}
-	ms, n := planMerge(segs[lo:hi])
+	ms, n := planMerge(segs[lo:hi], len(t.layout.stored) > 0)
 	var staged *stagedSegment
 	if n > 0 {
 		t.mu.Lock()
@@ -475,21 +485,6 @@ func mergeOrigin(ms []mergeSource) []docRun {
 	return runs
 }
 
-// dropped returns the records of the documents that the merge leaves out of
-// source m (the deleted ones): they go with the source.
-func (m *mergeSource) dropped() []docRun {
-	var runs []docRun
-	if m.seg.deleted == nil {
-		return nil
-	}
-	c := recordCursor{s: m.seg}
-	for it := m.seg.deleted.Iterator(); it.HasNext(); {
-		seg, at := c.record(it.Next())
-		runs = appendRecord(runs, seg, at)
-	}
-	return runs
-}
-
 // commitMerge registers the merged segment of staged (none when the sources
 // had no live documents) in place of the sources of ms.
 func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
@@ -541,11 +536,8 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 		}
 	}
 	retired := make([]retiredSegment, len(ms))
-	for i := range ms {
-		retired[i] = retiredSegment{segmentKeys: *ms[i].seg.keys}
-		if len(t.layout.stored) > 0 {
-			retired[i].records = ms[i].dropped()
-		}
+	for i, m := range ms {
+		retired[i] = retiredSegment{segmentKeys: *m.seg.keys, records: m.dropped}
 	}
 	err := t.db.bdb.Update(func(txn *badger.Txn) error {
 		if out != nil {

@@ -267,7 +267,7 @@ func TestMergeCarriesWrites(t *testing.T) {
 
 	db.wmu.RLock()
 	segs := tb.Snapshot().segs
-	ms, n := planMerge(segs)
+	ms, n := planMerge(segs, true)
 	tb.mu.Lock()
 	num := tb.nextSeg
 	tb.nextSeg++
