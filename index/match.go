@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/glint-search/glint/index/query"
@@ -66,6 +67,23 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 // range of TextMark.Keyword.
 func (m *TextMatcher) Keywords() int { return m.nkw }
 
+// KeywordWeights gives each distinct positive keyword (by TextMark.Keyword)
+// its length in characters as written in the query: how much a highlighter
+// weighs a passage that shows it.
+func (m *TextMatcher) KeywordWeights() []int {
+	w := make([]int, m.nkw)
+	for _, l := range m.p.keywords {
+		if k := m.kwIndex[l.lt]; k >= 0 && w[k] == 0 {
+			text := l.kw.Text
+			if text == "" {
+				text = l.kw.Term
+			}
+			w[k] = utf8.RuneCountInString(text)
+		}
+	}
+	return w
+}
+
 // TextMark is one occurrence of a query keyword that proves the match.
 type TextMark struct {
 	Pos        int // word position in the field
@@ -127,8 +145,7 @@ const minPooledWords = 512
 // indexed text column (with anyField, any column: each text stands alone).
 // Marks are the keyword occurrences inside the occurrences of the operators
 // that make the document match (none under NOT, none on the right of
-// NOTNEAR); with a query the document does not match, the marks are those
-// of the parts that do match, so a highlighter can still show them.
+// NOTNEAR); a document the query does not match has no marks.
 func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	if m.anyField {
@@ -263,14 +280,10 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 	spans, ok := e.eval(m.p.root, true)
 	res.Matched = ok
 	if !ok {
-		// Show what does match: the positive keywords on their own.
-		spans = nil
-		for _, l := range m.p.keywords {
-			if !l.neg {
-				spans = append(spans, e.leafSpans(l)...)
-			}
-		}
-		slices.SortFunc(spans, spanLess)
+		// A text the query does not match has nothing that proves a
+		// match: no marks (the reference shows the beginning of such a
+		// text, unmarked).
+		return
 	}
 	byField := make([]int, nf) // field number -> index in res.Fields
 	for i := range byField {

@@ -353,7 +353,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 			return nil, err
 		}
 		f := h.table.field("", text, m.Fields[0], false)
-		return highlight.Join(highlight.Document([]highlight.Field{f}, h.anyText.Keywords(), &h.opts), &h.opts, false), nil
+		return highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}).Join(), nil
 	}
 	var fields []highlight.Field
 	var cols []int
@@ -385,17 +385,9 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		byCol[f.col] = h.table.field(f.name, text, am.Fields[0], false)
 	}
 	for _, f := range h.fields {
-		hf := byCol[f.col]
-		if !h.explicit && len(hf.Marks) == 0 {
-			continue // without a field list, only the fields with a match
-		}
-		fields = append(fields, hf)
+		fields = append(fields, byCol[f.col])
 	}
-	if len(fields) == 0 && len(h.fields) > 0 {
-		// No field has a match: the beginning of the first field.
-		fields = append(fields, byCol[h.fields[0].col])
-	}
-	return highlight.Join(highlight.Document(fields, h.matcher.Keywords(), &h.opts), &h.opts, false), nil
+	return highlight.Highlight(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}).Join(), nil
 }
 
 // field is the highlighter's input for one text the matcher saw.

@@ -173,31 +173,25 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 		in[i] = h.table.field(f.name, text, am.Fields[0], false)
 	}
 
-	// Fields with the global options share them (and limits_per_field=0
-	// spreads one budget over them); a field with its own options is
-	// highlighted alone.
-	out := make([]FieldSnippets, len(h.fields))
-	var shared []highlight.Field
-	var sharedAt []int
+	// Every field is highlighted in one request (limits_per_field=0
+	// spreads one budget over them); a field with options of its own
+	// brings its own limits.
 	for i, f := range h.fields {
-		out[i].Field = f.name
 		if f.opts != nil {
-			out[i].Snippets = highlight.Document(in[i:i+1], h.matcher.Keywords(), f.opts)[0]
-			continue
+			in[i].Limits = f.opts
 		}
-		shared = append(shared, in[i])
-		sharedAt = append(sharedAt, i)
 	}
-	if len(shared) > 0 {
-		for j, sn := range highlight.Document(shared, h.matcher.Keywords(), &h.global) {
-			out[sharedAt[j]].Snippets = sn
-		}
+	out := make([]FieldSnippets, len(h.fields))
+	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: h.matcher.KeywordWeights(), Options: &h.global, Stored: true, Pack: true})
+	for i, sn := range res.Strings() {
+		out[i].Field = h.fields[i].name
+		out[i].Snippets = sn
 	}
 	for i := range out {
 		if len(out[i].Snippets) == 0 {
 			// No snippet (no match with no_match_size 0, or an empty
-			// field): an empty string, as the specification shows.
-			out[i].Snippets = []string{""}
+			// field): an empty array, as the reference answers.
+			out[i].Snippets = []string{}
 		}
 	}
 	return out, nil

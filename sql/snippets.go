@@ -152,6 +152,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 	}
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
+	weights := matcher.KeywordWeights()
 	table := tableForHighlight(cfg).withTokenizer(snap.Tokenizer())
 	one := func(i int) error {
 		m, err := matcher.Match(nil, []string{data[i]})
@@ -160,7 +161,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 		defer m.Release()
 		f := table.field("", data[i], m.Fields[0], table.html)
-		res.Rows[i] = []any{highlight.Join(highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts), &opts, false)}
+		res.Rows[i] = []any{highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts}).Join()}
 		return nil
 	}
 	// Large batches on several goroutines, bounded.

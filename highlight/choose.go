@@ -1,0 +1,175 @@
+package highlight
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// The third stage: choosing among the candidates. The best passage is
+// taken first (more distinct keywords, then weight, then length), and the
+// rest are weighed again without the keywords already shown, until every
+// keyword found is shown and the budget is reached. If what was taken is
+// over the limits, each passage loses units from its edges in turn, least
+// relevant first; what is still over drops whole passages, least relevant
+// first. The chosen passages come back in text order.
+
+// better reports whether a ranks above b.
+func better(a, b *passage) bool {
+	if a.uniqQwords != b.uniqQwords {
+		return a.uniqQwords > b.uniqQwords
+	}
+	if wa, wb := a.weight(), b.weight(); wa != wb {
+		return wa > wb
+	}
+	return a.codes > b.codes
+}
+
+// choose picks the passages of ctx to show under lim. found is the set of
+// keywords present in the text; weights are the keywords' weights.
+func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) []passage {
+	cands := slices.Clone(ctx.passages)
+	if len(cands) == 0 {
+		return nil
+	}
+	maxPassages := len(cands)
+	if lim.snippets > 0 {
+		maxPassages = min(maxPassages, lim.snippets)
+	}
+	maxWords, maxCP := math.MaxInt, math.MaxInt
+	if lim.words > 0 {
+		maxWords = lim.words
+	}
+	if lim.chars > 0 {
+		maxCP = lim.chars
+	}
+	original := make([]int, len(cands))
+	for i := range cands {
+		original[i] = cands[i].qwordsWeight
+	}
+	weightOf := func(t int) int {
+		if t < len(weights) {
+			return weights[t]
+		}
+		return 0
+	}
+	var show []passage
+	var shown uint64
+	totalCP, totalWords, keyCP, keyWords := 0, 0, 0, 0
+	all := false
+	taken := make([]bool, len(cands))
+	for len(show) < maxPassages {
+		best := -1
+		for i := range cands {
+			if !taken[i] && (best < 0 || better(&cands[i], &cands[best])) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		b := cands[best]
+		// force_all_words: one passage may be as big as it takes.
+		if !o.ForceAllWords || len(show) > 0 {
+			if keyCP+b.codesBetween > maxCP || keyWords+b.wordsBetween > maxWords {
+				break
+			}
+		}
+		fits := totalCP+b.codes <= maxCP && totalWords+b.words <= maxWords
+		if shown == found && !fits {
+			// Perhaps just enough room to show it in part.
+			if totalCP+b.codesBetween <= maxCP && totalWords+b.wordsBetween <= maxWords {
+				totalWords += b.words
+				totalCP += b.codes
+				show = append(show, b)
+			}
+			break
+		}
+		show = append(show, b)
+		shown |= b.qwords
+		keyWords += b.wordsBetween
+		keyCP += b.codesBetween
+		totalWords += b.words
+		totalCP += b.codes
+		taken[best] = true
+		if !all && shown == found {
+			all = true
+			for i := range cands {
+				cands[i].qwordsWeight = original[i]
+			}
+		}
+		if all {
+			continue
+		}
+		// Weigh the others again without the keywords now shown.
+		for i := range cands {
+			c := &cands[i]
+			if taken[i] {
+				continue
+			}
+			for q := b.qwords & c.qwords; q != 0; q &= q - 1 {
+				c.qwordsWeight -= weightOf(bits.TrailingZeros64(q))
+				c.qwordCount--
+				c.uniqQwords--
+			}
+			c.qwords &^= shown
+		}
+	}
+	if (totalCP > maxCP || totalWords > maxWords) && !o.UseBoundaries {
+		// Trim one unit from each passage in turn, least relevant first.
+		first := true
+		last := totalCP
+	trim:
+		for {
+			for i := len(show) - 1; i >= 0; i-- {
+				p := &show[i]
+				if len(p.before) == 0 && len(p.after) == 0 {
+					continue
+				}
+				var dropFirst bool
+				switch {
+				case len(p.before) > len(p.after):
+					dropFirst = true
+				case len(p.before) < len(p.after):
+					dropFirst = false
+				case !p.before[len(p.before)-1].word && p.after[len(p.after)-1].word:
+					dropFirst = true
+				case p.before[len(p.before)-1].word && !p.after[len(p.after)-1].word:
+					dropFirst = false
+				default:
+					dropFirst = first
+				}
+				var u edgeUnit
+				if dropFirst {
+					u = p.before[len(p.before)-1]
+					p.before = p.before[:len(p.before)-1]
+					p.start++
+				} else {
+					u = p.after[len(p.after)-1]
+					p.after = p.after[:len(p.after)-1]
+				}
+				p.tokens--
+				p.codes -= u.cp
+				totalCP -= u.cp
+				totalWords -= b2i(u.word)
+				if totalCP <= maxCP && totalWords <= maxWords {
+					break trim
+				}
+			}
+			if totalCP == last {
+				break
+			}
+			last = totalCP
+			first = !first
+		}
+	}
+	// The limit is sacred: drop the least relevant passages.
+	for (totalCP > maxCP || totalWords > maxWords) && !o.ForceAllWords && len(show) > 0 {
+		p := show[len(show)-1]
+		totalCP -= p.codes
+		totalWords -= p.words
+		show = show[:len(show)-1]
+	}
+	slices.SortStableFunc(show, func(a, b passage) int { return a.start - b.start })
+	return show
+}

@@ -1,0 +1,86 @@
+package highlight
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/stretchr/testify/require"
+)
+
+
+
+// field tokenizes text with tok and marks every occurrence of the given
+// terms; a term "a b" marks the phrase (one group per occurrence).
+func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) Field {
+	f := Field{Text: text, HTML: tok.Config().HTMLStrip}
+	if tok.Config().PhraseBoundary != "" {
+		f.Boundaries = tok.IsPhraseBoundary
+	}
+	var words []tokenize.Token
+	var it tokenize.Iter
+	it.Reset(tok, text)
+	for it.Next() {
+		f.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		if tk := it.Token(); !tokenize.IsReserved(tk.Term) {
+			words = append(words, tk)
+		}
+	}
+	group := 0
+	for k, term := range terms {
+		parts := strings.Fields(term)
+		for i := range words {
+			if i+len(parts) > len(words) {
+				break
+			}
+			ok := true
+			for j, part := range parts {
+				ok = ok && words[i+j].Term == part && words[i+j].Pos == words[i].Pos+j
+			}
+			if !ok {
+				continue
+			}
+			g := 0
+			if len(parts) > 1 {
+				group++
+				g = group
+			}
+			for j := range parts {
+				w := words[i+j]
+				f.Marks = append(f.Marks, Mark{Pos: w.Pos, Start: w.Start, End: w.End, Keyword: k, Group: g})
+			}
+		}
+	}
+	sortMarks(f.Marks)
+	return f
+}
+
+func sortMarks(ms []Mark) {
+	slices.SortStableFunc(ms, func(x, y Mark) int { return x.Start - y.Start })
+}
+
+func opts(t testing.TB, kv ...any) *Options {
+	o := DefaultOptions()
+	for i := 0; i < len(kv); i += 2 {
+		require.NoError(t, o.Set(kv[i].(string), kv[i+1]))
+	}
+	require.NoError(t, o.Check())
+	return &o
+}
+
+func tokenizer(t testing.TB, settings ...string) *tokenize.Tokenizer {
+	var ss []tokenize.Setting
+	for i := 0; i < len(settings); i += 2 {
+		ss = append(ss, tokenize.Setting{Name: settings[i], Value: settings[i+1]})
+	}
+	cfg, err := tokenize.ParseSettings(ss, nil)
+	require.NoError(t, err)
+	tok, err := tokenize.New(cfg)
+	require.NoError(t, err)
+	return tok
+}
+
+const brown = "The Fulton County Grand Jury said Friday an investigation of Atlanta's recent primary election produced no evidence that any irregularities took place. The jury further said in term-end presentments that the City Executive Committee, which had over-all charge of the election, deserves the praise and thanks of the City of Atlanta for the manner in which the election was conducted."
+
+// TestGolden runs every case and compares the output with testdata/golden.txt.

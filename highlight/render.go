@@ -1,0 +1,180 @@
+package highlight
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The last stage: snippets as data (ranges and marked spans), then the two
+// renderings of them: each field's snippets as strings (JSON), and one
+// string for the document (SQL), with the separators.
+
+// whole is the whole field with its marked spans.
+func (f *ufield) whole(o *Options) Snippet {
+	s := Snippet{Range: Range{0, len(f.text)}}
+	s.Marks = f.marks(0, len(f.units), o.StartSnippetID)
+	return s
+}
+
+// marks lists the marked spans of units from..to-1: each from the start
+// of its first unit there to the end of its last. ids count from id.
+func (f *ufield) marks(from, to, id int) []MarkedRange {
+	var out []MarkedRange
+	cur := int32(-1)
+	for i := from; i < to && i < len(f.units); i++ {
+		u := &f.units[i]
+		if u.span < 0 {
+			continue
+		}
+		if u.span == cur {
+			out[len(out)-1].End = int(u.end)
+			continue
+		}
+		cur = u.span
+		out = append(out, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id})
+		id++
+	}
+	return out
+}
+
+// beginning is the start of a field without marks: units while they fit
+// what is left of the codepoint limit (the first always), and the
+// separator when the text goes on. used counts the codepoints shown so far,
+// across the fields that share the limit.
+func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
+	if len(f.text) == 0 {
+		return nil
+	}
+	end := 0
+	for _, u := range f.units {
+		fits := l.chars == 0 || *used+int(u.cp) <= l.chars
+		if fits || end == 0 {
+			end = int(u.end)
+			*used += int(u.cp)
+		}
+		if !fits {
+			return []Snippet{{Range: Range{0, end}, Cut: true}}
+		}
+	}
+	return []Snippet{{Range: Range{0, end}}}
+}
+
+// render turns the chosen passages of the field (in text order) into
+// snippets.
+func (f *ufield) render(ps []passage, o *Options) []Snippet {
+	out := make([]Snippet, 0, len(ps))
+	id := o.StartSnippetID
+	for k, p := range ps {
+		from, to := p.start, min(p.start+p.tokens, len(f.units))
+		if from >= to {
+			continue
+		}
+		s := Snippet{Range: Range{int(f.units[from].start), int(f.units[to-1].end)}, SepBefore: true, SepAfter: true, Weight: p.weight()}
+		s.Marks = f.marks(from, to, id)
+		id += len(s.Marks)
+		if k == 0 && from == 0 {
+			s.SepBefore = false
+		}
+		if to == len(f.units) {
+			s.SepAfter = false
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// text renders one snippet of the field.
+func (r *FieldResult) text(s *Snippet, o *Options) string {
+	var b strings.Builder
+	at := s.Start
+	for _, m := range s.Marks {
+		b.WriteString(r.Text[at:m.Start])
+		writeMarker(&b, o.BeforeMatch, m.ID)
+		b.WriteString(r.Text[m.Start:m.End])
+		writeMarker(&b, o.AfterMatch, m.ID)
+		at = m.End
+	}
+	b.WriteString(r.Text[at:s.End])
+	if s.Cut {
+		b.WriteString(o.SnippetSeparator)
+	}
+	return b.String()
+}
+
+// writeMarker writes a marker, its first %SNIPPET_ID% (or %PASSAGE_ID%)
+// replaced by id.
+func writeMarker(b *strings.Builder, marker string, id int) {
+	for _, macro := range [...]string{"%PASSAGE_ID%", "%SNIPPET_ID%"} {
+		if i := strings.Index(marker, macro); i >= 0 {
+			b.WriteString(marker[:i])
+			b.WriteString(strconv.Itoa(id))
+			b.WriteString(marker[i+len(macro):])
+			return
+		}
+	}
+	b.WriteString(marker)
+}
+
+// order is the order the snippets of a field are shown in: text order, or
+// heavier first with weight_order.
+func order(r *FieldResult, o *Options) []Snippet {
+	if !o.WeightOrder {
+		return r.Snippets
+	}
+	s := slices.Clone(r.Snippets)
+	slices.SortStableFunc(s, func(a, b Snippet) int { return b.Weight - a.Weight })
+	return s
+}
+
+// Strings renders each field's snippets (the JSON form).
+func (res *Result) Strings() [][]string {
+	out := make([][]string, len(res.Fields))
+	for i := range res.Fields {
+		r := &res.Fields[i]
+		for _, s := range order(r, res.opts) {
+			out[i] = append(out[i], r.text(&s, res.opts))
+		}
+	}
+	return out
+}
+
+// Join renders the SQL form: the snippets of a field joined by
+// snippet_separator (and led or followed by it where a snippet does not
+// reach the start or the end of its field), the fields with snippets joined
+// by field_separator.
+func (res *Result) Join() string {
+	o := res.opts
+	// A field whose only snippet is empty has none.
+	has := make([]bool, len(res.Fields))
+	for i := range res.Fields {
+		r := &res.Fields[i]
+		has[i] = len(r.Snippets) > 1 || len(r.Snippets) == 1 && (r.Snippets[0].End > r.Snippets[0].Start || r.Snippets[0].Cut)
+	}
+	if len(res.Fields) == 1 && has[0] && len(res.Fields[0].Snippets) == 1 {
+		if s := res.Fields[0].Snippets[0]; !s.SepBefore && !s.SepAfter {
+			return res.Fields[0].text(&s, o)
+		}
+	}
+	var b strings.Builder
+	for i := range res.Fields {
+		if b.Len() > 0 && slices.Contains(has[i:], true) {
+			b.WriteString(o.FieldSeparator)
+		}
+		if !has[i] {
+			continue
+		}
+		r := &res.Fields[i]
+		ss := order(r, o)
+		for k, s := range ss {
+			if k == 0 && s.SepBefore {
+				b.WriteString(o.SnippetSeparator)
+			}
+			b.WriteString(r.text(&s, o))
+			if k < len(ss)-1 || s.SepAfter {
+				b.WriteString(o.SnippetSeparator)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,215 @@
+package highlight
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/index/tokenize/htmlstrip"
+)
+
+// The first stage: a field's shown text cut into units, the pieces every
+// later stage counts in. A unit is a word, or one run of the characters
+// between two words: the white space and the rest (punctuation, words too
+// short to index) alternate as runs of their own, and a phrase-boundary
+// character is a run by itself. Units lie end to end, so a run of units
+// is a byte range of the text, and a snippet is such a run.
+
+// unitKind tells a word from the runs between words.
+type unitKind uint8
+
+const (
+	kindWord unitKind = iota // a word: counts toward limit_words and around
+	kindGap                  // between two words (or before the first)
+	kindTail                 // after the last word
+)
+
+// unit is one piece of the shown text.
+type unit struct {
+	start, end int32 // byte range in the shown text
+	cp         int32 // its length in codepoints
+	pos        int32 // a word's position (0 for the runs between words)
+	kind       unitKind
+	gapStart   bool // the first run of its gap (gaps are handed over whole)
+	boundary   bool // a phrase-boundary character (use_boundaries)
+	hit        bool  // a word at a marked position
+	term       int16 // a marked word's keyword
+	span       int32 // a marked word's span (numbered in text order), -1 otherwise
+}
+
+// word reports whether u counts as a word.
+func (u *unit) word() bool { return u.kind == kindWord }
+
+// mask is the keyword bit u contributes to a passage: set for a word
+// inside a marked span.
+func (u *unit) mask() uint64 {
+	if u.hit && u.term >= 0 && u.term < 64 {
+		return 1 << uint(u.term)
+	}
+	return 0
+}
+
+// field is one field ready for the later stages.
+type ufield struct {
+	name     string
+	text     string // the shown text (stripped of markup when it is stripped)
+	retain   bool
+	units    []unit
+	spans    int    // marked spans
+	found    uint64 // keywords present in the field
+	boundary func(rune) bool
+}
+
+// isSpace is the white space that separates runs between words.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// newField cuts f into units and folds its marks into spans.
+func newField(f *Field, o *Options) *ufield {
+	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain"}
+	if o.UseBoundaries {
+		p.boundary = f.Boundaries
+	}
+	words := f.Words
+	marks := f.Marks
+	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
+		p.text, words, marks = stripField(f)
+	}
+	// The marked positions, each with its keyword.
+	type posTerm struct {
+		pos  int32
+		term int
+	}
+	hits := make([]posTerm, 0, len(marks))
+	for _, m := range marks {
+		hits = append(hits, posTerm{int32(m.Pos), m.Keyword})
+		if m.Keyword >= 0 && m.Keyword < 64 {
+			p.found |= 1 << uint(m.Keyword)
+		}
+	}
+	slices.SortFunc(hits, func(a, b posTerm) int {
+		if a.pos != b.pos {
+			return int(a.pos - b.pos)
+		}
+		return a.term - b.term
+	})
+	hits = slices.CompactFunc(hits, func(a, b posTerm) bool { return a.pos == b.pos })
+	p.units = make([]unit, 0, 2*len(words)+2)
+	ascii := isASCII(p.text)
+	cps := func(s string) int32 {
+		if ascii {
+			return int32(len(s))
+		}
+		return int32(utf8.RuneCountInString(s))
+	}
+	at, hi, prev := 0, 0, -1
+	for _, w := range words {
+		s, e := int(w.Start), int(w.End)
+		if s < at || e > len(p.text) || e <= s {
+			continue
+		}
+		if s > at {
+			p.addGap(at, s, kindGap, cps)
+		}
+		u := unit{start: int32(s), end: int32(e), cp: cps(p.text[s:e]), pos: w.Pos, kind: kindWord, term: -1, span: -1}
+		for hi < len(hits) && hits[hi].pos < w.Pos {
+			hi++
+		}
+		if hi < len(hits) && hits[hi].pos == w.Pos {
+			u.hit, u.term = true, int16(hits[hi].term)
+			// Marked words at neighbouring positions fold into one span
+			// (in retain mode, not across a tag: tags take positions there).
+			if prev >= 0 && p.units[prev].hit && p.units[prev].pos+1 == u.pos &&
+				!(p.retain && strings.IndexByte(p.text[p.units[prev].end:s], '<') >= 0) {
+				u.span = p.units[prev].span
+			} else {
+				u.span = int32(p.spans)
+				p.spans++
+			}
+		}
+		prev = len(p.units)
+		p.units = append(p.units, u)
+		at = e
+	}
+	if at < len(p.text) {
+		p.addGap(at, len(p.text), kindTail, cps)
+	}
+	return p
+}
+
+// addGap appends the runs of text[from:to], the characters between two
+// words: white space and the rest alternate, and a boundary character
+// stands alone.
+func (p *ufield) addGap(from, to int, kind unitKind, cps func(string) int32) {
+	bound := -1
+	if p.boundary != nil {
+		// The last boundary character of the gap is the one that counts.
+		for i, r := range p.text[from:to] {
+			if p.boundary(r) {
+				bound = from + i
+			}
+		}
+	}
+	boundEnd := -1
+	if bound >= 0 {
+		_, n := utf8.DecodeRuneInString(p.text[bound:to])
+		boundEnd = bound + n
+	}
+	first := true
+	runStart := from
+	for i := from + 1; i <= to; i++ {
+		if i < to {
+			switch {
+			case i == bound || i == boundEnd:
+			case bound < i && i < boundEnd:
+				continue
+			case isSpace(p.text[i]) == isSpace(p.text[runStart]):
+				continue
+			}
+		}
+		p.units = append(p.units, unit{start: int32(runStart), end: int32(i), cp: cps(p.text[runStart:i]),
+			kind: kind, gapStart: first, boundary: runStart == bound, term: -1, span: -1})
+		first = false
+		runStart = i
+	}
+}
+
+// stripField strips the markup of f's text and moves its words and marks
+// onto the stripped text.
+func stripField(f *Field) (string, []tokenize.Word, []Mark) {
+	r := htmlstrip.Strip(f.Text, f.StripOptions)
+	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
+	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
+	n := len(r.Text)
+	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
+	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
+	words := make([]tokenize.Word, 0, len(f.Words))
+	for _, w := range f.Words {
+		s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
+		if e <= s || e > n {
+			continue // inside removed markup
+		}
+		words = append(words, tokenize.Word{Pos: w.Pos, Start: int32(s), End: int32(e)})
+	}
+	return r.Text, words, f.Marks
+}
+
+// isASCII reports whether s has only ASCII bytes, 8 at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		if x&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
