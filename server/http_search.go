@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/glint-search/glint/sql"
@@ -40,7 +41,9 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 
 // searchRequest reads the body of POST /search.
 func searchRequest(v *jval) (*sql.SearchRequest, error) {
-	m, err := v.object("table", "index", "query", "limit", "size", "offset", "from", "sort", "_source", "highlight", "options", "max_matches")
+	// "source" is taken and left unread, as the reference does (it reads
+	// only "_source"); clients of the family send it.
+	m, err := v.object("table", "index", "query", "limit", "size", "offset", "from", "cutoff", "sort", "_source", "source", "highlight", "options", "max_matches")
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +52,12 @@ func searchRequest(v *jval) (*sql.SearchRequest, error) {
 		return nil, err
 	}
 	if q := m["query"]; q != nil {
-		if req.Query, err = condition(q); err != nil {
+		if req.Query, err = rootCondition(q); err != nil {
+			return nil, err
+		}
+	}
+	if x := m["cutoff"]; x != nil {
+		if req.Cutoff, err = cutoff(x); err != nil {
 			return nil, err
 		}
 	}
@@ -122,6 +130,55 @@ func tableName(v *jval, m map[string]*jval) (name string, older bool, err error)
 		err = requestError("the table name is empty")
 	}
 	return name, older, err
+}
+
+// rootCondition reads the top-level query object. Besides one condition it
+// may hold up to three, as the reference takes them: one full-text
+// condition (match, match_phrase, query_string, match_all), one filter
+// (equals, in, range) and one bool; all of them must hold, as the members
+// of a bool's must. Two of one sort are an error that says to use bool.
+func rootCondition(v *jval) (sql.Cond, error) {
+	if v.kind != jObject {
+		return nil, v.typeError("an object")
+	}
+	switch len(v.obj) {
+	case 0:
+		return nil, requestError("%s: \"query\" property is empty", v.where())
+	case 1:
+		return condition(v)
+	}
+	var seen [3]string
+	c := &sql.BoolCond{Path: v.path}
+	for _, mem := range v.obj {
+		group, clash := 0, "\"query\" has multiple full-text properties, use bool node"
+		switch mem.key {
+		case "equals", "in", "range":
+			group, clash = 1, "\"query\" has multiple filter properties, use bool node"
+		case "bool":
+			group, clash = 2, "\"query\" has multiple bool properties"
+		}
+		if seen[group] != "" {
+			return nil, requestError("%s: %s (%s and %s)", v.where(), clash, seen[group], mem.key)
+		}
+		seen[group] = mem.key
+		one := &jval{kind: jObject, obj: []jmember{mem}, path: v.path, off: mem.val.off}
+		sub, err := condition(one)
+		if err != nil {
+			return nil, err
+		}
+		c.Must = append(c.Must, sub)
+	}
+	return c, nil
+}
+
+// cutoff reads cutoff (top-level or in options): how many matching
+// documents the search looks at before it stops; 0: all of them.
+func cutoff(v *jval) (int, error) {
+	if v.kind != jNumber {
+		return 0, requestError("%s: \"cutoff\" property value should be an integer, got %s", v.where(), kindNames[v.kind])
+	}
+	n, err := v.integer(0, math.MaxInt32)
+	return int(n), err
 }
 
 // condition reads a query object: exactly one of its kinds.
@@ -351,7 +408,12 @@ func sourceFilter(v *jval) (sql.SourceFilter, error) {
 	switch v.kind {
 	case jBool:
 		f.None = !v.b
-	case jString, jArray:
+	case jString:
+		// "" and "*" alone: every column, as in the reference.
+		if v.str != "" && v.str != "*" {
+			f.Includes = []string{v.str}
+		}
+	case jArray:
 		f.Includes, err = strs(v)
 	case jObject:
 		m, err2 := v.object("includes", "excludes")
@@ -374,10 +436,11 @@ func sourceFilter(v *jval) (sql.SourceFilter, error) {
 
 // highlightRequest reads the highlight object: fields (or fieldnames),
 // highlight_query, and options, which the highlighter's one name table
-// checks.
+// checks. fields given as [] or {} name no field, which means every field,
+// as when fields is left out.
 func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 	if v.kind != jObject {
-		return nil, v.typeError("an object")
+		return nil, requestError("%s: \"highlight\" property value should be an object, got %s", v.where(), kindNames[v.kind])
 	}
 	h := &sql.HighlightRequest{Path: v.path}
 	var fields *jval
@@ -389,7 +452,10 @@ func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 			}
 			fields = m.val
 		case "highlight_query":
-			c, err := condition(m.val)
+			if m.val.kind != jObject {
+				return nil, propertyTypeError(m.key, m.val, "an object")
+			}
+			c, err := rootCondition(m.val)
 			if err != nil {
 				return nil, err
 			}
@@ -405,27 +471,29 @@ func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 	if fields == nil {
 		return h, nil
 	}
-	h.Fields = []sql.HighlightField{}
+	var list []sql.HighlightField
 	switch fields.kind {
 	case jString: // "title,content"
 		for _, name := range strings.Split(fields.str, ",") {
 			if name = strings.TrimSpace(name); name != "" {
-				h.Fields = append(h.Fields, sql.HighlightField{Path: fields.path, Name: name})
+				list = append(list, sql.HighlightField{Path: fields.path, Name: name})
 			}
+		}
+		if len(list) == 0 {
+			return nil, requestError("%s: no field is named (give [] for every field)", fields.where())
 		}
 	case jArray:
 		for _, e := range fields.arr {
-			name, err := e.text()
-			if err != nil {
-				return nil, err
+			if e.kind != jString {
+				return nil, requestError("%s: a field name should be a string, got %s", e.where(), kindNames[e.kind])
 			}
-			h.Fields = append(h.Fields, sql.HighlightField{Path: e.path, Name: name})
+			list = append(list, sql.HighlightField{Path: e.path, Name: e.str})
 		}
 	case jObject:
 		for _, m := range fields.obj {
 			f := sql.HighlightField{Path: m.val.path, Name: m.key}
 			if m.val.kind != jObject {
-				return nil, m.val.typeError("an object of options for the field")
+				return nil, requestError("%s: \"%s\" field should be an object of its options, got %s", m.val.where(), m.key, kindNames[m.val.kind])
 			}
 			for _, om := range m.val.obj {
 				o, err := optionValue(om.key, om.val)
@@ -434,21 +502,67 @@ func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 				}
 				f.Options = append(f.Options, o)
 			}
-			h.Fields = append(h.Fields, f)
+			list = append(list, f)
 		}
 	default:
-		return nil, fields.typeError("an array of field names or an object of field options")
+		return nil, requestError("%s: \"fields\" property value should be an array or an object, got %s", fields.where(), kindNames[fields.kind])
 	}
-	if len(h.Fields) == 0 {
-		return nil, requestError("%s: no field is named", fields.where())
-	}
+	h.Fields = list // nil when [] or {}: every field
 	return h, nil
 }
 
-// optionValue reads one highlighting option.
+// highlightKinds is the JSON type of each highlight option that the
+// reference checks by type; the option's value range is the highlighter's
+// to check. Options not listed take any scalar, as the highlighter reads
+// them.
+var highlightKinds = map[string]string{
+	"limit": "an integer", "limit_words": "an integer", "limit_snippets": "an integer",
+	"limit_passages": "an integer", "around": "an integer", "start_snippet_id": "an integer",
+	"start_passage_id": "an integer", "fragment_size": "an integer",
+	"number_of_fragments": "an integer", "no_match_size": "an integer",
+
+	"use_boundaries": "a boolean", "weight_order": "a boolean", "force_all_words": "a boolean",
+	"allow_empty": "a boolean", "emit_zones": "a boolean", "force_snippets": "a boolean",
+	"force_passages": "a boolean", "limits_per_field": "a boolean", "pack_fields": "a boolean",
+
+	"before_match": "a string", "after_match": "a string", "html_strip_mode": "a string",
+	"snippet_boundary": "a string", "passage_boundary": "a string", "encoder": "a string",
+	"order": "a string",
+
+	"pre_tags": "an array or a string", "post_tags": "an array or a string",
+}
+
+// propertyTypeError words a member of the wrong type as the reference does
+// ("limit" property value should be an integer), after its place.
+func propertyTypeError(name string, v *jval, want string) error {
+	return requestError("%s: \"%s\" property value should be %s, got %s", v.where(), name, want, kindNames[v.kind])
+}
+
+// optionValue reads one highlighting option, checking its JSON type.
 func optionValue(name string, v *jval) (sql.OptionValue, error) {
+	want, typed := highlightKinds[strings.ToLower(name)]
+	ok := !typed
+	switch want {
+	case "an integer":
+		_, err := strconv.ParseInt(string(v.num), 10, 64)
+		ok = v.kind == jNumber && err == nil
+	case "a boolean":
+		ok = v.kind == jBool
+	case "a string":
+		ok = v.kind == jString
+	case "an array or a string":
+		ok = v.kind == jString || v.kind == jArray
+		for _, e := range v.arr {
+			if e.kind != jString {
+				return sql.OptionValue{}, requestError("%s: \"%s\" should hold strings, got %s", e.where(), name, kindNames[e.kind])
+			}
+		}
+	}
+	if !ok {
+		return sql.OptionValue{}, propertyTypeError(name, v, want)
+	}
 	if v.kind == jObject || v.kind == jNull {
-		return sql.OptionValue{}, requestError("%s: expected a number, a string, a boolean (or for pre_tags and post_tags an array), got %s", v.where(), kindNames[v.kind])
+		return sql.OptionValue{}, requestError("%s: expected a number, a string or a boolean, got %s", v.where(), kindNames[v.kind])
 	}
 	x, err := v.scalar()
 	if err != nil {
@@ -459,9 +573,17 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 
 // searchOptions reads options: ranker, field_weights, max_matches.
 func searchOptions(v *jval, req *sql.SearchRequest) error {
-	m, err := v.object("ranker", "field_weights", "max_matches")
+	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff")
 	if err != nil {
 		return err
+	}
+	if x := m["cutoff"]; x != nil {
+		if req.Cutoff != 0 {
+			return requestError("%s: cutoff is given twice", x.where())
+		}
+		if req.Cutoff, err = cutoff(x); err != nil {
+			return err
+		}
 	}
 	if x := m["ranker"]; x != nil {
 		if req.Ranker, err = x.text(); err != nil {
@@ -500,7 +622,11 @@ func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 	b = appendJSONValue(b, r.Took.Milliseconds())
 	b = append(b, `,"timed_out":false,"hits":{"total":`...)
 	b = appendJSONValue(b, int64(r.Total))
-	b = append(b, `,"total_relation":"eq","hits":[`...)
+	if r.TotalAtLeast {
+		b = append(b, `,"total_relation":"gte","hits":[`...)
+	} else {
+		b = append(b, `,"total_relation":"eq","hits":[`...)
+	}
 	for i, h := range r.Hits {
 		if i > 0 {
 			b = append(b, ',')

@@ -187,11 +187,21 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn
 	}
-	for i := range out {
-		if len(out[i].Snippets) == 0 {
-			// No snippet (no match with no_match_size 0, or an empty
-			// field): an empty array, as the reference answers.
+	for i, f := range h.fields {
+		if len(out[i].Snippets) > 0 {
+			continue
+		}
+		opts := &h.global
+		if f.opts != nil {
+			opts = f.opts
+		}
+		if opts.AllowEmpty {
+			// Allowed to be empty (no_match_size 0): no snippet at all,
+			// an empty array, as the reference answers.
 			out[i].Snippets = []string{}
+		} else {
+			// An empty field: an empty string, as the specification shows.
+			out[i].Snippets = []string{""}
 		}
 	}
 	return out, nil

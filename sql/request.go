@@ -34,7 +34,10 @@ type SearchRequest struct {
 	Ranker       string
 	FieldWeights map[string]int
 	MaxMatches   int
-	Path         string // where the options were given, for errors
+	// Cutoff stops the search once it has found that many matching
+	// documents (in index order); 0: no cutoff.
+	Cutoff int
+	Path   string // where the options were given, for errors
 }
 
 // Cond is one condition of a request's query: *TextCond, *AttrCond,
@@ -130,10 +133,13 @@ type OptionValue struct {
 
 // SearchResponse is the answer to a SearchRequest (spec 2.1).
 type SearchResponse struct {
-	Took     time.Duration
-	Total    int // matching documents
-	Hits     []Hit
-	Warnings []string
+	Took  time.Duration
+	Total int // matching documents
+	// TotalAtLeast: the cutoff stopped the search, so more documents may
+	// match than Total ("total_relation": "gte").
+	TotalAtLeast bool
+	Hits         []Hit
+	Warnings     []string
 }
 
 // Hit is one matching document.
@@ -174,7 +180,7 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 	if err != nil {
 		return nil, err
 	}
-	resp := &SearchResponse{Total: total, Hits: make([]Hit, 0, len(r.Rows))}
+	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, Hits: make([]Hit, 0, len(r.Rows))}
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}
@@ -261,7 +267,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 		p.order = []orderKey{{e: weightExpr{}, desc: true}}
 	}
 
-	p.offset, p.count = req.Offset, req.Limit
+	p.offset, p.count, p.cutoff = req.Offset, req.Limit, req.Cutoff
 	if p.count < 0 {
 		p.count = defaultLimit
 	}

@@ -3,6 +3,7 @@ package sql
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,7 +48,14 @@ type selectPlan struct {
 	maxMatches int
 	opts       selectOptions
 	aggregate  bool // the select list has COUNT(*): one row
+	// cutoff > 0 stops the search at that many matching documents;
+	// runSelect sets cutoffHit when it did.
+	cutoff    int
+	cutoffHit bool
 }
+
+// errCutoff stops the scan of matches when the cutoff is reached.
+var errCutoff = errors.New("cutoff reached")
 
 func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting) (*Result, error) {
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
@@ -500,6 +508,10 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	scratch := make([]any, len(p.order)) // sort keys of the document at hand
 	total := 0
 	err := s.matches(ctx, snap, p.sc, p.where, func(r *row) error {
+		if p.cutoff > 0 && total >= p.cutoff {
+			p.cutoffHit = true
+			return errCutoff
+		}
 		total++
 		if p.aggregate || want == 0 {
 			return nil
@@ -527,6 +539,9 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 		}
 		return nil
 	})
+	if err == errCutoff {
+		err = nil
+	}
 	if err != nil {
 		return nil, 0, err
 	}
