@@ -312,6 +312,7 @@ const (
 	blendTrimHead             // without its leading blend characters
 	blendTrimTail             // without its trailing blend characters
 	blendTrimBoth             // without both
+	blendTrimAll              // without any blend character, its parts joined
 	blendSkipPure             // tokens of blend characters only are skipped
 )
 
@@ -320,11 +321,11 @@ var blendModeNames = []struct {
 	bit  uint8
 }{
 	{"trim_none", blendTrimNone}, {"trim_head", blendTrimHead}, {"trim_tail", blendTrimTail},
-	{"trim_both", blendTrimBoth}, {"skip_pure", blendSkipPure},
+	{"trim_both", blendTrimBoth}, {"trim_all", blendTrimAll}, {"skip_pure", blendSkipPure},
 }
 
 // parseBlendMode reads a blend_mode value: a comma list of trim_none,
-// trim_head, trim_tail, trim_both and skip_pure. "" is trim_none.
+// trim_head, trim_tail, trim_both, trim_all and skip_pure. "" is trim_none.
 func parseBlendMode(value string) (uint8, error) {
 	var m uint8
 	for _, f := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
@@ -339,14 +340,14 @@ func parseBlendMode(value string) (uint8, error) {
 			}
 		}
 		if !found {
-			return 0, settingErr("blend_mode", "unknown value '%s' (supported: trim_none, trim_head, trim_tail, trim_both, skip_pure)", f)
+			return 0, settingErr("blend_mode", "unknown value '%s' (supported: trim_none, trim_head, trim_tail, trim_both, trim_all, skip_pure)", f)
 		}
 	}
 	if m == 0 {
 		return blendTrimNone, nil
 	}
 	if m&^blendSkipPure == 0 {
-		return 0, settingErr("blend_mode", "skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both")
+		return 0, settingErr("blend_mode", "skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both, trim_all")
 	}
 	return m, nil
 }

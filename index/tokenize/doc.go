@@ -56,8 +56,11 @@
 // its parts "well" and "being". blend_mode picks the forms of the blended
 // token that are indexed: trim_none (the whole token, the default),
 // trim_head, trim_tail and trim_both (without leading, trailing or both
-// runs of blend characters), plus skip_pure (a token of blend characters
-// only is not indexed at all); an unknown value is an error. A character
+// runs of blend characters), trim_all (every blend character dropped, the
+// parts joined: "3+rd" gives "3rd"; its range is the whole token), plus
+// skip_pure (a token of blend characters only is not indexed at all). The
+// value is a comma list of these; an unknown value is an error, and so is
+// skip_pure alone. A character
 // listed in two of charset_table, ignore_chars, blend_chars and
 // phrase_boundary is an error (as in Sphinx; under the default rules a
 // combining mark may be ignored, blended or a boundary).

@@ -777,6 +777,15 @@ func (f *fullIter) blend(w *word, pos int) int {
 		f.buf = f.foldSpan(f.buf[:0], v.s, v.e)
 		f.process(f.buf, pos, v.s, v.e, blended)
 	}
+	// trim_all joins the parts; with one part that is the part itself. Its
+	// range is the whole token, which is what a match on it proves.
+	if mode&blendTrimAll != 0 && len(parts) > 1 {
+		f.buf = f.buf[:0]
+		for _, p := range parts {
+			f.buf = f.foldSpan(f.buf, p.s, p.e)
+		}
+		f.process(f.buf, pos, w.start, w.end, blended)
+	}
 	n := 0
 	for _, p := range f.parts {
 		f.buf = f.foldSpan(f.buf[:0], p.s, p.e)

@@ -158,6 +158,14 @@ func TestBlendChars(t *testing.T) {
 			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
 			tk("b", 4, 13, 14), tk("c", 5, 15, 16),
 			tk("x", 6, 20, 21), tk("d", 7, 23, 24)}},
+		{"trim_all", []Token{
+			tk("a", 1, 0, 1), tk("wellbeing", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
+			tk("b", 4, 13, 14), tk("c", 5, 15, 16),
+			tk("x", 6, 20, 21), tk("d", 7, 23, 24)}},
+		{"trim_none, trim_all", []Token{
+			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("wellbeing", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
+			tk("b", 4, 13, 14), tk("c++", 5, 15, 18), tk("c", 5, 15, 16), tk("-x-", 6, 19, 22),
+			tk("x", 6, 20, 21), tk("d", 7, 23, 24), tk("--", 8, 25, 27)}},
 		{"trim_none, trim_both, skip_pure", []Token{
 			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
 			tk("b", 4, 13, 14), tk("c++", 5, 15, 18), tk("c", 5, 15, 16), tk("-x-", 6, 19, 22),
@@ -182,6 +190,11 @@ func TestBlendChars(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s/%v", it.Term(), it.Blended()))
 		}
 		require.Equal(t, []string{"x-y/true", "x/false", "y/false", "z/false"}, got)
+	})
+	t.Run("trim_all joins the parts of a token with blend characters inside and at its edges", func(t *testing.T) {
+		tok := newTok(t, "blend_chars=+, @", "blend_mode=trim_all")
+		require.Equal(t, []Token{tk("4th", 1, 0, 6), tk("4", 1, 1, 2), tk("th", 2, 3, 5), tk("zz", 3, 7, 9)},
+			tok.Append(nil, "+4@th@ zz"))
 	})
 	t.Run("mapped blend characters", func(t *testing.T) {
 		tok := newTok(t, "blend_chars=U+2019->'")
