@@ -59,6 +59,8 @@ var tableSettings = map[string]settingKind{
 	"ngram_len":            settingInt,
 	"ngram_chars":          settingText,
 	"dict":                 settingEnum,
+	"stopword_step":        settingFlag,
+	"expand_keywords":      settingText,
 }
 
 // columnTypes maps the canonical type names of the bridge to column types.

@@ -53,6 +53,11 @@ func TestParseSettingsErrors(t *testing.T) {
 		{[]string{"wordforms=/forms.txt /missing.txt"}, "wordforms: cannot read '/missing.txt': file does not exist"},
 		{[]string{"exceptions="}, "exceptions: no file named"},
 		{[]string{"min_word_len=1", "MIN_WORD_LEN=2"}, "min_word_len: set twice"},
+		{[]string{"stopword_step=2"}, "stopword_step: '2' is not 0 or 1"},
+		{[]string{"expand_keywords=stars"}, "expand_keywords: unknown value 'stars' (supported: 0, 1, or a list of exact and star)"},
+		{[]string{"expand_keywords=exact, exact"}, "expand_keywords: 'exact' is listed twice"},
+		{[]string{"expand_keywords= "}, "expand_keywords: empty (0, 1, exact, star or exact,star)"},
+		{[]string{"expand_keywords=2"}, "expand_keywords: unknown value '2' (supported: 0, 1, or a list of exact and star)"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.settings, " "), func(t *testing.T) {
@@ -64,6 +69,27 @@ func TestParseSettingsErrors(t *testing.T) {
 			require.EqualError(t, err, c.want)
 			var se *SettingError
 			require.True(t, errors.As(err, &se))
+		})
+	}
+}
+
+func TestExpandKeywordsValues(t *testing.T) {
+	cases := []struct {
+		value string
+		want  Expansion
+	}{
+		{"0", 0},
+		{"1", ExpandStar | ExpandExact},
+		{"exact", ExpandExact},
+		{"star", ExpandStar},
+		{"STAR, exact", ExpandStar | ExpandExact},
+		{"exact star", ExpandStar | ExpandExact},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			cfg, err := ParseSettings(settings("expand_keywords="+c.value), nil)
+			require.NoError(t, err)
+			require.Equal(t, c.want, cfg.ExpandKeywords)
 		})
 	}
 }

@@ -80,8 +80,17 @@
 // and inline words are split into words and folded like text (so "don't"
 // gives "don" and "t"). Stopwords are matched after folding and before
 // stemming (Sphinx's stopwords_unstemmed=1; Sphinx's default matches after
-// stemming); a stopword takes its position but gives no term (Sphinx's
-// stopword_step=1).
+// stemming); a stopword takes its position but gives no term.
+//
+// stopword_step (0 or 1, default 1) is the number of positions a stopword
+// takes: with 0 the word after a stopword takes the stopword's position, so
+// "cup of tea" indexes cup at 1 and tea at 2, like "cup tea". The query
+// parser counts query positions the same way (StopwordStep).
+//
+// expand_keywords (0, 1, or a comma list of exact and star; 1 is both) is
+// kept in the Config for the query parser, which searches a plain query
+// word W also as *W* (W* with min_prefix_len only) and as =W (see package
+// query); it changes no token.
 //
 // morphology: a list of none, stem_XX for every Snowball stemmer (ar, da,
 // de, en, es, fi, fr, ga, hu, it, nl, no, pt, ro, ru, sv, ta, tr),

@@ -197,6 +197,7 @@ func (f *fullIter) nextSimple(it *Iter) bool {
 		}
 		if r.stop != nil {
 			if _, ok := r.stop[string(term)]; ok {
+				f.lastPos -= 1 - r.stopPos // the next word takes this position too
 				continue
 			}
 		}
@@ -642,7 +643,7 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 	}
 	if r.stop != nil {
 		if _, ok := r.stop[string(term)]; ok {
-			return 1
+			return r.stopPos
 		}
 	}
 	if len(r.stem) > 0 {

@@ -5,30 +5,32 @@ import "github.com/blevesearch/snowballstem"
 // rules are a Tokenizer's settings, compiled by New for the general path of
 // Iter (the default settings take the fast path in tokenize.go).
 type rules struct {
-	tab    *charTable
-	blend  uint8 // blend_mode bits; 0 without blend_chars
-	minLen int   // min_word_len, in characters
-	stop   map[string]struct{}
-	forms  *formNode   // wordforms trie, or nil
-	exc    *excMatcher // exceptions, or nil
-	stem   []func(*snowballstem.Env) bool
-	exact  bool // index_exact_words (with morphology or wordforms)
-	step   int  // phrase_boundary_step
-	sp     bool // index_sp
-	html   htmlStripper
+	tab     *charTable
+	blend   uint8 // blend_mode bits; 0 without blend_chars
+	minLen  int   // min_word_len, in characters
+	stop    map[string]struct{}
+	stopPos int         // positions a stopword takes: stopword_step, 1 or 0
+	forms   *formNode   // wordforms trie, or nil
+	exc     *excMatcher // exceptions, or nil
+	stem    []func(*snowballstem.Env) bool
+	exact   bool // index_exact_words (with morphology or wordforms)
+	step    int  // phrase_boundary_step
+	sp      bool // index_sp
+	html    htmlStripper
 	// simple: no blend, ngram or phrase boundary characters, exceptions,
 	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
 	simple bool
 }
 
 // isDefault reports whether c tokenizes like the zero Config. Settings that
-// do not change tokens (min_prefix_len, min_infix_len) are not looked at.
+// do not change tokens (min_prefix_len, min_infix_len, expand_keywords, and
+// stopword_step without stopwords) are not looked at.
 func (c *Config) isDefault() bool {
 	return c.CharsetTable == "" && c.IgnoreChars == "" && c.BlendChars == "" && c.BlendMode == "" &&
 		c.MinWordLen <= 1 && len(c.Stopwords) == 0 && len(c.Morphology) == 0 && len(c.Wordforms) == 0 &&
 		len(c.Exceptions) == 0 && c.PhraseBoundary == "" && c.PhraseBoundaryStep == 0 && c.NgramLen == 0 &&
 		c.NgramChars == "" && !c.HTMLStrip && len(c.HTMLRemoveElements) == 0 && len(c.HTMLIndexAttrs) == 0 &&
-		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0
+		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0 && !(c.StopwordsTakeNoPos && len(c.Stopwords) > 0)
 }
 
 // checkNumbers checks the numeric settings.
@@ -55,7 +57,10 @@ func (c *Config) checkNumbers() error {
 
 // compile checks c and builds its rules.
 func (c *Config) compile() (*rules, error) {
-	r := &rules{minLen: c.MinWordLen, sp: c.IndexSP, step: c.PhraseBoundaryStep}
+	r := &rules{minLen: c.MinWordLen, sp: c.IndexSP, step: c.PhraseBoundaryStep, stopPos: 1}
+	if c.StopwordsTakeNoPos {
+		r.stopPos = 0
+	}
 	var err error
 	switch {
 	case c.NgramLen != 0 && c.NgramLen != 1:

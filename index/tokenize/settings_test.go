@@ -251,6 +251,19 @@ func TestStopwords(t *testing.T) {
 		tok := newTok(t, "stopwords=Don't ÉTÉ")
 		require.Equal(t, []string{"don", "t", "été"}, tok.Config().Stopwords)
 	})
+	t.Run("stopword_step=0: the word after a stopword takes its position", func(t *testing.T) {
+		text := "The cat of the hat the"
+		want := []Token{tk("cat", 1, 4, 7), tk("hat", 2, 15, 18)}
+		require.Equal(t, want, newTok(t, "stopwords=the a, of", "stopword_step=0").Append(nil, text), "lean path")
+		require.Equal(t, want, newTok(t, "stopwords=the a, of", "stopword_step=0", "phrase_boundary=;").Append(nil, text), "general path")
+		require.Equal(t, []Token{tk("cat", 2, 4, 7), tk("hat", 5, 15, 18)},
+			newTok(t, "stopwords=the a, of", "stopword_step=1").Append(nil, text), "1 is the default")
+		require.Equal(t, 0, newTok(t, "stopwords=the", "stopword_step=0").StopwordStep())
+		require.Equal(t, 1, newTok(t, "stopwords=the").StopwordStep())
+	})
+	t.Run("stopword_step without stopwords changes nothing", func(t *testing.T) {
+		require.Nil(t, newTok(t, "stopword_step=0").r)
+	})
 	t.Run("matched before stemming", func(t *testing.T) {
 		tok := newTok(t, "stopwords=running", "morphology=stem_en")
 		require.Equal(t, []Token{tk("run", 2, 8, 12), tk("run", 3, 13, 16)}, tok.Append(nil, "running runs run"))
