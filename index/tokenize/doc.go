@@ -118,8 +118,13 @@
 // between them (no phrase, sentence or paragraph boundary, no HTML mark):
 // together they take one position (as in Sphinx) and give no exact form.
 // The longest source wins. Wordforms apply before stopwords. Conflicting
-// duplicate sources are an error; '~' lines (Sphinx's morphology-aware forms)
-// are rejected.
+// duplicate sources are an error.
+//
+// A line that starts with '~' ("~walks > stroll") is matched after
+// morphology: with a stemmer, every word whose stem is the stem of the
+// source (walk, walked, walking) becomes the destination, which is not
+// stemmed; a stopword is still a stopword, and ordinary forms come first.
+// Its source is one word. Without morphology it is an ordinary form.
 //
 // exceptions names a file (or several) of lines "source => destination".
 // The source is matched case-sensitively on the raw text, before folding; a

@@ -647,7 +647,17 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 		}
 	}
 	if len(r.stem) > 0 {
-		push(f, cutTerm([]byte(f.stemmed(term))), pos, start, end, bl)
+		stem := f.stemmed(term)
+		if to, ok := r.morphForms[stem]; ok {
+			for k, d := range to {
+				push(f, d, pos+k, start, end, bl)
+				if k == 0 && r.exact {
+					f.pushExact(term, pos, start, end, bl)
+				}
+			}
+			return len(to)
+		}
+		push(f, cutTerm([]byte(stem)), pos, start, end, bl)
 	} else {
 		f.pushTerm(term, pos, start, end, bl)
 	}

@@ -326,11 +326,32 @@ func TestIndexExactWords(t *testing.T) {
 	})
 }
 
+func TestMorphWordforms(t *testing.T) {
+	testFiles["/tilde.txt"] = "~walks > stroll\nruns > sprint\n"
+	defer delete(testFiles, "/tilde.txt")
+	t.Run("with morphology a ~ form maps every word of the source's stem", func(t *testing.T) {
+		tok := newTok(t, "wordforms=/tilde.txt", "morphology=stem_en")
+		require.Equal(t, []Wordform{{From: "walks", To: "stroll", Morph: true}, {From: "runs", To: "sprint"}}, tok.Config().Wordforms)
+		require.Equal(t, []Token{tk("stroll", 1, 0, 7), tk("stroll", 2, 8, 14), tk("stroll", 3, 15, 19),
+			tk("sprint", 4, 20, 24), tk("run", 5, 25, 32)}, tok.Append(nil, "walking walked walk runs running"))
+	})
+	t.Run("without morphology a ~ form is an ordinary form", func(t *testing.T) {
+		tok := newTok(t, "wordforms=/tilde.txt")
+		require.Equal(t, []Token{tk("walking", 1, 0, 7), tk("stroll", 2, 8, 13)}, tok.Append(nil, "walking walks"))
+	})
+	t.Run("a ~ form takes one source word", func(t *testing.T) {
+		testFiles["/tilde2.txt"] = "~walk fast > hurry\n"
+		defer delete(testFiles, "/tilde2.txt")
+		_, err := ParseSettings(settings("wordforms=/tilde2.txt"), readTestFile)
+		require.EqualError(t, err, "wordforms: /tilde2.txt:1: a '~' form (matched after morphology) takes one source word")
+	})
+}
+
 func TestWordforms(t *testing.T) {
 	tok := newTok(t, "wordforms=/forms.txt", "morphology=stem_en", "index_exact_words=1")
 	require.Equal(t, []Wordform{
-		{"walks", "walk"}, {"going to", "gonna"}, {"usa", "united states"},
-		{"new york city", "nyc"}, {"new york", "ny"}, {"ran", "run"},
+		{From: "walks", To: "walk"}, {From: "going to", To: "gonna"}, {From: "usa", To: "united states"},
+		{From: "new york city", To: "nyc"}, {From: "new york", To: "ny"}, {From: "ran", To: "run"},
 	}, tok.Config().Wordforms)
 	runTokenCases(t, tok, []tokenCase{
 		{"single word, not stemmed further", "Walks walking", []Token{
