@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,16 @@ const (
 	settingText settingKind = iota // any string
 	settingInt                     // a non-negative integer
 	settingFlag                    // 0 or 1
+	settingEnum                    // one of settingValues[name], in any case; stored in lower case
 )
+
+// settingValues are the values of the settingEnum settings.
+var settingValues = map[string][]string{
+	// dict: the reference's dictionary type. glint's term dictionary always
+	// keeps the words (keywords); crc (word hashes) is accepted and shown,
+	// and searches and highlights the same (docs/fulltext.md, "dict").
+	"dict": {"keywords", "crc"},
+}
 
 // tableSettings are the table settings of dialect.md ("Tables"). Settings that a
 // later capability acts on are validated, stored and shown already.
@@ -48,6 +58,9 @@ var tableSettings = map[string]settingKind{
 	"phrase_boundary_step": settingInt,
 	"ngram_len":            settingInt,
 	"ngram_chars":          settingText,
+	"dict":                 settingEnum,
+	"stopword_step":        settingFlag,
+	"expand_keywords":      settingText,
 }
 
 // columnTypes maps the canonical type names of the bridge to column types.
@@ -216,6 +229,13 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 		if raw != "0" && raw != "1" {
 			return "", Errorf(CodeBadOption, "table setting '%s' takes 0 or 1, got '%s'", st.Name, raw)
 		}
+	case settingEnum:
+		values := settingValues[st.Name]
+		lower := strings.ToLower(strings.TrimSpace(raw))
+		if !slices.Contains(values, lower) {
+			return "", Errorf(CodeBadOption, "table setting '%s' takes %s, got '%s'", st.Name, strings.Join(values, " or "), raw)
+		}
+		raw = lower
 	}
 	return raw, nil
 }

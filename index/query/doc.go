@@ -57,9 +57,19 @@
 // n-grams, "a\-b" on a table where '-' is a word character); a blended
 // token (blend_chars) becomes an OR of the blended token and the phrase of
 // its parts, and inside quotes counts by its parts. A stopword gives no
-// keyword but keeps its query position, so "cat the dog" in quotes needs
-// one word between cat and dog, and it drops out of any operator it is an
-// operand of ("the | cat" is cat, as in Sphinx). Decorations: =word (the
+// keyword but keeps its query position (none with stopword_step=0), so
+// "cat the dog" in quotes needs one word between cat and dog, and it drops
+// out of any operator it is an operand of ("the | cat" is cat, as in
+// Sphinx).
+//
+// On a table with expand_keywords, a plain word W (one keyword: not a
+// wildcard, not =word, not a blended token, not split by the tokenizer)
+// becomes OR(W, *W*, =W): *W* only with min_infix_len and when W has at
+// least min_infix_len characters (W* with min_prefix_len instead), =W only
+// with index_exact_words and when its term differs from W's. The
+// alternatives share W's query position, field start/end marks and boost.
+// Words in quotes (phrase, proximity, quorum) are not expanded: those
+// operators take keywords only (the reference expands them too). Decorations: =word (the
 // exact, unstemmed form: needs index_exact_words to differ), ^word (first
 // word of its field), word$ (last word), word^N (boost: ranking only). A
 // wildcard is kept as a folded pattern with Text as written; the index

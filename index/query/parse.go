@@ -508,9 +508,7 @@ func (p *parser) word(w lexWord) (Node, error) {
 	toks := p.tokens(w.text)
 	base := p.qpos
 	if len(toks) == 0 {
-		if w.text != "" {
-			p.qpos++
-		}
+		p.skip(w.text)
 		return nil, nil
 	}
 	last := 0
@@ -541,6 +539,11 @@ func (p *parser) word(w lexWord) (Node, error) {
 			return nil, err
 		}
 		whole = kw
+		if len(blended) == 0 {
+			if whole, err = p.expand(kw, w); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		parts[0].FieldStart = w.start
 		parts[len(parts)-1].FieldEnd = w.end
@@ -565,6 +568,67 @@ func (p *parser) word(w lexWord) (Node, error) {
 	return Or{Children: blended, Pos: w.pos}, nil
 }
 
+// expand applies the table's expand_keywords to the keyword of a plain
+// word W: it becomes (W | *W* | =W), with *W* (W* on a table with
+// min_prefix_len) only when W is long enough to be a wildcard of the table
+// and =W only when the table indexes exact forms and they differ from W's
+// term. A word in quotes is not expanded (a phrase holds keywords only).
+func (p *parser) expand(kw Keyword, w lexWord) (Node, error) {
+	cfg := p.tok.Config()
+	if cfg.ExpandKeywords == 0 {
+		return kw, nil
+	}
+	alts := []Node{kw}
+	add := func(k Keyword) error {
+		k.Pos, k.QPos, k.FieldStart, k.FieldEnd, k.Boost = kw.Pos, kw.QPos, kw.FieldStart, kw.FieldEnd, kw.Boost
+		k, err := p.keyword(k)
+		alts = append(alts, k)
+		return err
+	}
+	if cfg.ExpandKeywords&tokenize.ExpandStar != 0 {
+		folded := p.tok.Fold(w.text)
+		n, plain := 0, folded != ""
+		for _, r := range folded {
+			n++
+			plain = plain && p.tok.IsWordRune(r) && !isWildcard(r)
+		}
+		switch {
+		case !plain:
+		case cfg.MinInfixLen > 0 && n >= cfg.MinInfixLen:
+			if err := add(Keyword{Text: "*" + w.text + "*", Term: "*" + folded + "*", Wildcard: true}); err != nil {
+				return nil, err
+			}
+		case cfg.MinPrefixLen > 0 && n >= cfg.MinPrefixLen:
+			if err := add(Keyword{Text: w.text + "*", Term: folded + "*", Wildcard: true}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.ExpandKeywords&tokenize.ExpandExact != 0 && cfg.IndexExactWords {
+		if term := p.tok.Exact(w.text); term != "" && term != kw.Term {
+			if err := add(Keyword{Text: w.text, Term: term, Exact: true}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(alts) == 1 {
+		return kw, nil
+	}
+	return Or{Children: alts, Pos: w.pos}, nil
+}
+
+// skip moves the query position past a word that gives no keyword: one
+// position, or none for a stopword of a table with stopword_step=0.
+func (p *parser) skip(text string) {
+	if text == "" {
+		return
+	}
+	if p.tok.StopwordStep() == 0 && p.tok.Stopword(p.tok.Fold(text)) {
+		return
+	}
+	p.qpos++
+}
+
 // phrase turns "..." (with ~N or /N) into a Phrase, Proximity or Quorum.
 // Inside quotes a blended token counts by its parts.
 func (p *parser) phrase(t token) (Node, error) {
@@ -583,9 +647,7 @@ func (p *parser) phrase(t token) (Node, error) {
 		toks := p.tokens(w.text)
 		base := p.qpos
 		if len(toks) == 0 {
-			if w.text != "" {
-				p.qpos++
-			}
+			p.skip(w.text)
 			continue
 		}
 		var got []Keyword

@@ -30,6 +30,15 @@ func setups(t testing.TB) map[string]*tokenize.Tokenizer {
 		"cjk":     mk(tokenize.Setting{Name: "ngram_len", Value: "1"}, tokenize.Setting{Name: "ngram_chars", Value: "cjk"}),
 		"blend":   mk(tokenize.Setting{Name: "blend_chars", Value: "-, +"}),
 		"dash":    mk(tokenize.Setting{Name: "charset_table", Value: "0..9, a..z, A..Z->a..z, U+2D"}),
+		"stop0":   mk(tokenize.Setting{Name: "stopwords", Value: "the a"}, tokenize.Setting{Name: "stopword_step", Value: "0"}),
+		"xinfix":  mk(tokenize.Setting{Name: "min_infix_len", Value: "3"}, tokenize.Setting{Name: "expand_keywords", Value: "1"}),
+		"xprefix": mk(tokenize.Setting{Name: "min_prefix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "1"},
+			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
+		"xexact": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "exact"},
+			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
+		"xstar": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "star"},
+			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
+		"xnone": mk(tokenize.Setting{Name: "expand_keywords", Value: "1"}),
 	}
 }
 

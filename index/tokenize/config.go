@@ -43,7 +43,19 @@ type Config struct {
 	IndexExactWords    bool                `json:",omitempty"` // index_exact_words: ExactTerm forms are indexed
 	IndexSP            bool                `json:",omitempty"` // index_sp: SentenceTerm and ParagraphTerm are indexed
 	IndexZones         []string            `json:",omitempty"` // index_zones: zone names, a trailing '*' is a prefix
+	StopwordsTakeNoPos bool                `json:",omitempty"` // stopword_step=0: a stopword does not advance the position
+	ExpandKeywords     Expansion           `json:",omitempty"` // expand_keywords: the forms a plain query word is searched as too
 }
+
+// Expansion is a set of forms that expand_keywords adds to a plain query
+// word W: the wildcard form (*W* with min_infix_len, W* with
+// min_prefix_len) and the exact form (=W with index_exact_words).
+type Expansion uint8
+
+const (
+	ExpandStar  Expansion = 1 << iota // *W* or W*
+	ExpandExact                       // =W
+)
 
 // SettingError is a tokenization setting that cannot be used. Error gives
 // "setting: message", with the file and line or the offset in the value when
@@ -88,7 +100,7 @@ var settingNames = map[string]bool{
 	"wordforms": true, "exceptions": true, "min_prefix_len": true, "min_infix_len": true,
 	"phrase_boundary": true, "phrase_boundary_step": true, "ngram_len": true, "ngram_chars": true,
 	"index_sp": true, "index_zones": true, "html_strip": true, "html_remove_elements": true,
-	"html_index_attrs": true,
+	"html_index_attrs": true, "stopword_step": true, "expand_keywords": true,
 }
 
 // IsSetting reports whether name (in any case) is a tokenization setting,
@@ -186,6 +198,18 @@ func ParseSettings(settings []Setting, readFile func(path string) ([]byte, error
 			if *b.dst, err = parseBool(b.name, v[b.name]); err != nil {
 				return Config{}, err
 			}
+		}
+	}
+	if has("stopword_step") {
+		step, err := parseBool("stopword_step", v["stopword_step"])
+		if err != nil {
+			return Config{}, err
+		}
+		c.StopwordsTakeNoPos = !step
+	}
+	if has("expand_keywords") {
+		if c.ExpandKeywords, err = parseExpansion(v["expand_keywords"]); err != nil {
+			return Config{}, err
 		}
 	}
 	if has("blend_mode") {
@@ -306,12 +330,45 @@ func parseBool(name, value string) (bool, error) {
 	return false, settingErr(name, "'%s' is not 0 or 1", value)
 }
 
+// parseExpansion reads an expand_keywords value: 0 (off), 1 (both forms),
+// or a comma list of exact and star.
+func parseExpansion(value string) (Expansion, error) {
+	switch strings.TrimSpace(value) {
+	case "0":
+		return 0, nil
+	case "1":
+		return ExpandStar | ExpandExact, nil
+	}
+	var e Expansion
+	fields := strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+	for _, f := range fields {
+		var bit Expansion
+		switch strings.ToLower(f) {
+		case "star":
+			bit = ExpandStar
+		case "exact":
+			bit = ExpandExact
+		default:
+			return 0, settingErr("expand_keywords", "unknown value '%s' (supported: 0, 1, or a list of exact and star)", f)
+		}
+		if e&bit != 0 {
+			return 0, settingErr("expand_keywords", "'%s' is listed twice", strings.ToLower(f))
+		}
+		e |= bit
+	}
+	if e == 0 {
+		return 0, settingErr("expand_keywords", "empty (0, 1, exact, star or exact,star)")
+	}
+	return e, nil
+}
+
 // Blend modes (blend_mode): which forms of a blended token are indexed.
 const (
 	blendTrimNone = 1 << iota // the whole token
 	blendTrimHead             // without its leading blend characters
 	blendTrimTail             // without its trailing blend characters
 	blendTrimBoth             // without both
+	blendTrimAll              // without any blend character, its parts joined
 	blendSkipPure             // tokens of blend characters only are skipped
 )
 
@@ -320,11 +377,11 @@ var blendModeNames = []struct {
 	bit  uint8
 }{
 	{"trim_none", blendTrimNone}, {"trim_head", blendTrimHead}, {"trim_tail", blendTrimTail},
-	{"trim_both", blendTrimBoth}, {"skip_pure", blendSkipPure},
+	{"trim_both", blendTrimBoth}, {"trim_all", blendTrimAll}, {"skip_pure", blendSkipPure},
 }
 
 // parseBlendMode reads a blend_mode value: a comma list of trim_none,
-// trim_head, trim_tail, trim_both and skip_pure. "" is trim_none.
+// trim_head, trim_tail, trim_both, trim_all and skip_pure. "" is trim_none.
 func parseBlendMode(value string) (uint8, error) {
 	var m uint8
 	for _, f := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
@@ -339,14 +396,14 @@ func parseBlendMode(value string) (uint8, error) {
 			}
 		}
 		if !found {
-			return 0, settingErr("blend_mode", "unknown value '%s' (supported: trim_none, trim_head, trim_tail, trim_both, skip_pure)", f)
+			return 0, settingErr("blend_mode", "unknown value '%s' (supported: trim_none, trim_head, trim_tail, trim_both, trim_all, skip_pure)", f)
 		}
 	}
 	if m == 0 {
 		return blendTrimNone, nil
 	}
 	if m&^blendSkipPure == 0 {
-		return 0, settingErr("blend_mode", "skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both")
+		return 0, settingErr("blend_mode", "skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both, trim_all")
 	}
 	return m, nil
 }

@@ -26,8 +26,9 @@ func TestParseSettingsErrors(t *testing.T) {
 		{[]string{"ngram_chars=cjk"}, "ngram_chars: needs ngram_len=1"},
 		{[]string{"html_strip=yes"}, "html_strip: 'yes' is not 0 or 1"},
 		{[]string{"index_sp=2"}, "index_sp: '2' is not 0 or 1"},
-		{[]string{"blend_chars=-", "blend_mode=trim_all"}, "blend_mode: unknown value 'trim_all' (supported: trim_none, trim_head, trim_tail, trim_both, skip_pure)"},
-		{[]string{"blend_chars=-", "blend_mode=skip_pure"}, "blend_mode: skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both"},
+		{[]string{"blend_chars=-", "blend_mode=trim_every"}, "blend_mode: unknown value 'trim_every' (supported: trim_none, trim_head, trim_tail, trim_both, trim_all, skip_pure)"},
+		{[]string{"blend_chars=-", "blend_mode=skip_pure"}, "blend_mode: skip_pure needs at least one of trim_none, trim_head, trim_tail, trim_both, trim_all"},
+		{[]string{"blend_chars=-", "blend_mode=trim_all, skip_pure"}, ""},
 		{[]string{"blend_chars=-", "blend_mode=trim_head, trim_head"}, "blend_mode: 'trim_head' is listed twice"},
 		{[]string{"blend_mode=trim_head"}, "blend_mode: needs blend_chars"},
 		{[]string{"blend_chars=a"}, "blend_chars: U+0061 'a' is also in the default charset (letters and digits)"},
@@ -52,6 +53,11 @@ func TestParseSettingsErrors(t *testing.T) {
 		{[]string{"wordforms=/forms.txt /missing.txt"}, "wordforms: cannot read '/missing.txt': file does not exist"},
 		{[]string{"exceptions="}, "exceptions: no file named"},
 		{[]string{"min_word_len=1", "MIN_WORD_LEN=2"}, "min_word_len: set twice"},
+		{[]string{"stopword_step=2"}, "stopword_step: '2' is not 0 or 1"},
+		{[]string{"expand_keywords=stars"}, "expand_keywords: unknown value 'stars' (supported: 0, 1, or a list of exact and star)"},
+		{[]string{"expand_keywords=exact, exact"}, "expand_keywords: 'exact' is listed twice"},
+		{[]string{"expand_keywords= "}, "expand_keywords: empty (0, 1, exact, star or exact,star)"},
+		{[]string{"expand_keywords=2"}, "expand_keywords: unknown value '2' (supported: 0, 1, or a list of exact and star)"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.settings, " "), func(t *testing.T) {
@@ -67,6 +73,27 @@ func TestParseSettingsErrors(t *testing.T) {
 	}
 }
 
+func TestExpandKeywordsValues(t *testing.T) {
+	cases := []struct {
+		value string
+		want  Expansion
+	}{
+		{"0", 0},
+		{"1", ExpandStar | ExpandExact},
+		{"exact", ExpandExact},
+		{"star", ExpandStar},
+		{"STAR, exact", ExpandStar | ExpandExact},
+		{"exact star", ExpandStar | ExpandExact},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			cfg, err := ParseSettings(settings("expand_keywords="+c.value), nil)
+			require.NoError(t, err)
+			require.Equal(t, c.want, cfg.ExpandKeywords)
+		})
+	}
+}
+
 func TestParseSettingsFileErrors(t *testing.T) {
 	cases := []struct {
 		setting, file, want string
@@ -76,7 +103,7 @@ func TestParseSettingsFileErrors(t *testing.T) {
 		{"wordforms", "a > ...\n", "wordforms: /f.txt:1: no destination word after '>'"},
 		{"wordforms", "a > b\n\nA > c\n", "wordforms: /f.txt:3: 'a' already maps to 'b' (/f.txt:1)"},
 		{"wordforms", "a > b\nA > B\n", ""},
-		{"wordforms", "~walks > walk\n", "wordforms: /f.txt:1: '~' (forms applied after morphology) is not supported"},
+		{"wordforms", "~walk fast > hurry\n", "wordforms: /f.txt:1: a '~' form (matched after morphology) takes one source word"},
 		{"wordforms", "a > \xff\n", "wordforms: /f.txt:1: invalid UTF-8"},
 		{"exceptions", "a => b\nc -> d\n", "exceptions: /f.txt:2: no '=>' between source and destination"},
 		{"exceptions", " => b\n", "exceptions: /f.txt:1: no source before '=>'"},
@@ -116,7 +143,7 @@ func TestParseSettingsResolves(t *testing.T) {
 		MinWordLen:         2,
 		Stopwords:          []string{"a", "an", "of", "the"},
 		Morphology:         []string{"stem_en"},
-		Wordforms:          []Wordform{{"walks", "walk"}, {"going to", "gonna"}, {"usa", "united states"}, {"new york city", "nyc"}, {"new york", "ny"}, {"ran", "run"}},
+		Wordforms:          []Wordform{{From: "walks", To: "walk"}, {From: "going to", To: "gonna"}, {From: "usa", To: "united states"}, {From: "new york city", To: "nyc"}, {From: "new york", To: "ny"}, {From: "ran", To: "run"}},
 		Exceptions:         []Exception{{"AT&T", "ATT"}, {"C++", "cplusplus"}, {"ms windows", "ms windows"}, {".net", "dotnet"}},
 		PhraseBoundary:     "U+002E, U+003F",
 		PhraseBoundaryStep: 5,
@@ -173,9 +200,9 @@ func TestNewChecksConfig(t *testing.T) {
 		{Config{CharsetTable: "z..a"}, "charset_table: range 'z..a' ends before it starts (at offset 0)"},
 		{Config{NgramLen: 2, NgramChars: "cjk"}, "ngram_len: 2 is not 0 or 1"},
 		{Config{Morphology: []string{"stem_xx"}}, "morphology: unknown stemmer 'stem_xx'"},
-		{Config{BlendChars: "-", BlendMode: "bogus"}, "blend_mode: unknown value 'bogus' (supported: trim_none, trim_head, trim_tail, trim_both, skip_pure)"},
+		{Config{BlendChars: "-", BlendMode: "bogus"}, "blend_mode: unknown value 'bogus' (supported: trim_none, trim_head, trim_tail, trim_both, trim_all, skip_pure)"},
 		{Config{MinWordLen: -2}, "min_word_len: -2 is not between 0 and 128"},
-		{Config{Wordforms: []Wordform{{"a", ""}}}, "wordforms: empty word in 'a > '"},
+		{Config{Wordforms: []Wordform{{From: "a", To: ""}}}, "wordforms: empty word in 'a > '"},
 		{Config{Exceptions: []Exception{{"", "x"}}}, "exceptions: no source before '=>'"},
 		{Config{IndexZones: []string{"h1"}}, "html_strip: index_zones, html_remove_elements and html_index_attrs need html_strip=1"},
 	}

@@ -56,8 +56,11 @@
 // its parts "well" and "being". blend_mode picks the forms of the blended
 // token that are indexed: trim_none (the whole token, the default),
 // trim_head, trim_tail and trim_both (without leading, trailing or both
-// runs of blend characters), plus skip_pure (a token of blend characters
-// only is not indexed at all); an unknown value is an error. A character
+// runs of blend characters), trim_all (every blend character dropped, the
+// parts joined: "3+rd" gives "3rd"; its range is the whole token), plus
+// skip_pure (a token of blend characters only is not indexed at all). The
+// value is a comma list of these; an unknown value is an error, and so is
+// skip_pure alone. A character
 // listed in two of charset_table, ignore_chars, blend_chars and
 // phrase_boundary is an error (as in Sphinx; under the default rules a
 // combining mark may be ignored, blended or a boundary).
@@ -77,8 +80,17 @@
 // and inline words are split into words and folded like text (so "don't"
 // gives "don" and "t"). Stopwords are matched after folding and before
 // stemming (Sphinx's stopwords_unstemmed=1; Sphinx's default matches after
-// stemming); a stopword takes its position but gives no term (Sphinx's
-// stopword_step=1).
+// stemming); a stopword takes its position but gives no term.
+//
+// stopword_step (0 or 1, default 1) is the number of positions a stopword
+// takes: with 0 the word after a stopword takes the stopword's position, so
+// "cup of tea" indexes cup at 1 and tea at 2, like "cup tea". The query
+// parser counts query positions the same way (StopwordStep).
+//
+// expand_keywords (0, 1, or a comma list of exact and star; 1 is both) is
+// kept in the Config for the query parser, which searches a plain query
+// word W also as *W* (W* with min_prefix_len only) and as =W (see package
+// query); it changes no token.
 //
 // morphology: a list of none, stem_XX for every Snowball stemmer (ar, da,
 // de, en, es, fi, fr, ga, hu, it, nl, no, pt, ro, ru, sv, ta, tr),
@@ -106,8 +118,13 @@
 // between them (no phrase, sentence or paragraph boundary, no HTML mark):
 // together they take one position (as in Sphinx) and give no exact form.
 // The longest source wins. Wordforms apply before stopwords. Conflicting
-// duplicate sources are an error; '~' lines (Sphinx's morphology-aware forms)
-// are rejected.
+// duplicate sources are an error.
+//
+// A line that starts with '~' ("~walks > stroll") is matched after
+// morphology: with a stemmer, every word whose stem is the stem of the
+// source (walk, walked, walking) becomes the destination, which is not
+// stemmed; a stopword is still a stopword, and ordinary forms come first.
+// Its source is one word. Without morphology it is an ordinary form.
 //
 // exceptions names a file (or several) of lines "source => destination".
 // The source is matched case-sensitively on the raw text, before folding; a

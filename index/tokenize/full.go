@@ -197,6 +197,7 @@ func (f *fullIter) nextSimple(it *Iter) bool {
 		}
 		if r.stop != nil {
 			if _, ok := r.stop[string(term)]; ok {
+				f.lastPos -= 1 - r.stopPos // the next word takes this position too
 				continue
 			}
 		}
@@ -642,11 +643,21 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 	}
 	if r.stop != nil {
 		if _, ok := r.stop[string(term)]; ok {
-			return 1
+			return r.stopPos
 		}
 	}
 	if len(r.stem) > 0 {
-		push(f, cutTerm([]byte(f.stemmed(term))), pos, start, end, bl)
+		stem := f.stemmed(term)
+		if to, ok := r.morphForms[stem]; ok {
+			for k, d := range to {
+				push(f, d, pos+k, start, end, bl)
+				if k == 0 && r.exact {
+					f.pushExact(term, pos, start, end, bl)
+				}
+			}
+			return len(to)
+		}
+		push(f, cutTerm([]byte(stem)), pos, start, end, bl)
 	} else {
 		f.pushTerm(term, pos, start, end, bl)
 	}
@@ -776,6 +787,15 @@ func (f *fullIter) blend(w *word, pos int) int {
 	for _, v := range vars[:nv] {
 		f.buf = f.foldSpan(f.buf[:0], v.s, v.e)
 		f.process(f.buf, pos, v.s, v.e, blended)
+	}
+	// trim_all joins the parts; with one part that is the part itself. Its
+	// range is the whole token, which is what a match on it proves.
+	if mode&blendTrimAll != 0 && len(parts) > 1 {
+		f.buf = f.buf[:0]
+		for _, p := range parts {
+			f.buf = f.foldSpan(f.buf, p.s, p.e)
+		}
+		f.process(f.buf, pos, w.start, w.end, blended)
 	}
 	n := 0
 	for _, p := range f.parts {

@@ -12,6 +12,10 @@ import (
 type Wordform struct {
 	From string
 	To   string
+	// Morph: a '~' line, matched after morphology: any word with the stem
+	// of From maps to To (From is one word). Without morphology it is an
+	// ordinary form.
+	Morph bool `json:",omitempty"`
 }
 
 // Exception maps a character sequence of the raw text, matched
@@ -126,8 +130,9 @@ func parseWordforms(t *charTable, files []listFile) ([]Wordform, error) {
 			if !utf8.ValidString(line) {
 				return fail("invalid UTF-8")
 			}
-			if strings.HasPrefix(strings.TrimSpace(line), "~") {
-				return fail("'~' (forms applied after morphology) is not supported")
+			morph := false
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "~"); ok {
+				line, morph = rest, true
 			}
 			i, w := strings.Index(line, "=>"), 2
 			if i < 0 {
@@ -145,15 +150,22 @@ func parseWordforms(t *charTable, files []listFile) ([]Wordform, error) {
 			case len(dst) == 0:
 				return fail("no destination word after '>'")
 			}
+			if morph && len(src) > 1 {
+				return fail("a '~' form (matched after morphology) takes one source word")
+			}
 			from, to := strings.Join(src, " "), strings.Join(dst, " ")
-			if prev, ok := known[from]; ok {
+			key := from
+			if morph {
+				key = "~" + from
+			}
+			if prev, ok := known[key]; ok {
 				if prev.to == to {
 					return nil
 				}
-				return fail("'" + from + "' already maps to '" + prev.to + "' (" + prev.file + ":" + itoa(prev.line) + ")")
+				return fail("'" + key + "' already maps to '" + prev.to + "' (" + prev.file + ":" + itoa(prev.line) + ")")
 			}
-			known[from] = seen{to, f.path, n}
-			out = append(out, Wordform{From: from, To: to})
+			known[key] = seen{to, f.path, n}
+			out = append(out, Wordform{From: from, To: to, Morph: morph})
 			return nil
 		})
 		if err != nil {

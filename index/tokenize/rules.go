@@ -1,34 +1,41 @@
 package tokenize
 
-import "github.com/blevesearch/snowballstem"
+import (
+	"strings"
+
+	"github.com/blevesearch/snowballstem"
+)
 
 // rules are a Tokenizer's settings, compiled by New for the general path of
 // Iter (the default settings take the fast path in tokenize.go).
 type rules struct {
-	tab    *charTable
-	blend  uint8 // blend_mode bits; 0 without blend_chars
-	minLen int   // min_word_len, in characters
-	stop   map[string]struct{}
-	forms  *formNode   // wordforms trie, or nil
-	exc    *excMatcher // exceptions, or nil
-	stem   []func(*snowballstem.Env) bool
-	exact  bool // index_exact_words (with morphology or wordforms)
-	step   int  // phrase_boundary_step
-	sp     bool // index_sp
-	html   htmlStripper
+	tab        *charTable
+	blend      uint8 // blend_mode bits; 0 without blend_chars
+	minLen     int   // min_word_len, in characters
+	stop       map[string]struct{}
+	stopPos    int                 // positions a stopword takes: stopword_step, 1 or 0
+	forms      *formNode           // wordforms trie, or nil
+	morphForms map[string][]string // '~' wordforms with morphology: stem of the source -> destination words
+	exc        *excMatcher         // exceptions, or nil
+	stem       []func(*snowballstem.Env) bool
+	exact      bool // index_exact_words (with morphology or wordforms)
+	step       int  // phrase_boundary_step
+	sp         bool // index_sp
+	html       htmlStripper
 	// simple: no blend, ngram or phrase boundary characters, exceptions,
 	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
 	simple bool
 }
 
 // isDefault reports whether c tokenizes like the zero Config. Settings that
-// do not change tokens (min_prefix_len, min_infix_len) are not looked at.
+// do not change tokens (min_prefix_len, min_infix_len, expand_keywords, and
+// stopword_step without stopwords) are not looked at.
 func (c *Config) isDefault() bool {
 	return c.CharsetTable == "" && c.IgnoreChars == "" && c.BlendChars == "" && c.BlendMode == "" &&
 		c.MinWordLen <= 1 && len(c.Stopwords) == 0 && len(c.Morphology) == 0 && len(c.Wordforms) == 0 &&
 		len(c.Exceptions) == 0 && c.PhraseBoundary == "" && c.PhraseBoundaryStep == 0 && c.NgramLen == 0 &&
 		c.NgramChars == "" && !c.HTMLStrip && len(c.HTMLRemoveElements) == 0 && len(c.HTMLIndexAttrs) == 0 &&
-		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0
+		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0 && !(c.StopwordsTakeNoPos && len(c.Stopwords) > 0)
 }
 
 // checkNumbers checks the numeric settings.
@@ -55,7 +62,10 @@ func (c *Config) checkNumbers() error {
 
 // compile checks c and builds its rules.
 func (c *Config) compile() (*rules, error) {
-	r := &rules{minLen: c.MinWordLen, sp: c.IndexSP, step: c.PhraseBoundaryStep}
+	r := &rules{minLen: c.MinWordLen, sp: c.IndexSP, step: c.PhraseBoundaryStep, stopPos: 1}
+	if c.StopwordsTakeNoPos {
+		r.stopPos = 0
+	}
 	var err error
 	switch {
 	case c.NgramLen != 0 && c.NgramLen != 1:
@@ -90,13 +100,37 @@ func (c *Config) compile() (*rules, error) {
 		}
 		r.stem = append(r.stem, s.stem)
 	}
-	if r.forms, err = buildForms(c.Wordforms); err != nil {
+	forms := c.Wordforms
+	if len(r.stem) > 0 {
+		// '~' forms match stems, after morphology; without morphology they
+		// are ordinary forms.
+		forms = nil
+		env := snowballstem.NewEnv("")
+		for _, f := range c.Wordforms {
+			if !f.Morph {
+				forms = append(forms, f)
+				continue
+			}
+			if f.From == "" || f.To == "" || strings.Contains(f.From, " ") {
+				return nil, &SettingError{Setting: "wordforms", Offset: -1, Msg: "bad '~' form '" + f.From + " > " + f.To + "'"}
+			}
+			stem := stemWith(r.stem, env, f.From)
+			if prev, ok := r.morphForms[stem]; ok && strings.Join(prev, " ") != f.To {
+				return nil, &SettingError{Setting: "wordforms", Offset: -1, Msg: "'~" + f.From + "' maps words of stem '" + stem + "' to both '" + strings.Join(prev, " ") + "' and '" + f.To + "'"}
+			}
+			if r.morphForms == nil {
+				r.morphForms = map[string][]string{}
+			}
+			r.morphForms[stem] = strings.Split(f.To, " ")
+		}
+	}
+	if r.forms, err = buildForms(forms); err != nil {
 		return nil, err
 	}
 	if r.exc, err = buildExceptions(c.Exceptions); err != nil {
 		return nil, err
 	}
-	r.exact = c.IndexExactWords && (len(r.stem) > 0 || r.forms != nil)
+	r.exact = c.IndexExactWords && (len(r.stem) > 0 || r.forms != nil || r.morphForms != nil)
 	if c.HTMLStrip {
 		if r.html, err = newHTMLStripper(c); err != nil {
 			return nil, err
@@ -108,7 +142,7 @@ func (c *Config) compile() (*rules, error) {
 
 func (r *rules) isSimple() bool {
 	return r.blend == 0 && r.tab.fb&fbNgramCJK == 0 && !r.tab.hasNgram && r.step == 0 && !r.tab.hasBound &&
-		r.exc == nil && r.forms == nil && !r.sp && r.html == nil
+		r.exc == nil && r.forms == nil && r.morphForms == nil && !r.sp && r.html == nil
 }
 
 // New returns a Tokenizer for the given settings. The Config is normally

@@ -158,6 +158,14 @@ func TestBlendChars(t *testing.T) {
 			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
 			tk("b", 4, 13, 14), tk("c", 5, 15, 16),
 			tk("x", 6, 20, 21), tk("d", 7, 23, 24)}},
+		{"trim_all", []Token{
+			tk("a", 1, 0, 1), tk("wellbeing", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
+			tk("b", 4, 13, 14), tk("c", 5, 15, 16),
+			tk("x", 6, 20, 21), tk("d", 7, 23, 24)}},
+		{"trim_none, trim_all", []Token{
+			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("wellbeing", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
+			tk("b", 4, 13, 14), tk("c++", 5, 15, 18), tk("c", 5, 15, 16), tk("-x-", 6, 19, 22),
+			tk("x", 6, 20, 21), tk("d", 7, 23, 24), tk("--", 8, 25, 27)}},
 		{"trim_none, trim_both, skip_pure", []Token{
 			tk("a", 1, 0, 1), tk("well-being", 2, 2, 12), tk("well", 2, 2, 6), tk("being", 3, 7, 12),
 			tk("b", 4, 13, 14), tk("c++", 5, 15, 18), tk("c", 5, 15, 16), tk("-x-", 6, 19, 22),
@@ -182,6 +190,11 @@ func TestBlendChars(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s/%v", it.Term(), it.Blended()))
 		}
 		require.Equal(t, []string{"x-y/true", "x/false", "y/false", "z/false"}, got)
+	})
+	t.Run("trim_all joins the parts of a token with blend characters inside and at its edges", func(t *testing.T) {
+		tok := newTok(t, "blend_chars=+, @", "blend_mode=trim_all")
+		require.Equal(t, []Token{tk("4th", 1, 0, 6), tk("4", 1, 1, 2), tk("th", 2, 3, 5), tk("zz", 3, 7, 9)},
+			tok.Append(nil, "+4@th@ zz"))
 	})
 	t.Run("mapped blend characters", func(t *testing.T) {
 		tok := newTok(t, "blend_chars=U+2019->'")
@@ -237,6 +250,19 @@ func TestStopwords(t *testing.T) {
 	t.Run("folded with the charset", func(t *testing.T) {
 		tok := newTok(t, "stopwords=Don't ÉTÉ")
 		require.Equal(t, []string{"don", "t", "été"}, tok.Config().Stopwords)
+	})
+	t.Run("stopword_step=0: the word after a stopword takes its position", func(t *testing.T) {
+		text := "The cat of the hat the"
+		want := []Token{tk("cat", 1, 4, 7), tk("hat", 2, 15, 18)}
+		require.Equal(t, want, newTok(t, "stopwords=the a, of", "stopword_step=0").Append(nil, text), "lean path")
+		require.Equal(t, want, newTok(t, "stopwords=the a, of", "stopword_step=0", "phrase_boundary=;").Append(nil, text), "general path")
+		require.Equal(t, []Token{tk("cat", 2, 4, 7), tk("hat", 5, 15, 18)},
+			newTok(t, "stopwords=the a, of", "stopword_step=1").Append(nil, text), "1 is the default")
+		require.Equal(t, 0, newTok(t, "stopwords=the", "stopword_step=0").StopwordStep())
+		require.Equal(t, 1, newTok(t, "stopwords=the").StopwordStep())
+	})
+	t.Run("stopword_step without stopwords changes nothing", func(t *testing.T) {
+		require.Nil(t, newTok(t, "stopword_step=0").r)
 	})
 	t.Run("matched before stemming", func(t *testing.T) {
 		tok := newTok(t, "stopwords=running", "morphology=stem_en")
@@ -300,11 +326,32 @@ func TestIndexExactWords(t *testing.T) {
 	})
 }
 
+func TestMorphWordforms(t *testing.T) {
+	testFiles["/tilde.txt"] = "~walks > stroll\nruns > sprint\n"
+	defer delete(testFiles, "/tilde.txt")
+	t.Run("with morphology a ~ form maps every word of the source's stem", func(t *testing.T) {
+		tok := newTok(t, "wordforms=/tilde.txt", "morphology=stem_en")
+		require.Equal(t, []Wordform{{From: "walks", To: "stroll", Morph: true}, {From: "runs", To: "sprint"}}, tok.Config().Wordforms)
+		require.Equal(t, []Token{tk("stroll", 1, 0, 7), tk("stroll", 2, 8, 14), tk("stroll", 3, 15, 19),
+			tk("sprint", 4, 20, 24), tk("run", 5, 25, 32)}, tok.Append(nil, "walking walked walk runs running"))
+	})
+	t.Run("without morphology a ~ form is an ordinary form", func(t *testing.T) {
+		tok := newTok(t, "wordforms=/tilde.txt")
+		require.Equal(t, []Token{tk("walking", 1, 0, 7), tk("stroll", 2, 8, 13)}, tok.Append(nil, "walking walks"))
+	})
+	t.Run("a ~ form takes one source word", func(t *testing.T) {
+		testFiles["/tilde2.txt"] = "~walk fast > hurry\n"
+		defer delete(testFiles, "/tilde2.txt")
+		_, err := ParseSettings(settings("wordforms=/tilde2.txt"), readTestFile)
+		require.EqualError(t, err, "wordforms: /tilde2.txt:1: a '~' form (matched after morphology) takes one source word")
+	})
+}
+
 func TestWordforms(t *testing.T) {
 	tok := newTok(t, "wordforms=/forms.txt", "morphology=stem_en", "index_exact_words=1")
 	require.Equal(t, []Wordform{
-		{"walks", "walk"}, {"going to", "gonna"}, {"usa", "united states"},
-		{"new york city", "nyc"}, {"new york", "ny"}, {"ran", "run"},
+		{From: "walks", To: "walk"}, {From: "going to", To: "gonna"}, {From: "usa", To: "united states"},
+		{From: "new york city", To: "nyc"}, {From: "new york", To: "ny"}, {From: "ran", To: "run"},
 	}, tok.Config().Wordforms)
 	runTokenCases(t, tok, []tokenCase{
 		{"single word, not stemmed further", "Walks walking", []Token{

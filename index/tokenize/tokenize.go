@@ -544,3 +544,12 @@ func (t *Tokenizer) Stopword(folded string) bool {
 	_, ok := t.r.stop[folded]
 	return ok
 }
+
+// StopwordStep is the number of positions a stopword takes (stopword_step):
+// 1, or 0 when the word after a stopword takes the stopword's position.
+func (t *Tokenizer) StopwordStep() int {
+	if t.r == nil {
+		return 1
+	}
+	return t.r.stopPos
+}
