@@ -21,6 +21,7 @@ type Field struct {
 	Text            string
 	tokenize.Layout        // where Text's words and boundaries lie (the table's tokenizer)
 	Marks           []Mark // sorted by Start
+	Found           uint64 // bit k: keyword k occurs in the text (marked or not)
 	HTML            bool   // the table strips HTML from this text
 	StripOptions    *htmlstrip.Options
 	Boundaries      func(rune) bool // the table's phrase_boundary characters (nil: none)

@@ -67,7 +67,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // newField cuts f into units and folds its marks into spans.
 func newField(f *Field, o *Options) *ufield {
-	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain"}
+	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}

@@ -97,6 +97,9 @@ type TextMark struct {
 type FieldText struct {
 	tokenize.Layout
 	Marks []TextMark
+	// Found has bit k set when keyword k occurs in the text, whether or
+	// not it proves the match (keywords past the 64th are not told).
+	Found uint64
 }
 
 // TextMatch is the result of matching one document.
@@ -277,6 +280,22 @@ func (m *TextMatcher) docEval() *segEval {
 // leafTerm lt at (field f, position pos) in res.Fields[i].
 func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ranges func(dst [][2]int, lt, i, f int, pos uint32) [][2]int) {
 	var rs [][2]int
+	byField := make([]int, nf) // field number -> index in res.Fields
+	for i := range byField {
+		byField[i] = -1
+	}
+	for i, f := range fields {
+		byField[f] = i
+	}
+	for _, l := range m.p.keywords {
+		if k := m.kwIndex[l.lt]; !l.neg && k < 64 {
+			for _, sp := range e.leafSpans(l) {
+				if i := byField[sp.f]; i >= 0 {
+					res.Fields[i].Found |= 1 << uint(k)
+				}
+			}
+		}
+	}
 	spans, ok := e.eval(m.p.root, true)
 	res.Matched = ok
 	if !ok {
@@ -284,13 +303,6 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 		// match: no marks (the reference shows the beginning of such a
 		// text, unmarked).
 		return
-	}
-	byField := make([]int, nf) // field number -> index in res.Fields
-	for i := range byField {
-		byField[i] = -1
-	}
-	for i, f := range fields {
-		byField[f] = i
 	}
 	for _, l := range m.p.keywords {
 		if l.neg {
