@@ -9,8 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
-
 // field tokenizes text with tok and marks every occurrence of the given
 // terms; a term "a b" marks the phrase (one group per occurrence).
 func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) Field {

@@ -30,10 +30,10 @@ const (
 type unit struct {
 	start, end int32 // byte range in the shown text
 	cp         int32 // its length in codepoints
-	pos        int32 // a word's position (0 for the runs between words)
+	pos, last  int32 // the positions a word stands for (0 for the runs between words)
 	kind       unitKind
-	gapStart   bool // the first run of its gap (gaps are handed over whole)
-	boundary   bool // a phrase-boundary character (use_boundaries)
+	gapStart   bool  // the first run of its gap (gaps are handed over whole)
+	boundary   bool  // a phrase-boundary character (use_boundaries)
 	hit        bool  // a word at a marked position
 	term       int16 // a marked word's keyword
 	span       int32 // a marked word's span (numbered in text order), -1 otherwise
@@ -103,34 +103,50 @@ func newField(f *Field, o *Options) *ufield {
 		}
 		return int32(utf8.RuneCountInString(s))
 	}
-	at, hi, prev := 0, 0, -1
+	// Words become units; a word inside the previous one (the parts of
+	// a blended word) widens the positions that unit stands for.
+	at, hi := 0, 0
 	for _, w := range words {
 		s, e := int(w.Start), int(w.End)
-		if s < at || e > len(p.text) || e <= s {
+		if e > len(p.text) || e <= s {
+			continue
+		}
+		if s < at {
+			if n := len(p.units); n > 0 && p.units[n-1].kind == kindWord {
+				p.units[n-1].last = max(p.units[n-1].last, w.Pos)
+			}
 			continue
 		}
 		if s > at {
 			p.addGap(at, s, kindGap, cps)
 		}
-		u := unit{start: int32(s), end: int32(e), cp: cps(p.text[s:e]), pos: w.Pos, kind: kindWord, term: -1, span: -1}
-		for hi < len(hits) && hits[hi].pos < w.Pos {
+		p.units = append(p.units, unit{start: int32(s), end: int32(e), cp: cps(p.text[s:e]), pos: w.Pos, last: w.Pos,
+			kind: kindWord, term: -1, span: -1})
+		at = e
+	}
+	// A word is marked when a position it stands for is; marked words
+	// at neighbouring positions fold into one span (in retain mode, not
+	// across a tag: tags take positions there).
+	prev := -1
+	for i := range p.units {
+		u := &p.units[i]
+		if u.kind != kindWord {
+			continue
+		}
+		for hi < len(hits) && hits[hi].pos < u.pos {
 			hi++
 		}
-		if hi < len(hits) && hits[hi].pos == w.Pos {
+		if hi < len(hits) && hits[hi].pos <= u.last {
 			u.hit, u.term = true, int16(hits[hi].term)
-			// Marked words at neighbouring positions fold into one span
-			// (in retain mode, not across a tag: tags take positions there).
-			if prev >= 0 && p.units[prev].hit && p.units[prev].pos+1 == u.pos &&
-				!(p.retain && strings.IndexByte(p.text[p.units[prev].end:s], '<') >= 0) {
+			if prev >= 0 && p.units[prev].hit && p.units[prev].last+1 == u.pos &&
+				!(p.retain && strings.IndexByte(p.text[p.units[prev].end:u.start], '<') >= 0) {
 				u.span = p.units[prev].span
 			} else {
 				u.span = int32(p.spans)
 				p.spans++
 			}
 		}
-		prev = len(p.units)
-		p.units = append(p.units, u)
-		at = e
+		prev = i
 	}
 	if at < len(p.text) {
 		p.addGap(at, len(p.text), kindTail, cps)
