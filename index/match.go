@@ -381,6 +381,12 @@ type memDoc struct {
 	sorted []bool
 	terms  map[string][]memOcc
 	cache  [][]span // positions of each leafTerm; nil until asked for
+
+	// With a wildcard, a word also matches by its folded form before
+	// stemming (the reference matches wildcards against the words as
+	// written): the tokenizer and each field's text to fold them from.
+	tok  *tokenize.Tokenizer
+	text map[int]string
 }
 
 func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
@@ -400,6 +406,12 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 	if all {
 		need.filter.All()
 		d.terms = map[string][]memOcc{}
+		if cfg := tok.Config(); len(cfg.Morphology) > 0 || len(cfg.Wordforms) > 0 {
+			d.tok, d.text = tok, make(map[int]string, len(texts))
+			for i, text := range texts {
+				d.text[fields[i]] = text
+			}
+		}
 	}
 	var it tokenize.Iter
 	for i, text := range texts {
@@ -494,8 +506,20 @@ func (d *memDoc) occs(p *plan, lt int) []memOcc {
 	out := d.occ[lt]
 	if l := p.leaves[lt]; l.wildcard {
 		for term, occs := range d.terms {
-			if tokenize.IsReserved(term) == tokenize.IsReserved(l.term) && l.pattern.match(term) {
+			if tokenize.IsReserved(term) != tokenize.IsReserved(l.term) {
+				continue
+			}
+			if l.pattern.match(term) {
 				out = append(out, occs...)
+				continue
+			}
+			if d.tok == nil || tokenize.IsReserved(term) {
+				continue
+			}
+			for _, o := range occs {
+				if text, ok := d.text[o.f]; ok && o.end <= len(text) && l.pattern.match(d.tok.Fold(text[o.start:o.end])) {
+					out = append(out, o)
+				}
 			}
 		}
 	} else if d.terms != nil {
