@@ -586,6 +586,8 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		return sc.highlightCall(x)
 	case "snippet":
 		return sc.snippetCall(x)
+	case dialect.FuncQuery:
+		return nil, Errorf(CodeSyntax, "QUERY() is allowed only as the query argument of HIGHLIGHT() or SNIPPET()")
 	case "to_string":
 		if err := argc(1); err != nil {
 			return nil, err

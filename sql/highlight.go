@@ -1,8 +1,11 @@
 package sql
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
@@ -17,6 +20,7 @@ import (
 // list (spec 4.2). It runs after LIMIT, on the rows that are returned: their
 // stored text comes in the page's one batch read (scope.usesText).
 type highlightExpr struct {
+	fn       string // HIGHLIGHT or SNIPPET, for errors
 	opts     highlight.Options
 	fields   []hlField // what to highlight, in output order
 	explicit bool      // the field list was given: every named field appears
@@ -82,8 +86,8 @@ func (t hlTable) withTokenizer(tok *tokenize.Tokenizer) hlTable {
 }
 
 // newHighlightExpr starts a HIGHLIGHT() or SNIPPET() with default options.
-func (sc *scope) newHighlightExpr() *highlightExpr {
-	return &highlightExpr{opts: highlight.DefaultOptions(), table: tableForHighlight(sc.schema.Tokenization), stats: &sc.sess.engine.stats}
+func (sc *scope) newHighlightExpr(fn string) *highlightExpr {
+	return &highlightExpr{fn: fn, opts: highlight.DefaultOptions(), table: tableForHighlight(sc.schema.Tokenization), stats: &sc.sess.engine.stats}
 }
 
 // hlField is one field of the field list: a stored text column, or a string
@@ -103,7 +107,7 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
 		return nil, Errorf(CodeSyntax, "HIGHLIGHT() is allowed only in the select list")
 	}
 	cfg := sc.schema.Tokenization
-	h := sc.newHighlightExpr()
+	h := sc.newHighlightExpr("HIGHLIGHT")
 	args := x.Args
 	if len(args) > 3 {
 		return nil, Errorf(CodeSyntax, "HIGHLIGHT() takes at most 3 arguments (options, fields, query), got %d", len(args))
@@ -127,14 +131,33 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
 		h.allFields(sc)
 	}
 	if len(args) > 0 {
-		q, ok := stringValue(args[0])
-		if !ok {
-			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the query (third argument) must be a quoted string")
+		q, ok, err := queryArg(args[0])
+		if err != nil {
+			return nil, err
 		}
-		h.query = &q
+		if !ok {
+			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the query (third argument) must be a quoted string or QUERY()")
+		}
+		h.query = q
 	}
 	sc.highlights = append(sc.highlights, h)
 	return h, nil
+}
+
+// queryArg reads the query argument of HIGHLIGHT() or SNIPPET(): a quoted
+// string, or QUERY() (nil: the planner gives the MATCH() query).
+func queryArg(n ast.ExprNode) (q *string, ok bool, err error) {
+	if f, isCall := n.(*ast.FuncCallExpr); isCall && f.FnName.L == dialect.FuncQuery {
+		if len(f.Args) != 0 {
+			return nil, false, Errorf(CodeSyntax, "QUERY() takes no arguments")
+		}
+		return nil, true, nil
+	}
+	s, ok := stringValue(n)
+	if !ok {
+		return nil, false, nil
+	}
+	return &s, true, nil
 }
 
 func stringValue(n ast.ExprNode) (string, bool) {
@@ -146,49 +169,45 @@ func stringValue(n ast.ExprNode) (string, bool) {
 	return s, ok
 }
 
-// setOptions applies the {name=value, ...} map: every option is checked,
-// and an unknown one is an error naming it.
+// setOptions applies the {name=value, ...} map: every option is checked
+// against the one option table, an unknown one or one given twice (under
+// any of its names) is an error naming it.
 func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) error {
 	if len(m.Args)%2 != 0 {
 		return Errorf(CodeBadOption, "HIGHLIGHT(): malformed option map")
 	}
-	seen := map[string]bool{}
+	list := highlight.List{Opts: &h.opts, Scope: highlight.ScopeSQL}
 	for i := 0; i < len(m.Args); i += 2 {
 		name, _ := stringValue(m.Args[i])
-		lname := strings.ToLower(name)
-		if seen[lname] {
-			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' is given twice", name)
-		}
-		seen[lname] = true
 		v, ok := optionValue(m.Args[i+1])
 		if !ok {
-			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' takes a number or a quoted string", name)
+			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' takes a number, a quoted string or a word", name)
 		}
-		if err := h.opts.Set(lname, v); err != nil {
+		if err := list.Set(name, v); err != nil {
 			return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
 		}
-		if lname == "snippet_boundary" || lname == "passage_boundary" {
-			b, _ := v.(string)
-			switch strings.ToLower(b) {
-			case "sentence", "paragraph":
-				if !cfg.IndexSP {
-					return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s'='%s' needs a table with index_sp=1", name, b)
-				}
-			case "zone":
-				if len(cfg.IndexZones) == 0 {
-					return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s'='zone' needs a table with index_zones", name)
-				}
-			}
-		}
+	}
+	return h.checkOptions(cfg)
+}
+
+// checkOptions checks the options together and against the table.
+func (h *highlightExpr) checkOptions(cfg tokenize.Config) error {
+	if err := h.opts.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
+		return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
 	}
 	if err := h.opts.Check(); err != nil {
-		return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+		return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
 	}
 	return nil
 }
 
-// optionValue reads an option value: a string, an integer or a decimal.
+// optionValue reads an option value: a string, an integer, a decimal, or
+// an unquoted word (highlight.Word).
 func optionValue(n ast.ExprNode) (any, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == dialect.FuncWord && len(f.Args) == 1 {
+		w, ok := stringValue(f.Args[0])
+		return highlight.Word(w), ok
+	}
 	neg := false
 	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op.String() == "minus" {
 		neg, n = true, u.V
@@ -239,25 +258,7 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 			return nil
 		}
 		h.explicit = true
-		for _, name := range strings.Split(list, ",") {
-			name = strings.TrimSpace(name)
-			i := columnIndex(sc.schema, name)
-			if i < 0 {
-				return Errorf(CodeNoSuchColumn, "HIGHLIGHT(): unknown field '%s' in table '%s'", name, sc.schema.Name)
-			}
-			c := sc.schema.Columns[i]
-			switch {
-			case c.Type == index.TypeText && c.Stored:
-				sc.highlightText(i, c.Indexed)
-				h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: !c.Indexed})
-			case c.Type == index.TypeText:
-				return Errorf(CodeWrongValue, "HIGHLIGHT(): field '%s' is indexed but not stored, so there is no text to highlight", c.Name)
-			case c.Type == index.TypeString:
-				h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: true})
-			default:
-				return Errorf(CodeWrongValue, "HIGHLIGHT(): '%s' is not a text field or string attribute", c.Name)
-			}
-		}
+		h.listFields(sc, list)
 		return nil
 	case *ast.ColumnNameExpr, *ast.FuncCallExpr:
 		if f, ok := a.(*ast.FuncCallExpr); ok && f.FnName.L != "to_string" {
@@ -271,6 +272,29 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 		return nil
 	}
 	return Errorf(CodeSyntax, "HIGHLIGHT(): the second argument must be a quoted field list ('title,content'), a field or string attribute name, or TO_STRING(...)")
+}
+
+// listFields selects the full-text fields a quoted field list names, as
+// the reference does: names are split at commas and blanks, in any case;
+// a name that is no full-text field of the table (an attribute, a
+// misspelling, '-body') is passed over, and so is a field whose text is not
+// stored: it has no text to show. A list of which nothing is left
+// highlights nothing: the result is an empty string.
+func (h *highlightExpr) listFields(sc *scope, list string) {
+	seen := map[int]bool{}
+	for _, name := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		i := columnIndex(sc.schema, name)
+		if i < 0 || seen[i] {
+			continue
+		}
+		c := sc.schema.Columns[i]
+		if c.Type != index.TypeText || !c.Stored {
+			continue
+		}
+		seen[i] = true
+		sc.highlightText(i, c.Indexed)
+		h.fields = append(h.fields, hlField{col: i, name: c.Name, attr: !c.Indexed})
+	}
 }
 
 // allFields selects every stored full-text field.
@@ -355,6 +379,9 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		f := h.table.field("", text, m.Fields[0], false)
 		return highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}).Join(), nil
 	}
+	if len(h.fields) == 0 {
+		return "", nil // a field list that names no stored full-text field
+	}
 	var fields []highlight.Field
 	var cols []int
 	var texts, names []string
@@ -400,9 +427,13 @@ func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlig
 	return f
 }
 
-// snippetCall compiles SNIPPET(text, 'query'[, 'name=value', ...]), the
+// snippetCall compiles SNIPPET(text, query[, 'name=value', ...]), the
 // older per-field form: the text (a field, an attribute or any string
-// expression) highlighted against the query as arbitrary text.
+// expression) highlighted against the query as arbitrary text. The query
+// is a quoted string or QUERY(), the statement's MATCH() query. Each
+// option is one quoted 'name=value': the value is the rest of the string
+// after '=' without the blanks that start it, read as a number for the options
+// that take one; the names are those of HIGHLIGHT()'s option map.
 func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 	if sc.schema == nil {
 		return nil, Errorf(CodeSyntax, "SNIPPET() needs a table in FROM")
@@ -413,39 +444,59 @@ func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 	if len(x.Args) < 2 {
 		return nil, Errorf(CodeSyntax, "SNIPPET() takes the text, the query and options like 'limit=100'")
 	}
-	h := sc.newHighlightExpr()
+	h := sc.newHighlightExpr("SNIPPET")
 	text, err := sc.compile(x.Args[0])
 	if err != nil {
 		return nil, err
 	}
 	h.text = text
-	q, ok := stringValue(x.Args[1])
-	if !ok {
-		return nil, Errorf(CodeSyntax, "SNIPPET(): the query (second argument) must be a quoted string")
+	q, ok, err := queryArg(x.Args[1])
+	if err != nil {
+		return nil, err
 	}
-	h.query = &q
-	seen := map[string]bool{}
-	for _, a := range x.Args[2:] {
+	if !ok {
+		return nil, Errorf(CodeSyntax, "SNIPPET(): the query (second argument) must be a quoted string or QUERY()")
+	}
+	h.query = q
+	list := highlight.List{Opts: &h.opts, Scope: highlight.ScopeSQL}
+	for i, a := range x.Args[2:] {
 		opt, ok := stringValue(a)
-		name, value, hasEq := strings.Cut(opt, "=")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if !ok || !hasEq || name == "" {
-			return nil, Errorf(CodeBadOption, "SNIPPET(): options are quoted 'name=value' strings, like 'limit=100'")
+		if !ok {
+			return nil, Errorf(CodeBadOption, "SNIPPET(): argument %d: options are quoted 'name=value' strings, like 'limit=100'", i+3)
 		}
-		if seen[name] {
-			return nil, Errorf(CodeBadOption, "SNIPPET(): option '%s' is given twice", name)
+		name, value, err := snippetOption(opt)
+		if err != nil {
+			return nil, Errorf(CodeBadOption, "SNIPPET(): argument %d ('%s'): %v", i+3, opt, err)
 		}
-		seen[name] = true
-		var v any = value
-		if n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64); err == nil {
-			v = n
-		}
-		if err := h.opts.Set(name, v); err != nil {
+		if err := list.Set(name, value); err != nil {
 			return nil, Errorf(CodeBadOption, "SNIPPET(): %v", err)
 		}
 	}
-	if err := h.opts.Check(); err != nil {
-		return nil, Errorf(CodeBadOption, "SNIPPET(): %v", err)
+	if err := h.checkOptions(sc.schema.Tokenization); err != nil {
+		return nil, err
+	}
+	if h.query == nil {
+		sc.highlights = append(sc.highlights, h)
 	}
 	return h, nil
+}
+
+// snippetOption splits one 'name=value' option of SNIPPET(). The value is
+// a number for the options that take one, else the text as written.
+func snippetOption(opt string) (string, any, error) {
+	name, value, hasEq := strings.Cut(opt, "=")
+	name = strings.TrimSpace(name)
+	if !hasEq || name == "" {
+		return "", nil, errors.New("an option is written 'name=value', like 'limit=100'")
+	}
+	value = strings.TrimLeft(value, " \t\r\n")
+	if value == "" {
+		return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
+	}
+	if spec, ok := highlight.Lookup(name); ok && (spec.Kind == highlight.KindNumber || spec.Kind == highlight.KindFlag) {
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+			return name, n, nil
+		}
+	}
+	return name, value, nil
 }

@@ -1,8 +1,6 @@
 package sql
 
 import (
-	"strings"
-
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
@@ -41,25 +39,23 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		h.global = highlight.DefaultOptionsOlder()
 	}
 	cfg := schema.Tokenization
-	apply := func(o *highlight.Options, opts []OptionValue) error {
+	apply := func(o *highlight.Options, opts []OptionValue, path string) error {
+		list := highlight.List{Opts: o, Scope: highlight.ScopeJSON}
 		for _, ov := range opts {
-			if err := o.SetJSON(ov.Name, ov.Value); err != nil {
+			if err := list.Set(ov.Name, ov.Value); err != nil {
 				return Errorf(CodeBadOption, "%s: %v", ov.Path, err)
 			}
-			name := strings.ToLower(ov.Name)
-			if name == "snippet_boundary" || name == "passage_boundary" {
-				if err := boundaryFits(o.SnippetBoundary, cfg.IndexSP, len(cfg.IndexZones) > 0); err != "" {
-					return Errorf(CodeBadOption, "%s: %s", ov.Path, err)
-				}
-			}
+		}
+		if err := o.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
+			return Errorf(CodeBadOption, "%s: %v", path, err)
+		}
+		if err := o.Check(); err != nil {
+			return Errorf(CodeBadOption, "%s: %v", path, err)
 		}
 		return nil
 	}
-	if err := apply(&h.global, hr.Options); err != nil {
+	if err := apply(&h.global, hr.Options, orRoot(hr.Path)); err != nil {
 		return nil, err
-	}
-	if err := h.global.Check(); err != nil {
-		return nil, Errorf(CodeBadOption, "%s: %v", orRoot(hr.Path), err)
 	}
 	if hr.Fields == nil {
 		for i, c := range schema.Columns {
@@ -94,11 +90,8 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		}
 		if len(f.Options) > 0 {
 			o := h.global
-			if err := apply(&o, f.Options); err != nil {
+			if err := apply(&o, f.Options, f.Path); err != nil {
 				return nil, err
-			}
-			if err := o.Check(); err != nil {
-				return nil, Errorf(CodeBadOption, "%s: %v", f.Path, err)
 			}
 			hf.opts = &o
 		}
@@ -113,22 +106,6 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		h.query = part.text
 	}
 	return h, nil
-}
-
-// boundaryFits says why a snippet_boundary cannot work on a table ("" when
-// it can).
-func boundaryFits(b string, indexSP, zones bool) string {
-	switch b {
-	case "sentence", "paragraph":
-		if !indexSP {
-			return "snippet_boundary '" + b + "' needs a table with index_sp=1"
-		}
-	case "zone":
-		if !zones {
-			return "snippet_boundary 'zone' needs a table with index_zones"
-		}
-	}
-	return ""
 }
 
 func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {

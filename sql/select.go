@@ -304,6 +304,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 			continue
 		}
 		if where.match == nil {
+			if h.fn == "SNIPPET" {
+				return nil, Errorf(CodeSyntax, "SNIPPET(): QUERY() is the MATCH() query, and there is no MATCH() in WHERE")
+			}
 			return nil, Errorf(CodeSyntax, "HIGHLIGHT() needs MATCH() in WHERE, or a query as its third argument")
 		}
 		h.query = &where.match.query

@@ -95,45 +95,23 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	snap := t.Snapshot()
 	cfg := snap.Schema().Tokenization
 	opts := highlight.DefaultOptions()
-	var loadFiles, scattered bool
-	seen := map[string]bool{}
+	list := highlight.List{Opts: &opts, Scope: highlight.ScopeCall}
 	for _, a := range args[3:] {
 		call, ok := a.(*ast.FuncCallExpr)
 		if !ok || call.FnName.L != dialect.FuncAs || len(call.Args) != 2 {
 			return nil, Errorf(CodeSyntax, "CALL SNIPPETS: options are written 'value AS name', like 200 AS limit")
 		}
 		name, _ := stringValue(call.Args[1])
-		lname := strings.ToLower(name)
-		if seen[lname] {
-			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' is given twice", name)
-		}
-		seen[lname] = true
 		v, ok := optionValue(call.Args[0])
 		if !ok {
 			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes a number or a quoted string", name)
 		}
-		switch lname {
-		case "load_files", "load_files_scattered":
-			n, isInt := v.(int64)
-			if !isInt || n < 0 || n > 1 {
-				return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes 0 or 1", name)
-			}
-			if lname == "load_files" {
-				loadFiles = n == 1
-			} else {
-				scattered = n == 1
-			}
-			continue
-		case "snippet_boundary", "passage_boundary":
-			b, _ := v.(string)
-			if (b == "sentence" || b == "paragraph") && !cfg.IndexSP || b == "zone" && len(cfg.IndexZones) == 0 {
-				return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s'='%s' needs a table with %s", name, b,
-					map[bool]string{true: "index_zones", false: "index_sp=1"}[b == "zone"])
-			}
-		}
-		if err := opts.Set(lname, v); err != nil {
+		if err := list.Set(name, v); err != nil {
 			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
 		}
+	}
+	if err := opts.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
+		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
 	}
 	if err := opts.Check(); err != nil {
 		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
@@ -146,8 +124,8 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	if err != nil {
 		return nil, asError(err)
 	}
-	if loadFiles || scattered {
-		if data, err = s.loadSnippetFiles(data, scattered); err != nil {
+	if opts.LoadFiles || opts.LoadFilesScattered {
+		if data, err = s.loadSnippetFiles(data, opts.LoadFilesScattered); err != nil {
 			return nil, err
 		}
 	}

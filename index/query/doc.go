@@ -32,6 +32,15 @@
 // a group or a field limit as an operand of SENTENCE and a mix of SENTENCE
 // and PARAGRAPH in one chain; here they nest as the grammar says.
 //
+// Inside quotes, a group in brackets holds alternatives separated by '|':
+// "door (opened | closed)" matches either phrase. Each alternative is a
+// sequence of words (or groups), tried at the same place of the phrase, so a
+// longer one shifts the words after it; the parser makes an OR of one
+// PHRASE (PROXIMITY, QUORUM) per choice, all starting at the same query
+// position, at most 64 of them. Without brackets '|' in quotes is a
+// separator like any other non-word character ("a | b" is the phrase a b),
+// as is a stray ')' or a '(' that is never closed.
+//
 // A field limit (@title, @(title,body), @!title, @!(a,b), @*, @title[50])
 // or a zone applies to everything after it up to the end of its group, as
 // in Sphinx: "@title a b @body c" limits a and b to title and c to body; an

@@ -49,6 +49,7 @@ type lexWord struct {
 	start    bool // ^word
 	end      bool // word$
 	boost    float64
+	mark     byte // in a phrase: '(', '|' or ')' of a group of alternatives (no word)
 }
 
 type token struct {
@@ -330,6 +331,9 @@ func (l *lexer) phrase(start int) (token, error) {
 			r, size := l.peek(0)
 			if r == '"' || r == '\\' || l.isWordRune(r) || r == '^' || r == '=' {
 				break
+			}
+			if r == '(' || r == '|' || r == ')' {
+				t.words = append(t.words, lexWord{pos: l.i, mark: byte(r)})
 			}
 			l.i += size
 		}

@@ -629,11 +629,123 @@ func (p *parser) skip(text string) {
 	p.qpos++
 }
 
+// maxPhraseChoices bounds the word sequences one phrase with groups of
+// alternatives stands for.
+const maxPhraseChoices = 64
+
 // phrase turns "..." (with ~N or /N) into a Phrase, Proximity or Quorum.
-// Inside quotes a blended token counts by its parts.
+// Inside quotes a blended token counts by its parts. Groups of
+// alternatives in brackets, "door (opened | closed)", make an Or of one such
+// node for each choice: every choice starts at the same query position, as
+// each alternative is tried at the same place of the phrase.
 func (p *parser) phrase(t token) (Node, error) {
+	choices, err := phraseChoices(t.words)
+	if err != nil {
+		return nil, err
+	}
+	base, end := p.qpos, p.qpos
+	var nodes []Node
+	for _, words := range choices {
+		p.qpos = base
+		n, err := p.phraseOf(t, words)
+		if err != nil {
+			return nil, err
+		}
+		end = max(end, p.qpos)
+		if n != nil {
+			nodes = append(nodes, n)
+		}
+	}
+	p.qpos = end
+	switch len(nodes) {
+	case 0:
+		return nil, nil
+	case 1:
+		return nodes[0], nil
+	}
+	return Or{Children: nodes, Pos: t.pos}, nil
+}
+
+// phraseChoices expands the groups of alternatives of a phrase: the words
+// of "a (b | c d) e" give the sequences [a b e] and [a c d e]. Groups nest.
+// A '|' or ')' outside any group and a '(' never closed count as
+// separators, as every non-word character in quotes does; an empty
+// alternative stands for no word.
+func phraseChoices(words []lexWord) ([][]lexWord, error) {
+	i := 0
+	var seq func(depth int) ([][]lexWord, error)
+	group := func(depth int) ([][]lexWord, error) {
+		var all [][]lexWord
+		for {
+			alt, err := seq(depth)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, alt...)
+			if len(all) > maxPhraseChoices {
+				return nil, errAt(words[i-1].pos, "the groups of alternatives in this phrase stand for more than %d phrases", maxPhraseChoices)
+			}
+			if i >= len(words) {
+				return all, nil // a '(' never closed: the group ends with the phrase
+			}
+			mark := words[i].mark
+			i++
+			if mark == ')' {
+				return all, nil
+			}
+		}
+	}
+	seq = func(depth int) ([][]lexWord, error) {
+		out := [][]lexWord{nil}
+		for i < len(words) {
+			w := words[i]
+			switch w.mark {
+			case 0:
+				for k := range out {
+					out[k] = append(out[k], w) // each choice owns its array
+				}
+				i++
+			case '(':
+				if depth >= MaxDepth {
+					return nil, errAt(w.pos, "groups in a phrase nest deeper than %d", MaxDepth)
+				}
+				i++
+				alts, err := group(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				if len(out)*len(alts) > maxPhraseChoices {
+					return nil, errAt(w.pos, "the groups of alternatives in this phrase stand for more than %d phrases", maxPhraseChoices)
+				}
+				if len(alts) == 1 {
+					for k := range out {
+						out[k] = append(out[k], alts[0]...)
+					}
+					continue
+				}
+				var next [][]lexWord
+				for _, o := range out {
+					for _, a := range alts {
+						next = append(next, append(append(make([]lexWord, 0, len(o)+len(a)), o...), a...))
+					}
+				}
+				out = next
+			default: // '|' or ')'
+				if depth > 0 {
+					return out, nil // the group reads it
+				}
+				i++ // outside any group: a separator
+			}
+		}
+		return out, nil
+	}
+	return seq(0)
+}
+
+// phraseOf makes the node of one sequence of phrase words.
+func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
 	var words []Keyword
-	for _, w := range t.words {
+	for _, w := range lexWords {
 		if w.wildcard || w.exact {
 			n, err := p.word(w)
 			if err != nil {

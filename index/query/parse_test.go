@@ -282,6 +282,8 @@ func TestParsePathological(t *testing.T) {
 		strings.Repeat(",", n), strings.Repeat("- ", n/2), strings.Repeat(`"`, n), strings.Repeat("@", n),
 		strings.Repeat("a", n), strings.Repeat(`\a`, n/2), strings.Repeat("(", n), strings.Repeat("^", n) + "a",
 		strings.Repeat("a^", n/2), strings.Repeat(`"a`, n/2), strings.Repeat("a << ", n/5), strings.Repeat("a NEAR/1 ", n/9),
+		`"` + strings.Repeat("a ", n/2), `"` + strings.Repeat("(a)", n/3), `"(a|b)` + strings.Repeat("(c)", n/3),
+		`"` + strings.Repeat("(a|", n/3), `"` + strings.Repeat("|", n),
 	} {
 		n, err := Parse(text, tokenize.Default())
 		if err == nil {

@@ -9,6 +9,8 @@ const (
 	FuncOptionMap = "__glint_map"       // {k=v, ...}   -> __glint_map('k', v, ...)
 	FuncAs        = "__glint_as"        // v AS name    -> __glint_as(v, 'name') (CALL arguments)
 	FuncShowMeta  = "__glint_show_meta" // SHOW META [LIKE 'p'] -> SELECT __glint_show_meta(['p'])
+	FuncQuery     = "__glint_query"     // QUERY()      -> __glint_query() (the statement's MATCH query)
+	FuncWord      = "__glint_word"      // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
 )
 
 // ColumnTypePrefix starts the comment that carries a column's dialect type through

@@ -95,6 +95,8 @@ func (r *rewriter) functionsAndMaps(n int) error {
 		switch {
 		case r.word(i, "MATCH") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
 			r.replace(t, "`"+r.text(t)+"`")
+		case r.word(i, "QUERY") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
+			r.replace(t, FuncQuery)
 		case r.punct(i, '(') || r.punct(i, '['):
 			depth++
 		case r.punct(i, ')') || r.punct(i, ']'):
@@ -144,8 +146,15 @@ func (r *rewriter) mapEntry(i, n int) error {
 		return r.errorAtToken(i+2, n, "missing value for '%s' in option map", name)
 	}
 	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteString(name) + ", "})
+	if v := r.s[i+2]; v.kind == tokWord && (r.punct(i+3, ',') || r.punct(i+3, '}')) && !literalWord[strings.ToUpper(r.text(v))] {
+		r.replace(v, FuncWord+"("+quoteString(r.text(v))+")") // {html_strip_mode=strip}
+	}
 	return nil
 }
+
+// literalWord are the words that stay themselves as option map values: TiDB
+// reads them as literals.
+var literalWord = map[string]bool{"TRUE": true, "FALSE": true, "NULL": true}
 
 // callArgs rewrites the top-level arguments "expr AS name" of CALL f(...) into
 // __glint_as(expr, 'name').
