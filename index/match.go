@@ -193,7 +193,8 @@ func (m *TextMatcher) fieldsOf(cols []int) ([]int, error) {
 // is not tokenized again and the work follows the matches more than the
 // size of the fields. texts and layouts are those of columns cols of ref.
 // When the index cannot answer (a layout is missing, as in records written
-// before layouts were kept; a table with blend_chars, whose parts have
+// before layouts were kept; a table with stopwords, which a highlighter
+// counts as words and layouts do not keep; a table with blend_chars, whose parts have
 // ranges of their own; arbitrary text), it falls back to Match, with the
 // same result.
 func (m *TextMatcher) MatchStored(ref DocRef, cols []int, texts, layouts []string) (*TextMatch, error) {
@@ -209,7 +210,7 @@ func (m *TextMatcher) MatchStored(ref DocRef, cols []int, texts, layouts []strin
 
 // matchIndexed is MatchStored when the index can answer.
 func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []string) (*TextMatch, bool) {
-	if m.anyField || m.p.root == nil || len(layouts) != len(texts) || m.s.t.tok.Config().BlendChars != "" || !m.fetched(int(ref.Seg)) {
+	if cfg := m.s.t.tok.Config(); m.anyField || m.p.root == nil || len(layouts) != len(texts) || cfg.BlendChars != "" || len(cfg.Stopwords) > 0 || !m.fetched(int(ref.Seg)) {
 		return nil, false
 	}
 	res := &TextMatch{Fields: make([]FieldText, len(texts)), Indexed: true}
@@ -414,6 +415,7 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 		}
 	}
 	var it tokenize.Iter
+	it.KeepStopwords(true)
 	for i, text := range texts {
 		f := fields[i]
 		d.layouts[i] = pooledLayout(len(text))

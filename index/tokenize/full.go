@@ -31,6 +31,8 @@ type fullIter struct {
 	simple bool // r.simple: nextSimple
 	exactQ bool // nextSimple: the exact form in buf2 comes next
 
+	keepStops bool // Iter.KeepStopwords: stopwords give StopwordTerm
+
 	lastPos     int // position of the last word, stopwords included
 	lastTermPos int // position of the last word that gave a term
 	lastEnd     int // End of the last word given out
@@ -39,6 +41,9 @@ type fullIter struct {
 	cache    map[string]string // stems of the words seen
 	cacheFor *rules
 }
+
+// stopwordTerm is StopwordTerm as a token's term.
+var stopwordTerm = []byte(StopwordTerm)
 
 // stemCacheSize bounds the stem cache of an Iter; it is emptied when full.
 const stemCacheSize = 1 << 14
@@ -197,8 +202,15 @@ func (f *fullIter) nextSimple(it *Iter) bool {
 		}
 		if r.stop != nil {
 			if _, ok := r.stop[string(term)]; ok {
+				pos := f.lastPos
 				f.lastPos -= 1 - r.stopPos // the next word takes this position too
-				continue
+				if !f.keepStops {
+					continue
+				}
+				f.lx.i = i
+				it.pos, it.start, it.end = pos, s, e
+				it.term = stopwordTerm
+				return true
 			}
 		}
 		f.lx.i = i
@@ -643,6 +655,9 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 	}
 	if r.stop != nil {
 		if _, ok := r.stop[string(term)]; ok {
+			if f.keepStops {
+				push(f, StopwordTerm, pos, start, end, bl)
+			}
 			return r.stopPos
 		}
 	}

@@ -63,7 +63,7 @@ func (l *Layout) Reset(n int) {
 // position or starts the next one; a reserved term becomes a Bound (exact
 // forms share their word's range and are skipped).
 func (l *Layout) Add(pos, start, end int, term []byte) {
-	if len(term) > 0 && term[0] <= zoneCloseMark {
+	if len(term) > 0 && term[0] <= zoneCloseMark && string(term) != StopwordTerm {
 		var b Bound
 		switch {
 		case string(term) == SentenceTerm:

@@ -20,6 +20,10 @@ const (
 	// ParagraphTerm is emitted at the position of the first word of every
 	// paragraph but the first of a field (index_sp).
 	ParagraphTerm = "\x02p"
+	// StopwordTerm stands for a stopword at its position and range, given
+	// only by an Iter asked to (KeepStopwords): a highlighter counts
+	// stopwords as words, and nothing indexes them.
+	StopwordTerm = "\x02w"
 )
 
 // ExactTerm is the term under which index_exact_words indexes the exact

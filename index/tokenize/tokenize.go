@@ -94,6 +94,7 @@ type Iter struct {
 	blended bool
 	full    bool      // the general path (t has settings)
 	x       *fullIter // its state, kept across Resets
+	stops   bool      // KeepStopwords
 
 	// The block scan of the default rules: the word bytes (ASCII letters
 	// and digits) and the upper-case letters of the 64 bytes of text
@@ -119,6 +120,7 @@ func (it *Iter) Reset(t *Tokenizer, text string) {
 			it.x = new(fullIter)
 		}
 		it.x.reset(t.r, text)
+		it.x.keepStops = it.stops
 		it.i = len(text)
 		return
 	}
@@ -126,6 +128,12 @@ func (it *Iter) Reset(t *Tokenizer, text string) {
 		it.tab = bmpClass()
 	}
 }
+
+// KeepStopwords makes the iteration give each stopword as a token, with
+// the term StopwordTerm, from the next Reset on: what a Layout for a
+// highlighter records (stopwords count as words in snippets). Tokens for
+// an index never include them.
+func (it *Iter) KeepStopwords(on bool) { it.stops = on }
 
 // Term is the normalized form of the current token. It is valid until the
 // next call of Next or Reset.
