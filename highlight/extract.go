@@ -123,6 +123,9 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	for i := 0; i < len(e.units); {
 		u := &e.units[i]
 		if u.kind == kindWord {
+			if u.spzBefore != 0 && (i == 0 || e.units[i-1].kind == kindWord) {
+				e.unitEnds() // no gap between the units
+			}
 			e.onWord(i)
 			i++
 			continue
@@ -131,7 +134,17 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		for j < len(e.units) && e.units[j].kind == u.kind && !e.units[j].gapStart {
 			j++
 		}
-		e.onGap(i, j)
+		var next uint8
+		if j < len(e.units) {
+			next = e.units[j].spzBefore
+		}
+		if i > 0 && e.units[i-1].zoneAfter {
+			e.unitEnds()
+		}
+		e.onGap(i, j, next == spzSentence)
+		if next == spzNow {
+			e.unitEnds()
+		}
 		if u.kind == kindTail {
 			e.shrinkHead()
 			e.weighAndSubmit()
@@ -193,12 +206,15 @@ func (e *extractor) onWord(i int) {
 // start of the gap decides how all its runs are taken: a boundary met
 // after the window stopped growing inside the gap is passed over, and is
 // not counted.
-func (e *extractor) onGap(from, to int) {
+func (e *extractor) onGap(from, to int, sentenceEnds bool) {
 	if !e.growing {
 		for i := from; i < to; i++ {
 			u := &e.units[i]
 			e.win.add(e.cur, i, u)
 			e.cur++
+			if i == from && sentenceEnds {
+				e.unitEnds()
+			}
 			if u.boundary {
 				e.weighAndSubmit()
 				e.win.reset()
@@ -228,7 +244,22 @@ func (e *extractor) onGap(from, to int) {
 			e.win.add(e.cur, i, u)
 			e.cur++
 		}
+		if i == from && sentenceEnds {
+			e.unitEnds()
+		}
 	}
+}
+
+// unitEnds closes the window at the end of a unit of snippet_boundary (a
+// sentence, paragraph or zone): a passage never crosses it.
+func (e *extractor) unitEnds() {
+	if !e.growing {
+		e.changed = true
+	}
+	e.weighAndSubmit()
+	e.growing = true
+	e.changed = true
+	e.win.reset()
 }
 
 // shrinkHead drops units from the head of the window until it fits the

@@ -71,6 +71,9 @@ type Snippet struct {
 	// limit cut short: the separator is part of the snippet then.
 	Cut    bool
 	Weight int
+	// Zone is the zone the snippet starts in, shown before it with
+	// emit_zones ("" for none).
+	Zone string
 }
 
 // FieldResult is the snippets of one field.

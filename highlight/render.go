@@ -76,6 +76,14 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		if k == 0 && from == 0 {
 			s.SepBefore = false
 		}
+		if o.EmitZones {
+			for i := from; i < to; i++ {
+				if f.units[i].kind == kindWord {
+					s.Zone = zoneAt(f.bounds, int(f.units[i].pos))
+					break
+				}
+			}
+		}
 		if to == len(f.units) {
 			s.SepAfter = false
 		}
@@ -87,6 +95,9 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 // text renders one snippet of the field.
 func (r *FieldResult) text(s *Snippet, o *Options) string {
 	var b strings.Builder
+	if s.Zone != "" {
+		b.WriteString("<" + s.Zone + ">")
+	}
 	at := s.Start
 	for _, m := range s.Marks {
 		b.WriteString(r.Text[at:m.Start])

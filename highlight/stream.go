@@ -37,7 +37,18 @@ type unit struct {
 	hit        bool  // a word at a marked position
 	term       int16 // a marked word's keyword
 	span       int32 // a marked word's span (numbered in text order), -1 otherwise
+	// The unit boundaries of snippet_boundary around a word: spzBefore
+	// a sentence (spzSentence) or a paragraph or zone (spzNow) starts
+	// with it; zoneAfter a zone ends with it.
+	spzBefore uint8
+	zoneAfter bool
 }
+
+// Kinds of unit boundary before a word.
+const (
+	spzSentence = 1 // takes effect after the first run of the gap before the word (the end of the sentence)
+	spzNow      = 2 // takes effect at the word
+)
 
 // word reports whether u counts as a word.
 func (u *unit) word() bool { return u.kind == kindWord }
@@ -59,6 +70,7 @@ type ufield struct {
 	units    []unit
 	spans    int    // marked spans
 	found    uint64 // keywords present in the field
+	bounds   []tokenize.Bound
 	boundary func(rune) bool
 }
 
@@ -67,7 +79,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // newField cuts f into units and folds its marks into spans.
 func newField(f *Field, o *Options) *ufield {
-	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found}
+	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found, bounds: f.Bounds}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}
@@ -124,6 +136,7 @@ func newField(f *Field, o *Options) *ufield {
 			kind: kindWord, term: -1, span: -1})
 		at = e
 	}
+	p.markUnits(f.Bounds, o.SnippetBoundary)
 	// A word is marked when a position it stands for is; marked words
 	// at neighbouring positions fold into one span (in retain mode, not
 	// across a tag: tags take positions there).
@@ -152,6 +165,77 @@ func newField(f *Field, o *Options) *ufield {
 		p.addGap(at, len(p.text), kindTail, cps)
 	}
 	return p
+}
+
+// markUnits records on the words where the units of snippet_boundary
+// begin and end: sentences, paragraphs and zones for "sentence",
+// paragraphs and zones for "paragraph", zones for "zone".
+func (p *ufield) markUnits(bounds []tokenize.Bound, mode string) {
+	if mode == "" || len(bounds) == 0 {
+		return
+	}
+	// The word units, in position order: the one standing for pos is the
+	// first whose last position is at or after it.
+	var words []int
+	for i := range p.units {
+		if p.units[i].kind == kindWord {
+			words = append(words, i)
+		}
+	}
+	if len(words) == 0 {
+		return
+	}
+	first := words[0]
+	byPos := func(pos int) int {
+		k := sort.Search(len(words), func(k int) bool { return int(p.units[words[k]].last) >= pos })
+		if k == len(words) {
+			return len(p.units)
+		}
+		return words[k]
+	}
+	for _, b := range bounds {
+		i := byPos(b.Pos)
+		if i >= len(p.units) {
+			continue
+		}
+		u := &p.units[i]
+		switch {
+		case b.Kind == tokenize.SentenceStart && mode == "sentence":
+			if i != first && u.spzBefore == 0 {
+				u.spzBefore = spzSentence
+			}
+		case b.Kind == tokenize.ParagraphStart && mode != "zone", b.Kind == tokenize.ZoneOpen:
+			if i != first {
+				u.spzBefore = spzNow
+			}
+		case b.Kind == tokenize.ZoneClose:
+			if int(u.pos) <= b.Pos {
+				u.zoneAfter = true
+			}
+		}
+	}
+}
+
+// zoneAt is the innermost zone open at word position pos (emit_zones).
+func zoneAt(bounds []tokenize.Bound, pos int) string {
+	var open []string
+	for _, b := range bounds {
+		if b.Pos > pos || b.Pos == pos && b.Kind == tokenize.ZoneClose {
+			break
+		}
+		switch b.Kind {
+		case tokenize.ZoneOpen:
+			open = append(open, b.Zone)
+		case tokenize.ZoneClose:
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return ""
+	}
+	return open[len(open)-1]
 }
 
 // addGap appends the runs of text[from:to], the characters between two
@@ -191,24 +275,52 @@ func (p *ufield) addGap(from, to int, kind unitKind, cps func(string) int32) {
 	}
 }
 
-// stripField strips the markup of f's text and moves its words and marks
-// onto the stripped text.
+// stripField strips the markup of f's text for showing and moves its
+// words onto the stripped text. As the reference shows stripped text, a
+// zone tag that is inline leaves no space (zones matter to the index, not
+// to what is shown), runs of white space and control characters are one
+// space, and entities are decoded.
 func stripField(f *Field) (string, []tokenize.Word, []Mark) {
-	r := htmlstrip.Strip(f.Text, f.StripOptions)
+	var opts htmlstrip.Options
+	if f.StripOptions != nil {
+		opts = *f.StripOptions
+		opts.Zones = nil
+	}
+	r := htmlstrip.Strip(f.Text, &opts)
 	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
 	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
 	n := len(r.Text)
 	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
 	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
+	// Collapse white space: at[i] is where byte i of the stripped text
+	// lands in the shown text.
+	var b strings.Builder
+	b.Grow(n)
+	at := make([]int32, n+1)
+	space := false
+	for i := 0; i < n; i++ {
+		at[i] = int32(b.Len())
+		c := r.Text[i]
+		if c < 0x20 || c == ' ' {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteByte(c)
+	}
+	at[n] = int32(b.Len())
 	words := make([]tokenize.Word, 0, len(f.Words))
 	for _, w := range f.Words {
 		s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
 		if e <= s || e > n {
 			continue // inside removed markup
 		}
-		words = append(words, tokenize.Word{Pos: w.Pos, Start: int32(s), End: int32(e)})
+		words = append(words, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
 	}
-	return r.Text, words, f.Marks
+	return b.String(), words, f.Marks
 }
 
 // isASCII reports whether s has only ASCII bytes, 8 at a time.

@@ -101,6 +101,7 @@ func BenchmarkHighlightText(b *testing.B) {
 	}
 	table := tableForHighlight(snap.Schema().Tokenization).withTokenizer(snap.Tokenizer())
 	opts := highlight.DefaultOptions()
+	weights := matcher.KeywordWeights()
 	for _, size := range []int{1 << 10, 10 << 10, 100 << 10, 1 << 20} {
 		text := all.String()[:size]
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
@@ -112,7 +113,7 @@ func BenchmarkHighlightText(b *testing.B) {
 					b.Fatal(err)
 				}
 				f := table.field("", text, m.Fields[0], false)
-				highlight.Document([]highlight.Field{f}, matcher.Keywords(), &opts)
+				highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts}).Join()
 				m.Release()
 			}
 		})

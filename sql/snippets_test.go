@@ -101,8 +101,9 @@ func TestSnippetsTenMegabyteField(t *testing.T) {
 		return err
 	}))
 
-	// Five words around the match, whichever script they are in.
-	want := "seven 八 nine ten. the <b>dragon</b> sleeps under the mountain один"
+	// Five words around the match, whichever script they are in, and
+	// the separators: the snippet neither starts nor ends the field.
+	want := " ...  seven 八 nine ten. the <b>dragon</b> sleeps under the mountain один ... "
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
