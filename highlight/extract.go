@@ -61,20 +61,20 @@ type context struct {
 }
 
 // window is the run of units the extractor looks at: unit numbers
-// start..start+n-1 (numbered as the extractor counts them).
+// start..start+len(units)-1 (numbered as the extractor counts them).
 type window struct {
 	start        int // -1: empty
-	idx          []int
+	units        []unit
 	words, codes int
 	qwords       int // marked words
 }
 
 func (w *window) reset() {
-	w.start, w.idx, w.words, w.codes, w.qwords = -1, w.idx[:0], 0, 0, 0
+	w.start, w.units, w.words, w.codes, w.qwords = -1, w.units[:0], 0, 0, 0
 }
 
-func (w *window) add(num, i int, u *unit) {
-	w.idx = append(w.idx, i)
+func (w *window) add(num int, u *unit) {
+	w.units = append(w.units, *u)
 	w.codes += int(u.cp)
 	if u.word() {
 		w.words++
@@ -90,7 +90,6 @@ func (w *window) add(num, i int, u *unit) {
 // extractor runs the sliding window over one field.
 type extractor struct {
 	f        *ufield
-	units    []unit
 	fieldNum int
 	lim      limits
 	o        *Options
@@ -108,7 +107,7 @@ type extractor struct {
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context) {
-	e := &extractor{f: f, units: f.units, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
+	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
 		numTerms: len(weights), ctx: ctx, docLen: len(f.text), growing: true, changed: true}
 	e.win.reset()
 	switch {
@@ -120,37 +119,30 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		e.thresh = lim.chars / 4
 	}
 	e.thresh = 1 << bits.Len(uint(e.thresh))
-	for i := 0; i < len(e.units); {
-		u := &e.units[i]
-		if u.kind == kindWord {
-			if u.spzBefore != 0 && (i == 0 || e.units[i-1].kind == kindWord) {
-				e.unitEnds() // no gap between the units
+	zoneEnds := false // a zone ended with the last word
+	f.walk(func(gap []unit, w *unit) bool {
+		switch {
+		case len(gap) > 0:
+			if zoneEnds {
+				e.unitEnds()
 			}
-			e.onWord(i)
-			i++
-			continue
+			e.onGap(gap, w != nil && w.spzBefore == spzSentence)
+			if w != nil && w.spzBefore == spzNow {
+				e.unitEnds()
+			}
+			if w == nil {
+				e.shrinkHead()
+				e.weighAndSubmit()
+			}
+		case w != nil && w.spzBefore != 0:
+			e.unitEnds() // no gap between the units
 		}
-		j := i + 1
-		for j < len(e.units) && e.units[j].kind == u.kind && !e.units[j].gapStart {
-			j++
+		if w != nil {
+			e.onWord(w)
+			zoneEnds = w.zoneAfter
 		}
-		var next uint8
-		if j < len(e.units) {
-			next = e.units[j].spzBefore
-		}
-		if i > 0 && e.units[i-1].zoneAfter {
-			e.unitEnds()
-		}
-		e.onGap(i, j, next == spzSentence)
-		if next == spzNow {
-			e.unitEnds()
-		}
-		if u.kind == kindTail {
-			e.shrinkHead()
-			e.weighAndSubmit()
-		}
-		i = j
-	}
+		return true
+	})
 	if e.growing {
 		e.weighAndSubmit()
 	}
@@ -177,8 +169,7 @@ func (e *extractor) allTerms() uint64 {
 	return 1<<uint(e.numTerms) - 1
 }
 
-func (e *extractor) onWord(i int) {
-	u := &e.units[i]
+func (e *extractor) onWord(u *unit) {
 	if e.growing {
 		fits := e.win.codes+int(u.cp) <= e.cpLimit() && e.win.words <= e.wordsLimit()
 		if !fits && (!e.o.ForceAllWords || e.pass.qwords == e.allTerms()) {
@@ -186,14 +177,14 @@ func (e *extractor) onWord(i int) {
 			e.weighAndSubmit()
 			e.growing = false
 		}
-		e.win.add(e.cur, i, u)
+		e.win.add(e.cur, u)
 		e.changed = e.changed || u.hit
 		if !e.growing {
 			e.shrinkHead()
 			e.weighAndSubmit()
 		}
 	} else {
-		e.win.add(e.cur, i, u)
+		e.win.add(e.cur, u)
 		e.changed = e.changed || u.hit
 		e.shrinkHead()
 		e.weighAndSubmit()
@@ -206,13 +197,13 @@ func (e *extractor) onWord(i int) {
 // start of the gap decides how all its runs are taken: a boundary met
 // after the window stopped growing inside the gap is passed over, and is
 // not counted.
-func (e *extractor) onGap(from, to int, sentenceEnds bool) {
+func (e *extractor) onGap(gap []unit, sentenceEnds bool) {
 	if !e.growing {
-		for i := from; i < to; i++ {
-			u := &e.units[i]
-			e.win.add(e.cur, i, u)
+		for i := range gap {
+			u := &gap[i]
+			e.win.add(e.cur, u)
 			e.cur++
-			if i == from && sentenceEnds {
+			if i == 0 && sentenceEnds {
 				e.unitEnds()
 			}
 			if u.boundary {
@@ -223,15 +214,15 @@ func (e *extractor) onGap(from, to int, sentenceEnds bool) {
 		}
 		return
 	}
-	for i := from; i < to; i++ {
-		u := &e.units[i]
+	for i := range gap {
+		u := &gap[i]
 		fits := e.win.codes+int(u.cp) <= e.cpLimit() && e.win.words <= e.wordsLimit()
 		if e.o.ForceAllWords && e.pass.qwords != e.allTerms() {
 			fits = true
 		}
 		if (u.boundary || !fits) && e.growing {
 			if u.boundary {
-				e.win.add(e.cur, i, u)
+				e.win.add(e.cur, u)
 				e.cur++
 				e.weighAndSubmit()
 				e.win.reset()
@@ -241,10 +232,10 @@ func (e *extractor) onGap(from, to int, sentenceEnds bool) {
 			}
 		}
 		if !u.boundary {
-			e.win.add(e.cur, i, u)
+			e.win.add(e.cur, u)
 			e.cur++
 		}
-		if i == from && sentenceEnds {
+		if i == 0 && sentenceEnds {
 			e.unitEnds()
 		}
 	}
@@ -266,8 +257,8 @@ func (e *extractor) unitEnds() {
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
 	drop := 0
-	for drop < len(e.win.idx)-1 && (e.win.codes > e.cpLimit() || e.win.words > e.wordsLimit()) {
-		u := &e.units[e.win.idx[drop]]
+	for drop < len(e.win.units)-1 && (e.win.codes > e.cpLimit() || e.win.words > e.wordsLimit()) {
+		u := &e.win.units[drop]
 		if u.mask() != 0 {
 			e.win.qwords--
 			e.changed = true
@@ -279,10 +270,10 @@ func (e *extractor) shrinkHead() {
 		drop++
 	}
 	e.win.start += drop
-	if drop >= len(e.win.idx) {
+	if drop >= len(e.win.units) {
 		e.win.reset()
 	} else if drop > 0 {
-		e.win.idx = e.win.idx[drop:]
+		e.win.units = e.win.units[drop:]
 	}
 }
 
@@ -296,10 +287,6 @@ func (e *extractor) weighAndSubmit() {
 	} else {
 		e.updateGaps(e.wordsLimit())
 	}
-	if debugTrace {
-		a, b := e.units[e.win.idx[0]].start, e.units[e.win.idx[len(e.win.idx)-1]].end
-		println("SUBMIT", e.win.start, len(e.win.idx), e.win.words, e.win.qwords, e.growing, e.pass.aroundBefore, e.pass.aroundAfter, e.f.text[a:b])
-	}
 	if e.pass.qwords != 0 {
 		e.flush()
 	}
@@ -312,8 +299,8 @@ func (e *extractor) updateGaps(maxWords int) {
 	p.aroundBefore, p.aroundAfter = 0, 0
 	var seen uint64
 	w := -1
-	for _, i := range e.win.idx {
-		u := &e.units[i]
+	for i := range e.win.units {
+		u := &e.win.units[i]
 		if !u.word() {
 			continue
 		}
@@ -344,8 +331,8 @@ func (e *extractor) weigh(maxWords int) {
 	var last uint64
 	lcs := 1
 	w := -1
-	for k, i := range e.win.idx {
-		u := &e.units[i]
+	for k := range e.win.units {
+		u := &e.win.units[k]
 		if !u.word() {
 			continue
 		}
@@ -393,10 +380,10 @@ func (e *extractor) weigh(maxWords int) {
 func (e *extractor) flush() {
 	p := &e.pass
 	p.field = e.fieldNum
-	p.start, p.tokens = e.win.start, len(e.win.idx)
+	p.start, p.tokens = e.win.start, len(e.win.units)
 	p.codes, p.words = e.win.codes, e.win.words
 	for k := 0; p.aroundBefore > e.o.Around; k++ {
-		u := &e.units[e.win.idx[k]]
+		u := &e.win.units[k]
 		p.codes -= int(u.cp)
 		if u.word() {
 			p.aroundBefore--
@@ -405,8 +392,8 @@ func (e *extractor) flush() {
 		p.start++
 		p.tokens--
 	}
-	for k := len(e.win.idx) - 1; p.aroundAfter > e.o.Around; k-- {
-		u := &e.units[e.win.idx[k]]
+	for k := len(e.win.units) - 1; p.aroundAfter > e.o.Around; k-- {
+		u := &e.win.units[k]
 		p.codes -= int(u.cp)
 		if u.word() {
 			p.aroundAfter--
@@ -463,7 +450,7 @@ func (e *extractor) copyPass() passage {
 	ws := e.win.start
 	taken := 0
 	for k := p.startLimit - ws - 1; k >= p.start-ws; k-- {
-		u := &e.units[e.win.idx[k]]
+		u := &e.win.units[k]
 		w := b2i(u.word())
 		p.codesBetween -= int(u.cp)
 		p.wordsBetween -= w
@@ -476,8 +463,8 @@ func (e *extractor) copyPass() passage {
 	taken = 0
 	// As the reference does, the units after the marked words are counted
 	// from the window's start up to the passage's length.
-	for k := p.endLimit - ws + 1; k < p.tokens && k < len(e.win.idx); k++ {
-		u := &e.units[e.win.idx[k]]
+	for k := p.endLimit - ws + 1; k < p.tokens && k < len(e.win.units); k++ {
+		u := &e.win.units[k]
 		w := b2i(u.word())
 		p.codesBetween -= int(u.cp)
 		p.wordsBetween -= w
@@ -497,4 +484,3 @@ func b2i(b bool) int {
 	return 0
 }
 
-var debugTrace = false

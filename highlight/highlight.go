@@ -101,7 +101,7 @@ func Highlight(req *Request) *Result {
 		fields[i] = newField(&req.Fields[i], o)
 		found |= fields[i].found
 		total += len(fields[i].text)
-		anyHit = anyHit || fields[i].spans > 0
+		anyHit = anyHit || fields[i].marked
 		res.Fields[i] = FieldResult{Name: fields[i].name, Text: fields[i].text, retain: fields[i].retain}
 	}
 	global := limitsOf(o)
@@ -134,7 +134,7 @@ func Highlight(req *Request) *Result {
 			whole = canShowWhole(len(f.text), lims[i], o)
 		}
 		switch {
-		case f.spans == 0:
+		case !f.marked:
 			if req.Pack && !o.AllowEmpty {
 				used := 0
 				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)

@@ -13,29 +13,36 @@ import (
 // whole is the whole field with its marked spans.
 func (f *ufield) whole(o *Options) Snippet {
 	s := Snippet{Range: Range{0, len(f.text)}}
-	s.Marks = f.marks(0, len(f.units), o.StartSnippetID)
+	var m marker
+	f.walk(func(_ []unit, w *unit) bool {
+		if w != nil {
+			m.add(w, &s, o.StartSnippetID)
+		}
+		return true
+	})
 	return s
 }
 
-// marks lists the marked spans of units from..to-1: each from the start
-// of its first unit there to the end of its last. ids count from id.
-func (f *ufield) marks(from, to, id int) []MarkedRange {
-	var out []MarkedRange
-	cur := int32(-1)
-	for i := from; i < to && i < len(f.units); i++ {
-		u := &f.units[i]
-		if u.span < 0 {
-			continue
-		}
-		if u.span == cur {
-			out[len(out)-1].End = int(u.end)
-			continue
-		}
-		cur = u.span
-		out = append(out, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id})
-		id++
+// marker gathers the marked spans of a snippet: each runs from the start
+// of its first unit there to the end of its last.
+type marker struct {
+	cur   int32 // the span of the last mark (-1: none)
+	count int   // spans seen so far in the field
+	open  bool  // cur's mark is the snippet's last
+}
+
+// add takes a word of snippet s.
+func (m *marker) add(u *unit, s *Snippet, firstID int) {
+	if u.span < 0 {
+		return
 	}
-	return out
+	if m.open && u.span == m.cur {
+		s.Marks[len(s.Marks)-1].End = int(u.end)
+		return
+	}
+	m.cur, m.open = u.span, true
+	s.Marks = append(s.Marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: firstID + m.count})
+	m.count++
 }
 
 // beginning is the start of a field without marks: units while they fit
@@ -46,48 +53,70 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 	if len(f.text) == 0 {
 		return nil
 	}
-	end := 0
-	for _, u := range f.units {
+	end, cut := 0, false
+	take := func(u *unit) bool {
 		fits := l.chars == 0 || *used+int(u.cp) <= l.chars
 		if fits || end == 0 {
 			end = int(u.end)
 			*used += int(u.cp)
 		}
-		if !fits {
-			return []Snippet{{Range: Range{0, end}, Cut: true}}
-		}
+		cut = !fits
+		return fits
 	}
-	return []Snippet{{Range: Range{0, end}}}
+	f.walk(func(gap []unit, w *unit) bool {
+		for i := range gap {
+			if !take(&gap[i]) {
+				return false
+			}
+		}
+		return w == nil || take(w)
+	})
+	return []Snippet{{Range: Range{0, end}, Cut: cut}}
 }
 
 // render turns the chosen passages of the field (in text order) into
-// snippets.
+// snippets: the passages are units start..start+tokens-1 as the walk
+// counts them.
 func (f *ufield) render(ps []passage, o *Options) []Snippet {
 	out := make([]Snippet, 0, len(ps))
-	id := o.StartSnippetID
-	for k, p := range ps {
-		from, to := p.start, min(p.start+p.tokens, len(f.units))
-		if from >= to {
-			continue
+	var m marker
+	n, k := 0, 0 // the unit's number, the passage it may be in
+	var cur *Snippet
+	take := func(u *unit) {
+		for k < len(ps) && n >= ps[k].start+ps[k].tokens {
+			k++
+			cur = nil
 		}
-		s := Snippet{Range: Range{int(f.units[from].start), int(f.units[to-1].end)}, SepBefore: true, SepAfter: true, Weight: p.weight()}
-		s.Marks = f.marks(from, to, id)
-		id += len(s.Marks)
-		if k == 0 && from == 0 {
-			s.SepBefore = false
-		}
-		if o.EmitZones {
-			for i := from; i < to; i++ {
-				if f.units[i].kind == kindWord {
-					s.Zone = zoneAt(f.bounds, int(f.units[i].pos))
-					break
+		if k < len(ps) && n >= ps[k].start {
+			if cur == nil {
+				out = append(out, Snippet{Range: Range{int(u.start), int(u.end)}, SepBefore: n > 0, SepAfter: true, Weight: ps[k].weight()})
+				cur = &out[len(out)-1]
+				m.open = false
+				if o.EmitZones && u.word() {
+					cur.Zone = zoneAt(f.bounds, int(u.pos))
 				}
 			}
+			cur.End = int(u.end)
+			if o.EmitZones && cur.Zone == "" && u.word() && cur.Start == int(u.start) {
+				cur.Zone = zoneAt(f.bounds, int(u.pos))
+			}
+			if u.word() {
+				m.add(u, cur, o.StartSnippetID)
+			}
 		}
-		if to == len(f.units) {
-			s.SepAfter = false
+		n++
+	}
+	f.walk(func(gap []unit, w *unit) bool {
+		for i := range gap {
+			take(&gap[i])
 		}
-		out = append(out, s)
+		if w != nil {
+			take(w)
+		}
+		return true
+	})
+	if cur != nil {
+		cur.SepAfter = false // the last unit of the field is in it
 	}
 	return out
 }

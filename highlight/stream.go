@@ -10,12 +10,14 @@ import (
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
 
-// The first stage: a field's shown text cut into units, the pieces every
-// later stage counts in. A unit is a word, or one run of the characters
-// between two words: the white space and the rest (punctuation, words too
-// short to index) alternate as runs of their own, and a phrase-boundary
-// character is a run by itself. Units lie end to end, so a run of units
-// is a byte range of the text, and a snippet is such a run.
+// The first stage: a field's shown text as a stream of units, the pieces
+// every later stage counts in. A unit is a word, or one run of the
+// characters between two words: white space and the rest (punctuation,
+// words too short to index) alternate as runs of their own, and a
+// phrase-boundary character is a run by itself. Units lie end to end, so a
+// run of units is a byte range of the text, and a snippet is such a run.
+// The stream is walked, never stored: a stage keeps only the units it
+// looks at (a window), so a field of any size costs what its window costs.
 
 // unitKind tells a word from the runs between words.
 type unitKind uint8
@@ -30,13 +32,12 @@ const (
 type unit struct {
 	start, end int32 // byte range in the shown text
 	cp         int32 // its length in codepoints
-	pos, last  int32 // the positions a word stands for (0 for the runs between words)
-	kind       unitKind
-	gapStart   bool  // the first run of its gap (gaps are handed over whole)
-	boundary   bool  // a phrase-boundary character (use_boundaries)
-	hit        bool  // a word at a marked position
-	term       int16 // a marked word's keyword
+	pos, last  int32 // the positions a word stands for (its own and those of the parts of a blended word)
 	span       int32 // a marked word's span (numbered in text order), -1 otherwise
+	term       int16 // a marked word's keyword
+	kind       unitKind
+	hit        bool // a word at a marked position
+	boundary   bool // a phrase-boundary character (use_boundaries)
 	// The unit boundaries of snippet_boundary around a word: spzBefore
 	// a sentence (spzSentence) or a paragraph or zone (spzNow) starts
 	// with it; zoneAfter a zone ends with it.
@@ -62,158 +63,175 @@ func (u *unit) mask() uint64 {
 	return 0
 }
 
-// field is one field ready for the later stages.
+// posTerm is a marked position and its keyword.
+type posTerm struct {
+	pos  int32
+	term int
+}
+
+// ufield is one field ready for the later stages.
 type ufield struct {
 	name     string
 	text     string // the shown text (stripped of markup when it is stripped)
 	retain   bool
-	units    []unit
-	spans    int    // marked spans
-	found    uint64 // keywords present in the field
+	words    []tokenize.Word // onto text
+	hits     []posTerm       // sorted by position, one per position
+	marked   bool            // a word of the text is marked
+	found    uint64          // keywords present in the field
 	bounds   []tokenize.Bound
+	spzMode  string // snippet_boundary
 	boundary func(rune) bool
+	ascii    bool
+	gap      []unit // scratch for walk
 }
 
 // isSpace is the white space that separates runs between words.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// newField cuts f into units and folds its marks into spans.
+// newField prepares f: the shown text, its words on it, the marked
+// positions.
 func newField(f *Field, o *Options) *ufield {
-	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found, bounds: f.Bounds}
+	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
+		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}
-	words := f.Words
-	marks := f.Marks
 	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
-		p.text, words, marks = stripField(f)
+		p.text, p.words = stripField(f)
 	}
-	// The marked positions, each with its keyword.
-	type posTerm struct {
-		pos  int32
-		term int
-	}
-	hits := make([]posTerm, 0, len(marks))
-	for _, m := range marks {
-		hits = append(hits, posTerm{int32(m.Pos), m.Keyword})
+	p.ascii = isASCII(p.text)
+	p.hits = make([]posTerm, 0, len(f.Marks))
+	for _, m := range f.Marks {
+		p.hits = append(p.hits, posTerm{int32(m.Pos), m.Keyword})
 		if m.Keyword >= 0 && m.Keyword < 64 {
 			p.found |= 1 << uint(m.Keyword)
 		}
 	}
-	slices.SortFunc(hits, func(a, b posTerm) int {
+	slices.SortFunc(p.hits, func(a, b posTerm) int {
 		if a.pos != b.pos {
 			return int(a.pos - b.pos)
 		}
 		return a.term - b.term
 	})
-	hits = slices.CompactFunc(hits, func(a, b posTerm) bool { return a.pos == b.pos })
-	p.units = make([]unit, 0, 2*len(words)+2)
-	ascii := isASCII(p.text)
-	cps := func(s string) int32 {
-		if ascii {
-			return int32(len(s))
+	p.hits = slices.CompactFunc(p.hits, func(a, b posTerm) bool { return a.pos == b.pos })
+	for _, h := range p.hits {
+		if _, ok := slices.BinarySearchFunc(p.words, h.pos, func(w tokenize.Word, pos int32) int { return int(w.Pos - pos) }); ok {
+			p.marked = true
+			break
 		}
-		return int32(utf8.RuneCountInString(s))
-	}
-	// Words become units; a word inside the previous one (the parts of
-	// a blended word) widens the positions that unit stands for.
-	at, hi := 0, 0
-	for _, w := range words {
-		s, e := int(w.Start), int(w.End)
-		if e > len(p.text) || e <= s {
-			continue
-		}
-		if s < at {
-			if n := len(p.units); n > 0 && p.units[n-1].kind == kindWord {
-				p.units[n-1].last = max(p.units[n-1].last, w.Pos)
-			}
-			continue
-		}
-		if s > at {
-			p.addGap(at, s, kindGap, cps)
-		}
-		p.units = append(p.units, unit{start: int32(s), end: int32(e), cp: cps(p.text[s:e]), pos: w.Pos, last: w.Pos,
-			kind: kindWord, term: -1, span: -1})
-		at = e
-	}
-	p.markUnits(f.Bounds, o.SnippetBoundary)
-	// A word is marked when a position it stands for is; marked words
-	// at neighbouring positions fold into one span (in retain mode, not
-	// across a tag: tags take positions there).
-	prev := -1
-	for i := range p.units {
-		u := &p.units[i]
-		if u.kind != kindWord {
-			continue
-		}
-		for hi < len(hits) && hits[hi].pos < u.pos {
-			hi++
-		}
-		if hi < len(hits) && hits[hi].pos <= u.last {
-			u.hit, u.term = true, int16(hits[hi].term)
-			if prev >= 0 && p.units[prev].hit && p.units[prev].last+1 == u.pos &&
-				!(p.retain && strings.IndexByte(p.text[p.units[prev].end:u.start], '<') >= 0) {
-				u.span = p.units[prev].span
-			} else {
-				u.span = int32(p.spans)
-				p.spans++
-			}
-		}
-		prev = i
-	}
-	if at < len(p.text) {
-		p.addGap(at, len(p.text), kindTail, cps)
 	}
 	return p
 }
 
-// markUnits records on the words where the units of snippet_boundary
-// begin and end: sentences, paragraphs and zones for "sentence",
-// paragraphs and zones for "paragraph", zones for "zone".
-func (p *ufield) markUnits(bounds []tokenize.Bound, mode string) {
-	if mode == "" || len(bounds) == 0 {
-		return
+// cps counts the codepoints of s, a piece of the shown text.
+func (p *ufield) cps(s string) int32 {
+	if p.ascii {
+		return int32(len(s))
 	}
-	// The word units, in position order: the one standing for pos is the
-	// first whose last position is at or after it.
-	var words []int
-	for i := range p.units {
-		if p.units[i].kind == kindWord {
-			words = append(words, i)
-		}
-	}
-	if len(words) == 0 {
-		return
-	}
-	first := words[0]
-	byPos := func(pos int) int {
-		k := sort.Search(len(words), func(k int) bool { return int(p.units[words[k]].last) >= pos })
-		if k == len(words) {
-			return len(p.units)
-		}
-		return words[k]
-	}
-	for _, b := range bounds {
-		i := byPos(b.Pos)
-		if i >= len(p.units) {
+	return int32(utf8.RuneCountInString(s))
+}
+
+// walk hands fn the units of the field in order: for each word, the runs
+// of the gap before it (possibly none) and the word; last, the runs after
+// the last word with w nil. The slice is valid during the call only. fn
+// returns false to stop.
+func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
+	at, hi, bi := 0, 0, 0
+	prevHit, prevLast, prevEnd, span := false, int32(-1), 0, int32(-1)
+	first := true
+	for i := 0; i < len(p.words); {
+		w := p.words[i]
+		s, e := int(w.Start), int(w.End)
+		i++
+		if e > len(p.text) || e <= s || s < at {
 			continue
 		}
-		u := &p.units[i]
-		switch {
-		case b.Kind == tokenize.SentenceStart && mode == "sentence":
-			if i != first && u.spzBefore == 0 {
-				u.spzBefore = spzSentence
+		// A word inside this one (the parts of a blended word) widens
+		// the positions it stands for.
+		last := w.Pos
+		for i < len(p.words) && int(p.words[i].Start) < e {
+			last = max(last, p.words[i].Pos)
+			i++
+		}
+		u := unit{start: int32(s), end: int32(e), cp: p.cps(p.text[s:e]), pos: w.Pos, last: last, kind: kindWord, term: -1, span: -1}
+		// Marked when a position it stands for is; neighbouring marked
+		// words fold into one span (in retain mode, not across a tag:
+		// tags take positions there).
+		for hi < len(p.hits) && p.hits[hi].pos < u.pos {
+			hi++
+		}
+		if hi < len(p.hits) && p.hits[hi].pos <= u.last {
+			u.hit, u.term = true, int16(p.hits[hi].term)
+			if !(prevHit && prevLast+1 == u.pos && !(p.retain && strings.IndexByte(p.text[prevEnd:s], '<') >= 0)) {
+				span++
 			}
-		case b.Kind == tokenize.ParagraphStart && mode != "zone", b.Kind == tokenize.ZoneOpen:
-			if i != first {
-				u.spzBefore = spzNow
+			u.span = span
+		}
+		if p.spzMode != "" {
+			for ; bi < len(p.bounds) && int32(p.bounds[bi].Pos) <= u.last; bi++ {
+				b := p.bounds[bi]
+				switch {
+				case first:
+				case b.Kind == tokenize.SentenceStart && p.spzMode == "sentence":
+					if u.spzBefore == 0 {
+						u.spzBefore = spzSentence
+					}
+				case b.Kind == tokenize.ParagraphStart && p.spzMode != "zone", b.Kind == tokenize.ZoneOpen:
+					u.spzBefore = spzNow
+				}
+				if b.Kind == tokenize.ZoneClose {
+					u.zoneAfter = true
+				}
 			}
-		case b.Kind == tokenize.ZoneClose:
-			if int(u.pos) <= b.Pos {
-				u.zoneAfter = true
+		}
+		first = false
+		prevHit, prevLast, prevEnd = u.hit, u.last, e
+		if !fn(p.gapRuns(at, s, kindGap), &u) {
+			return
+		}
+		at = e
+	}
+	fn(p.gapRuns(at, len(p.text), kindTail), nil)
+}
+
+// gapRuns cuts text[from:to], the characters between two words, into runs:
+// white space and the rest alternate, and a boundary character stands
+// alone.
+func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
+	p.gap = p.gap[:0]
+	if from >= to {
+		return p.gap
+	}
+	bound := -1
+	if p.boundary != nil {
+		// The last boundary character of the gap is the one that counts.
+		for i, r := range p.text[from:to] {
+			if p.boundary(r) {
+				bound = from + i
 			}
 		}
 	}
+	boundEnd := -1
+	if bound >= 0 {
+		_, n := utf8.DecodeRuneInString(p.text[bound:to])
+		boundEnd = bound + n
+	}
+	runStart := from
+	for i := from + 1; i <= to; i++ {
+		if i < to {
+			switch {
+			case i == bound || i == boundEnd:
+			case bound < i && i < boundEnd:
+				continue
+			case isSpace(p.text[i]) == isSpace(p.text[runStart]):
+				continue
+			}
+		}
+		p.gap = append(p.gap, unit{start: int32(runStart), end: int32(i), cp: p.cps(p.text[runStart:i]),
+			kind: kind, boundary: runStart == bound, term: -1, span: -1})
+		runStart = i
+	}
+	return p.gap
 }
 
 // zoneAt is the innermost zone open at word position pos (emit_zones).
@@ -238,49 +256,12 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 	return open[len(open)-1]
 }
 
-// addGap appends the runs of text[from:to], the characters between two
-// words: white space and the rest alternate, and a boundary character
-// stands alone.
-func (p *ufield) addGap(from, to int, kind unitKind, cps func(string) int32) {
-	bound := -1
-	if p.boundary != nil {
-		// The last boundary character of the gap is the one that counts.
-		for i, r := range p.text[from:to] {
-			if p.boundary(r) {
-				bound = from + i
-			}
-		}
-	}
-	boundEnd := -1
-	if bound >= 0 {
-		_, n := utf8.DecodeRuneInString(p.text[bound:to])
-		boundEnd = bound + n
-	}
-	first := true
-	runStart := from
-	for i := from + 1; i <= to; i++ {
-		if i < to {
-			switch {
-			case i == bound || i == boundEnd:
-			case bound < i && i < boundEnd:
-				continue
-			case isSpace(p.text[i]) == isSpace(p.text[runStart]):
-				continue
-			}
-		}
-		p.units = append(p.units, unit{start: int32(runStart), end: int32(i), cp: cps(p.text[runStart:i]),
-			kind: kind, gapStart: first, boundary: runStart == bound, term: -1, span: -1})
-		first = false
-		runStart = i
-	}
-}
-
 // stripField strips the markup of f's text for showing and moves its
 // words onto the stripped text. As the reference shows stripped text, a
 // zone tag that is inline leaves no space (zones matter to the index, not
 // to what is shown), runs of white space and control characters are one
 // space, and entities are decoded.
-func stripField(f *Field) (string, []tokenize.Word, []Mark) {
+func stripField(f *Field) (string, []tokenize.Word) {
 	var opts htmlstrip.Options
 	if f.StripOptions != nil {
 		opts = *f.StripOptions
@@ -320,7 +301,7 @@ func stripField(f *Field) (string, []tokenize.Word, []Mark) {
 		}
 		words = append(words, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
 	}
-	return b.String(), words, f.Marks
+	return b.String(), words
 }
 
 // isASCII reports whether s has only ASCII bytes, 8 at a time.
