@@ -64,17 +64,33 @@ type context struct {
 // start..start+len(units)-1 (numbered as the extractor counts them).
 type window struct {
 	start        int // -1: empty
-	units        []unit
+	units        []unit // buf[head:]
+	buf          []unit
+	head         int
 	words, codes int
 	qwords       int // marked words
 }
 
 func (w *window) reset() {
-	w.start, w.units, w.words, w.codes, w.qwords = -1, w.units[:0], 0, 0, 0
+	w.start, w.words, w.codes, w.qwords = -1, 0, 0, 0
+	w.buf, w.head = w.buf[:0], 0
+	w.units = w.buf
+}
+
+// drop removes the first n units.
+func (w *window) drop(n int) {
+	w.head += n
+	w.units = w.buf[w.head:]
 }
 
 func (w *window) add(num int, u *unit) {
-	w.units = append(w.units, *u)
+	if len(w.buf) == cap(w.buf) && w.head > 0 {
+		// Move the units down rather than grow: the window stays small.
+		k := copy(w.buf, w.buf[w.head:])
+		w.buf, w.head = w.buf[:k], 0
+	}
+	w.buf = append(w.buf, *u)
+	w.units = w.buf[w.head:]
 	w.codes += int(u.cp)
 	if u.word() {
 		w.words++
@@ -273,7 +289,7 @@ func (e *extractor) shrinkHead() {
 	if drop >= len(e.win.units) {
 		e.win.reset()
 	} else if drop > 0 {
-		e.win.units = e.win.units[drop:]
+		e.win.drop(drop)
 	}
 }
 
@@ -483,4 +499,3 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-

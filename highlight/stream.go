@@ -83,6 +83,7 @@ type ufield struct {
 	boundary func(rune) bool
 	ascii    bool
 	gap      []unit // scratch for walk
+	w        unit   // the word walk hands out
 }
 
 // isSpace is the white space that separates runs between words.
@@ -153,7 +154,8 @@ func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
 			last = max(last, p.words[i].Pos)
 			i++
 		}
-		u := unit{start: int32(s), end: int32(e), cp: p.cps(p.text[s:e]), pos: w.Pos, last: last, kind: kindWord, term: -1, span: -1}
+		p.w = unit{start: int32(s), end: int32(e), cp: p.cps(p.text[s:e]), pos: w.Pos, last: last, kind: kindWord, term: -1, span: -1}
+		u := &p.w
 		// Marked when a position it stands for is; neighbouring marked
 		// words fold into one span (in retain mode, not across a tag:
 		// tags take positions there).
@@ -186,7 +188,7 @@ func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
 		}
 		first = false
 		prevHit, prevLast, prevEnd = u.hit, u.last, e
-		if !fn(p.gapRuns(at, s, kindGap), &u) {
+		if !fn(p.gapRuns(at, s, kindGap), u) {
 			return
 		}
 		at = e
