@@ -18,6 +18,7 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 	}
 	var words []tokenize.Token
 	var it tokenize.Iter
+	it.KeepStopwords(true) // as the matcher does for a highlighter
 	it.Reset(tok, text)
 	for it.Next() {
 		f.Add(it.Pos(), it.Start(), it.End(), it.Term())

@@ -122,3 +122,95 @@ func TestOptionsCopy(t *testing.T) {
 	require.True(t, field.IsSet("limit"))
 	require.False(t, global.IsSet("limit"))
 }
+func TestOptions(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value any
+		err   string
+	}{
+		{"limit", int64(-1), "highlight option 'limit': must be from 0 to 1073741824, not -1"},
+		{"limit", "ten", `highlight option 'limit': takes a number, not "ten"`},
+		{"limit", 2.5, "highlight option 'limit': takes a whole number, not 2.5"},
+		{"before_match", int64(1), "highlight option 'before_match': takes a string, not 1"},
+		{"allow_empty", int64(2), "highlight option 'allow_empty': takes 0 or 1"},
+		{"html_strip_mode", "keep", "highlight option 'html_strip_mode': must be none, strip, index or retain, not 'keep'"},
+		{"snippet_boundary", "line", "highlight option 'snippet_boundary': must be sentence, paragraph or zone, not 'line'"},
+		{"nosuch", int64(1), "highlight option 'nosuch': unknown option"},
+		{"query_mode", int64(0), "query_mode=0"},
+		{"exact_phrase", int64(1), "is not supported"},
+	} {
+		o := DefaultOptions()
+		err := o.Set(c.name, c.value)
+		require.ErrorContains(t, err, c.err, c.name)
+	}
+	o := DefaultOptions()
+	require.NoError(t, o.Set("LIMIT_PASSAGES", int64(2)))
+	require.Equal(t, 2, o.LimitSnippets)
+	require.NoError(t, o.Set("limit_snippets", int64(0)))
+	require.NoError(t, o.Set("chunk_separator", "|"))
+	require.Equal(t, "|", o.SnippetSeparator)
+	require.NoError(t, o.Set("query_mode", int64(1)))
+	require.NoError(t, o.Set("html_strip_mode", "retain"))
+	require.NoError(t, o.Check(), "the default limit gives way to retain")
+	require.Equal(t, 0, o.Limit)
+	require.NoError(t, o.Set("limit", int64(100)))
+	require.ErrorContains(t, o.Check(), "needs limit=0")
+	require.NoError(t, o.Set("limit", int64(0)))
+	require.NoError(t, o.Check())
+}
+
+func TestOptionsJSON(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value any
+		err   string
+	}{
+		{"pre_tags", int64(1), "highlight option 'pre_tags': takes a string (or an array of strings), not 1"},
+		{"pre_tags", []any{}, "highlight option 'pre_tags': is an empty array"},
+		{"post_tags", []any{int64(2)}, "highlight option 'post_tags': takes a string (or an array of strings), not 2"},
+		{"no_match_size", int64(-1), "highlight option 'no_match_size': takes a whole number from 0 to 1073741824, not -1"},
+		{"no_match_size", "0", `highlight option 'no_match_size': takes a whole number from 0 to 1073741824, not "0"`},
+		{"order", "date", `highlight option 'order': must be "score", not "date"`},
+		{"encoder", "xml", `highlight option 'encoder': must be "default" or "html", not "xml"`},
+		{"fragment_size", int64(-5), "highlight option 'fragment_size': must be from 0 to 1073741824, not -5"},
+		{"number_of_fragments", "two", `highlight option 'number_of_fragments': takes a number, not "two"`},
+		{"snippet_separator", " | ", "highlight option 'snippet_separator': is for SQL only"},
+		{"field_separator", " | ", "highlight option 'field_separator': is for SQL only"},
+		{"limits_per_field", int64(3), "highlight option 'limits_per_field': takes 0 or 1"},
+		{"nosuch", true, "highlight option 'nosuch': unknown option"},
+	} {
+		o := DefaultOptions()
+		require.ErrorContains(t, o.SetJSON(c.name, c.value), c.err, c.name)
+	}
+	o := DefaultOptionsOlder()
+	require.Equal(t, "<strong>", o.BeforeMatch)
+	for _, kv := range []struct {
+		name  string
+		value any
+	}{
+		{"pre_tags", []any{"<em>", "<i>"}}, {"post_tags", "</em>"}, {"no_match_size", int64(0)},
+		{"order", "score"}, {"fragment_size", float64(80)}, {"number_of_fragments", int64(3)},
+		{"limits_per_field", false}, {"around", int64(2)},
+	} {
+		require.NoError(t, o.SetJSON(kv.name, kv.value), kv.name)
+	}
+	require.Equal(t, "<em>", o.BeforeMatch)
+	require.Equal(t, "</em>", o.AfterMatch)
+	require.True(t, o.AllowEmpty)
+	require.True(t, o.WeightOrder)
+	require.Equal(t, 80, o.Limit)
+	require.Equal(t, 3, o.LimitSnippets)
+	require.False(t, o.LimitsPerField)
+	require.Equal(t, 2, o.Around)
+	require.NoError(t, o.SetJSON("no_match_size", int64(10)))
+	require.False(t, o.AllowEmpty)
+
+	o = DefaultOptions()
+	require.NoError(t, o.SetJSON("encoder", "html"))
+	require.NoError(t, o.Check())
+	require.Equal(t, "retain", o.HTMLStripMode)
+	require.Equal(t, 0, o.Limit)
+	require.NoError(t, o.SetJSON("encoder", "default"))
+	require.Equal(t, "index", o.HTMLStripMode)
+}
+

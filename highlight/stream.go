@@ -301,6 +301,9 @@ func stripField(f *Field) (string, []tokenize.Word) {
 		if e <= s || e > n {
 			continue // inside removed markup
 		}
+		if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
+			continue // a word of the markup (a tag's name on a table that does not strip)
+		}
 		words = append(words, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
 	}
 	return b.String(), words

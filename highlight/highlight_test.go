@@ -1,0 +1,289 @@
+package highlight
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/stretchr/testify/require"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected outputs in testdata/ with the actual ones")
+
+// ruleCase is one case of testdata/rules.txt.
+type ruleCase struct {
+	comment string
+	command string
+	fields  []string
+	want    string
+}
+
+func readRules(t *testing.T, path string) []ruleCase {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []ruleCase
+	var c ruleCase
+	var comment []string
+	inWant := false
+	flush := func() {
+		if c.command != "" {
+			out = append(out, c)
+		}
+		c, inWant = ruleCase{}, false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case inWant && line == "":
+			flush()
+		case inWant:
+			c.want += line + "\n"
+		case strings.HasPrefix(line, "#"):
+			comment = append(comment, line)
+		case strings.HasPrefix(line, "highlight"):
+			c.comment, comment = strings.Join(comment, "\n"), nil
+			c.command = line
+		case strings.HasPrefix(line, "field: "):
+			c.fields = append(c.fields, strings.TrimPrefix(line, "field: "))
+		case line == "----":
+			inWant = true
+		case line == "":
+		default:
+			t.Fatalf("%s: cannot read line %q", path, line)
+		}
+	}
+	flush()
+	return out
+}
+
+// words splits a command line at blanks outside single quotes.
+func words(s string) []string {
+	var out []string
+	var b strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+		case r == ' ' && !quoted:
+			if b.Len() > 0 {
+				out = append(out, b.String())
+				b.Reset()
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() > 0 {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// run runs one case: its request, rendered both ways.
+func (c ruleCase) run(t *testing.T) string {
+	o := DefaultOptions()
+	var marks []string
+	var settings []string
+	mode := ""
+	for _, w := range words(c.command)[1:] {
+		name, value, _ := strings.Cut(w, "=")
+		switch name {
+		case "marks":
+			marks = strings.Split(strings.ReplaceAll(value, `"`, ""), ",")
+		case "mode":
+			mode = value
+		case "tokenizer":
+			for _, kv := range strings.Split(value, ";;") {
+				k, v, _ := strings.Cut(kv, ":")
+				settings = append(settings, k, strings.ReplaceAll(v, ",", " "))
+			}
+		default:
+			var v any = value
+			if n, err := fmt.Sscan(value, new(int)); err == nil && n == 1 && strings.Trim(value, "0123456789-") == "" {
+				var x int64
+				fmt.Sscan(value, &x)
+				v = x
+			}
+			require.NoError(t, o.Set(name, v), c.command)
+		}
+	}
+	require.NoError(t, o.Check())
+	tok := tokenizer(t, settings...)
+	req := &Request{Options: &o, Stored: mode != "", Pack: mode == "packed"}
+	for _, m := range marks {
+		req.Weights = append(req.Weights, utf8.RuneCountInString(m))
+	}
+	for _, text := range c.fields {
+		req.Fields = append(req.Fields, field(t, tok, text, marks...))
+	}
+	res := Highlight(req)
+	var b strings.Builder
+	fmt.Fprintf(&b, "sql: %s\njson:", res.Join())
+	for _, s := range res.Strings() {
+		if s == nil {
+			s = []string{}
+		}
+		j, err := json.Marshal(s)
+		require.NoError(t, err)
+		b.WriteString(" " + strings.ReplaceAll(string(j), `\u003c`, "<"))
+	}
+	return strings.NewReplacer(`\u003e`, ">", `\u0026`, "&").Replace(b.String()) + "\n"
+}
+
+// TestRules: the rules of snippets, each stated by a case in
+// testdata/rules.txt.
+func TestRules(t *testing.T) {
+	const path = "testdata/rules.txt"
+	cases := readRules(t, path)
+	var out strings.Builder
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	header, _, _ := strings.Cut(string(data), "\nhighlight")
+	header = header[:strings.LastIndex(header, "\n\n")+2]
+	out.WriteString(header)
+	for i, c := range cases {
+		got := c.run(t)
+		if !*rewrite {
+			require.Equal(t, c.want, got, "%s\n%s", c.comment, c.command)
+		}
+		if i > 0 {
+			out.WriteString("\n")
+		}
+		if c.comment != "" {
+			out.WriteString(c.comment + "\n")
+		}
+		out.WriteString(c.command + "\n")
+		for _, f := range c.fields {
+			out.WriteString("field: " + f + "\n")
+		}
+		out.WriteString("----\n" + got)
+	}
+	if *rewrite {
+		require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
+	}
+}
+
+// FuzzDocument: no panic; each snippet without its markers is a piece of
+// the shown text; markers balance; the limits hold: codepoints, words and
+// snippets of a field (as fixLimits raises them), unless force_all_words.
+func FuzzDocument(f *testing.F) {
+	f.Add(brown, "election", 60, 0, 0, 5)
+	f.Add(brown, "jury", 0, 7, 2, 1)
+	f.Add("Привет мир мир", "мир", 5, 2, 1, 1)
+	f.Add("a a a a a a a a a a", "a", 3, 0, 1, 0)
+	tok := tokenizer(f)
+	f.Fuzz(func(t *testing.T, text, term string, limit, limitWords, limitSnippets, around int) {
+		if !utf8.ValidString(text) || strings.ContainsAny(text, "\x01\x02") || limit < 0 || limitWords < 0 || limitSnippets < 0 ||
+			around < 0 || around > 100 || limit > 1000 || limitWords > 1000 || limitSnippets > 100 {
+			return
+		}
+		term = strings.ToLower(strings.TrimSpace(term))
+		fl := field(t, tok, text, term)
+		o := opts(t, "limit", int64(limit), "limit_words", int64(limitWords), "limit_snippets", int64(limitSnippets),
+			"around", int64(around), "before_match", "\x01", "after_match", "\x02")
+		weights := []int{utf8.RuneCountInString(term)}
+		res := Highlight(&Request{Fields: []Field{fl}, Weights: weights, Options: o})
+		r := res.Fields[0]
+		lim := fixLimits(limitsOf(o), o, weights, fl.Found|foundOf(fl))
+		cps, nwords := 0, 0
+		for _, s := range r.Snippets {
+			out := r.text(&s, o)
+			if strings.Count(out, "\x01") != strings.Count(out, "\x02") {
+				t.Fatalf("unbalanced markers in %q", out)
+			}
+			plain := strings.TrimSuffix(strings.NewReplacer("\x01", "", "\x02", "").Replace(out), o.SnippetSeparator)
+			if !strings.Contains(r.Text, plain) {
+				t.Fatalf("%q is not a piece of the text", plain)
+			}
+			cps += utf8.RuneCountInString(plain)
+			nwords += countWords(tok, plain)
+		}
+		if len(fl.Marks) == 0 {
+			// A field's beginning: the codepoint limit only.
+			if lim.chars > 0 && cps > lim.chars && len(r.Snippets) == 1 && r.Snippets[0].End-r.Snippets[0].Start > 0 &&
+				cps > utf8.RuneCountInString(firstUnit(r.Text)) {
+				t.Fatalf("beginning %q is over the limit %d", r.Text[r.Snippets[0].Start:r.Snippets[0].End], lim.chars)
+			}
+			return
+		}
+		if len(r.Snippets) == 1 && r.Snippets[0].Start == 0 && r.Snippets[0].End == len(r.Text) {
+			return // shown whole: the limits allowed it
+		}
+		if lim.chars > 0 && cps > lim.chars {
+			t.Fatalf("%d codepoints over the limit %d", cps, lim.chars)
+		}
+		if lim.words > 0 && nwords > lim.words {
+			t.Fatalf("%d words over limit_words %d", nwords, lim.words)
+		}
+		if lim.snippets > 0 && len(r.Snippets) > lim.snippets {
+			t.Fatalf("%d snippets over limit_snippets %d", len(r.Snippets), lim.snippets)
+		}
+	})
+}
+
+// foundOf is the keywords a field's marks show.
+func foundOf(f Field) uint64 {
+	var m uint64
+	for _, k := range f.Marks {
+		m |= 1 << uint(k.Keyword)
+	}
+	return m
+}
+
+// countWords counts the words tok finds in s.
+func countWords(tok *tokenize.Tokenizer, s string) int {
+	return len(tok.Append(nil, s))
+}
+
+// firstUnit is the first word or run of s, which a beginning shows even
+// when it is over the limit.
+func firstUnit(s string) string {
+	for i, r := range s {
+		if i > 0 && (r == ' ') != (s[0] == ' ') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// BenchmarkDocument highlights prose of several sizes on a given layout
+// (what HIGHLIGHT() does with a stored document): the highlighter alone.
+func BenchmarkDocument(b *testing.B) {
+	tok := tokenizer(b)
+	for _, size := range []int{1 << 10, 10 << 10, 100 << 10, 1 << 20} {
+		text := strings.Repeat(brown+" ", size/len(brown)+1)[:size]
+		fl := field(b, tok, text, "election", "jury", "the city")
+		o := DefaultOptions()
+		req := &Request{Fields: []Field{fl}, Weights: []int{8, 4, 8}, Options: &o, Stored: true}
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			for b.Loop() {
+				Highlight(req).Join()
+			}
+		})
+	}
+}
+
+func TestIsASCII(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"", true},
+		{"short", true},
+		{"exactly8", true},
+		{"a longer text of many blocks, all ASCII ~\x7f", true},
+		{"é", false},
+		{"1234567é", false},        // in the tail
+		{"12345678é123456", false}, // in a block
+		{"abcdefgh\x80", false},
+	} {
+		require.Equal(t, c.want, isASCII(c.s), "%q", c.s)
+	}
+}
