@@ -63,7 +63,7 @@ type context struct {
 // window is the run of units the extractor looks at: unit numbers
 // start..start+len(units)-1 (numbered as the extractor counts them).
 type window struct {
-	start        int // -1: empty
+	start        int    // -1: empty
 	units        []unit // buf[head:]
 	buf          []unit
 	head         int

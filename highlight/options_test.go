@@ -213,4 +213,3 @@ func TestOptionsJSON(t *testing.T) {
 	require.NoError(t, o.SetJSON("encoder", "default"))
 	require.Equal(t, "index", o.HTMLStripMode)
 }
-
