@@ -27,8 +27,9 @@ func better(a, b *passage) bool {
 
 // choose picks the passages of ctx to show under lim. found is the set of
 // keywords present in the text; weights are the keywords' weights.
+// The candidates of ctx are changed (weighed again).
 func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) []passage {
-	cands := slices.Clone(ctx.passages)
+	cands := ctx.passages
 	if len(cands) == 0 {
 		return nil
 	}
@@ -144,13 +145,15 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) [
 					u = p.before[len(p.before)-1]
 					p.before = p.before[:len(p.before)-1]
 					p.start++
+					p.from += int(u.bytes)
 				} else {
 					u = p.after[len(p.after)-1]
 					p.after = p.after[:len(p.after)-1]
+					p.to -= int(u.bytes)
 				}
 				p.tokens--
-				p.codes -= u.cp
-				totalCP -= u.cp
+				p.codes -= int(u.cp)
+				totalCP -= int(u.cp)
 				totalWords -= b2i(u.word)
 				if totalCP <= maxCP && totalWords <= maxWords {
 					break trim

@@ -42,65 +42,29 @@ type passage struct {
 	// before the first and after the last marked word, nearest first.
 	codesBetween, wordsBetween int
 	before, after              []edgeUnit
+
+	from, to int // its bytes in the shown text
 }
 
 // edgeUnit is a unit that trimming may drop.
 type edgeUnit struct {
-	cp   int
-	word bool
+	cp, bytes int32
+	word      bool
 }
 
 func (p *passage) weight() int { return p.qwordCount + p.qwordsWeight*p.maxLCS + p.minGap }
 
 // context collects the passages of the fields that share one budget.
 type context struct {
-	passages     []passage
-	qwords       uint64  // keywords of the passages so far
-	qwordWeights [64]int // per keyword: the best weight of a passage of it alone
-	topWeights   []int   // weights of the passages, sorted now and then
+	passages   []passage
+	qwords     uint64     // keywords of the passages so far
+	topWeights []int      // weights of the passages, sorted now and then
+	edges      []edgeUnit // the passages' edges
 }
 
-// window is the run of units the extractor looks at: unit numbers
-// start..start+len(units)-1 (numbered as the extractor counts them).
-type window struct {
-	start        int    // -1: empty
-	units        []unit // buf[head:]
-	buf          []unit
-	head         int
-	words, codes int
-	qwords       int // marked words
-}
-
-func (w *window) reset() {
-	w.start, w.words, w.codes, w.qwords = -1, 0, 0, 0
-	w.buf, w.head = w.buf[:0], 0
-	w.units = w.buf
-}
-
-// drop removes the first n units.
-func (w *window) drop(n int) {
-	w.head += n
-	w.units = w.buf[w.head:]
-}
-
-func (w *window) add(num int, u *unit) {
-	if len(w.buf) == cap(w.buf) && w.head > 0 {
-		// Move the units down rather than grow: the window stays small.
-		k := copy(w.buf, w.buf[w.head:])
-		w.buf, w.head = w.buf[:k], 0
-	}
-	w.buf = append(w.buf, *u)
-	w.units = w.buf[w.head:]
-	w.codes += int(u.cp)
-	if u.word() {
-		w.words++
-		if u.hit {
-			w.qwords++
-		}
-	}
-	if w.start < 0 {
-		w.start = num
-	}
+// reset empties the context, keeping its storage.
+func (c *context) reset() {
+	c.passages, c.qwords, c.topWeights, c.edges = c.passages[:0], 0, c.topWeights[:0], c.edges[:0]
 }
 
 // extractor runs the sliding window over one field.
@@ -116,15 +80,15 @@ type extractor struct {
 
 	growing bool // the window grows until it first reaches the limits
 	changed bool // the marked words of the window changed since it was weighed
-	win     window
+	win     *window
 	pass    passage
 	cur     int // the number of the next unit
 	thresh  int
 }
 
-func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context) {
+func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
-		numTerms: len(weights), ctx: ctx, docLen: len(f.text), growing: true, changed: true}
+		numTerms: len(weights), ctx: ctx, docLen: len(f.text), growing: true, changed: true, win: win}
 	e.win.reset()
 	switch {
 	case lim.snippets > 0:
@@ -272,24 +236,15 @@ func (e *extractor) unitEnds() {
 // shrinkHead drops units from the head of the window until it fits the
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
+	w := e.win
+	n := w.n()
 	drop := 0
-	for drop < len(e.win.units)-1 && (e.win.codes > e.cpLimit() || e.win.words > e.wordsLimit()) {
-		u := &e.win.units[drop]
-		if u.mask() != 0 {
-			e.win.qwords--
+	for drop < n-1 && (w.codes > e.cpLimit() || w.words > e.wordsLimit()) {
+		if w.k(0).mask() != 0 {
 			e.changed = true
 		}
-		if u.word() {
-			e.win.words--
-		}
-		e.win.codes -= int(u.cp)
+		w.drop(1)
 		drop++
-	}
-	e.win.start += drop
-	if drop >= len(e.win.units) {
-		e.win.reset()
-	} else if drop > 0 {
-		e.win.drop(drop)
 	}
 }
 
@@ -311,76 +266,44 @@ func (e *extractor) weighAndSubmit() {
 // updateGaps recomputes what depends on where the marked words lie.
 func (e *extractor) updateGaps(maxWords int) {
 	p := &e.pass
-	p.minGap = maxWords - 1
-	p.aroundBefore, p.aroundAfter = 0, 0
-	var seen uint64
-	w := -1
-	for i := range e.win.units {
-		u := &e.win.units[i]
-		if !u.word() {
-			continue
-		}
-		w++
-		m := u.mask()
-		if m != 0 {
-			p.minGap = min(p.minGap, w, e.win.words-1-w)
-		}
-		seen |= m
-		if seen == 0 {
-			p.aroundBefore++
-		}
-		if m != 0 {
-			p.aroundAfter = 0
-		} else {
-			p.aroundAfter++
-		}
-	}
+	p.aroundBefore, p.aroundAfter = e.win.markSpread()
+	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
 }
 
-// weigh computes the weight of the window's passage.
+// weigh computes the weight of the window's passage: its keywords, their
+// weights, how many marked words, the longest run of marked words in
+// query order (consecutive words, each the keyword after the last), how
+// close the marked words come to the edges.
 func (e *extractor) weigh(maxWords int) {
 	p := &e.pass
-	p.maxLCS, p.qwords, p.minGap = 1, 0, maxWords-1
-	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
-	p.aroundBefore, p.aroundAfter = 0, 0
+	w := e.win
+	p.maxLCS, p.qwords = 1, 0
 	p.qwordCount, p.uniqQwords, p.qwordsWeight = 0, 0, 0
-	var last uint64
-	lcs := 1
-	w := -1
-	for k := range e.win.units {
-		u := &e.win.units[k]
-		if !u.word() {
+	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
+	lcs, prevOrd := 1, int32(-2)
+	var prevMask uint64
+	for i := 0; i < w.markNums.len(); i++ {
+		num := w.markNums.at(i)
+		u := w.at(num)
+		m := u.mask()
+		if m == 0 {
+			prevMask = 0
 			continue
 		}
-		w++
-		m := u.mask()
 		p.qwords |= m
-		if m != 0 {
-			at := e.win.start + k
-			p.startLimit = min(p.startLimit, at)
-			p.endLimit = max(p.endLimit, at)
-			p.qwordCount++
-		}
-		last = m & (last << 1)
-		if last != 0 {
+		p.startLimit = min(p.startLimit, num)
+		p.endLimit = max(p.endLimit, num)
+		p.qwordCount++
+		if u.ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
 			lcs++
 			p.maxLCS = max(p.maxLCS, lcs)
 		} else {
 			lcs = 1
-			last = m
 		}
-		if m != 0 {
-			p.minGap = min(p.minGap, w, e.win.words-1-w)
-		}
-		if p.qwords == 0 {
-			p.aroundBefore++
-		}
-		if m != 0 {
-			p.aroundAfter = 0
-		} else {
-			p.aroundAfter++
-		}
+		prevOrd, prevMask = u.ord, m
 	}
+	p.aroundBefore, p.aroundAfter = w.markSpread()
+	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
 	for q := p.qwords; q != 0; q &= q - 1 {
 		t := bits.TrailingZeros64(q)
 		if t < len(e.weights) {
@@ -396,26 +319,26 @@ func (e *extractor) weigh(maxWords int) {
 func (e *extractor) flush() {
 	p := &e.pass
 	p.field = e.fieldNum
-	p.start, p.tokens = e.win.start, len(e.win.units)
-	p.codes, p.words = e.win.codes, e.win.words
-	for k := 0; p.aroundBefore > e.o.Around; k++ {
-		u := &e.win.units[k]
-		p.codes -= int(u.cp)
-		if u.word() {
-			p.aroundBefore--
-			p.words--
-		}
-		p.start++
-		p.tokens--
+	w := e.win
+	p.start, p.tokens = w.start, w.n()
+	p.codes, p.words = w.codes, w.words
+	end := w.start + w.n()
+	if d := p.aroundBefore - e.o.Around; d > 0 {
+		// Drop up to and with the d-th word.
+		from := w.wordNums.at(d-1) + 1
+		p.codes -= w.accAt(from) - w.accAt(p.start)
+		p.tokens -= from - p.start
+		p.start = from
+		p.words -= d
+		p.aroundBefore -= d
 	}
-	for k := len(e.win.units) - 1; p.aroundAfter > e.o.Around; k-- {
-		u := &e.win.units[k]
-		p.codes -= int(u.cp)
-		if u.word() {
-			p.aroundAfter--
-			p.words--
-		}
-		p.tokens--
+	if d := p.aroundAfter - e.o.Around; d > 0 {
+		// Drop the last d words and what follows them.
+		to := w.wordNums.fromEnd(d - 1)
+		p.codes -= w.accAt(end) - w.accAt(to)
+		p.tokens -= end - to
+		p.words -= d
+		p.aroundAfter -= d
 	}
 	ctx := e.ctx
 	if len(ctx.passages) == 0 {
@@ -455,40 +378,55 @@ func (e *extractor) updateTop(weight int) {
 	}
 }
 
-// copyPass is the current passage with its trimmable edges.
+// copyPass is the current passage with its bytes and its trimmable
+// edges (on the context's slab).
 func (e *extractor) copyPass() passage {
 	p := e.pass
+	w := e.win
+	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
 	p.before, p.after = nil, nil
 	if (e.lim.chars == 0 || e.lim.chars >= e.docLen) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return p
 	}
 	p.codesBetween, p.wordsBetween = p.codes, p.words
-	ws := e.win.start
+	ws := w.start
+	ctx := e.ctx
 	taken := 0
+	at := len(ctx.edges)
 	for k := p.startLimit - ws - 1; k >= p.start-ws; k-- {
-		u := &e.win.units[k]
-		w := b2i(u.word())
+		u := w.k(k)
+		wd := b2i(u.word())
 		p.codesBetween -= int(u.cp)
-		p.wordsBetween -= w
-		if taken+w > p.aroundBefore {
+		p.wordsBetween -= wd
+		if taken+wd > p.aroundBefore {
 			break
 		}
-		p.before = append(p.before, edgeUnit{int(u.cp), u.word()})
-		taken += w
+		ctx.edges = append(ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
+		taken += wd
 	}
+	p.before = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
 	taken = 0
+	at = len(ctx.edges)
 	// As the reference does, the units after the marked words are counted
 	// from the window's start up to the passage's length.
-	for k := p.endLimit - ws + 1; k < p.tokens && k < len(e.win.units); k++ {
-		u := &e.win.units[k]
-		w := b2i(u.word())
+	for k := p.endLimit - ws + 1; k < p.tokens && k < w.n(); k++ {
+		u := w.k(k)
+		wd := b2i(u.word())
 		p.codesBetween -= int(u.cp)
-		p.wordsBetween -= w
-		if taken+w > p.aroundAfter {
+		p.wordsBetween -= wd
+		if taken+wd > p.aroundAfter {
 			break
 		}
-		p.after = append(p.after, edgeUnit{int(u.cp), u.word()})
-		taken += w
+		ctx.edges = append(ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
+		taken += wd
+	}
+	p.after = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
+	// Trimming drops the passage's own last units, one for each entry
+	// it takes (which, with the count above, may be nearer ones): the
+	// bytes are those of the passage's units from its end.
+	end := p.start - ws + p.tokens
+	for j := range p.after {
+		p.after[j].bytes = w.k(end-len(p.after)+j).end - w.k(end-len(p.after)+j).start
 	}
 	return p
 }

@@ -1,6 +1,8 @@
 package highlight
 
 import (
+	"sync"
+
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
@@ -55,7 +57,8 @@ type Range struct{ Start, End int }
 // stands for in its markers.
 type MarkedRange struct {
 	Range
-	ID int
+	ID   int
+	span int32
 }
 
 // Snippet is one snippet of a field, as data: a range of the field's shown
@@ -126,7 +129,10 @@ func Highlight(req *Request) *Result {
 		return res
 	}
 	wholeAll := canShowWhole(total, global, o)
-	var shared context
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	shared := &sc.shared
+	shared.reset()
 	chosen := make([][]passage, len(fields))
 	for i, f := range fields {
 		whole := wholeAll
@@ -142,15 +148,16 @@ func Highlight(req *Request) *Result {
 		case whole:
 			res.Fields[i].Snippets = []Snippet{f.whole(o)}
 		case perField:
-			var ctx context
-			extract(f, i, lims[i], o, req.Weights, &ctx)
-			chosen[i] = choose(&ctx, lims[i], o, req.Weights, found)
+			ctx := &sc.field
+			ctx.reset()
+			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win)
+			chosen[i] = choose(ctx, lims[i], o, req.Weights, found)
 		default:
-			extract(f, i, lims[i], o, req.Weights, &shared)
+			extract(f, i, lims[i], o, req.Weights, shared, &sc.win)
 		}
 	}
 	if !perField {
-		for _, p := range choose(&shared, global, o, req.Weights, found) {
+		for _, p := range choose(shared, global, o, req.Weights, found) {
 			chosen[p.field] = append(chosen[p.field], p)
 		}
 	}
@@ -161,6 +168,14 @@ func Highlight(req *Request) *Result {
 	}
 	return res
 }
+
+// scratch is the storage one Highlight works in, kept for the next.
+type scratch struct {
+	win           window
+	shared, field context
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // limitsOf is the size limits of o.
 func limitsOf(o *Options) limits {

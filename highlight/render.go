@@ -75,48 +75,36 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 }
 
 // render turns the chosen passages of the field (in text order) into
-// snippets: the passages are units start..start+tokens-1 as the walk
-// counts them.
+// snippets: their bytes, and the marked spans of the words inside.
 func (f *ufield) render(ps []passage, o *Options) []Snippet {
 	out := make([]Snippet, 0, len(ps))
-	var m marker
-	n, k := 0, 0 // the unit's number, the passage it may be in
-	var cur *Snippet
-	take := func(u *unit) {
-		for k < len(ps) && n >= ps[k].start+ps[k].tokens {
-			k++
-			cur = nil
-		}
-		if k < len(ps) && n >= ps[k].start {
-			if cur == nil {
-				out = append(out, Snippet{Range: Range{int(u.start), int(u.end)}, SepBefore: n > 0, SepAfter: true, Weight: ps[k].weight()})
-				cur = &out[len(out)-1]
-				m.open = false
-				if o.EmitZones && u.word() {
-					cur.Zone = zoneAt(f.bounds, int(u.pos))
-				}
+	id := o.StartSnippetID
+	prevTo := 0
+	for k, p := range ps {
+		// Passages may overlap: a unit belongs to the first that holds
+		// it, so a passage starts where the one before it ends (and one
+		// inside the one before it shows nothing), as the reference
+		// renders them.
+		from, to := max(p.from, prevTo), max(p.to, prevTo)
+		prevTo = to
+		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight()}
+		first := true
+		f.wordsIn(from, to, func(u *unit) {
+			if first && o.EmitZones {
+				s.Zone = zoneAt(f.bounds, int(u.pos))
 			}
-			cur.End = int(u.end)
-			if o.EmitZones && cur.Zone == "" && u.word() && cur.Start == int(u.start) {
-				cur.Zone = zoneAt(f.bounds, int(u.pos))
+			first = false
+			if u.span < 0 {
+				return
 			}
-			if u.word() {
-				m.add(u, cur, o.StartSnippetID)
+			if n := len(s.Marks); n > 0 && s.Marks[n-1].span == u.span {
+				s.Marks[n-1].End = int(u.end)
+				return
 			}
-		}
-		n++
-	}
-	f.walk(func(gap []unit, w *unit) bool {
-		for i := range gap {
-			take(&gap[i])
-		}
-		if w != nil {
-			take(w)
-		}
-		return true
-	})
-	if cur != nil {
-		cur.SepAfter = false // the last unit of the field is in it
+			s.Marks = append(s.Marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id, span: u.span})
+			id++
+		})
+		out = append(out, s)
 	}
 	return out
 }

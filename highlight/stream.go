@@ -134,46 +134,91 @@ func (p *ufield) cps(s string) int32 {
 
 // walk hands fn the units of the field in order: for each word, the runs
 // of the gap before it (possibly none) and the word; last, the runs after
-// the last word with w nil. The slice is valid during the call only. fn
-// returns false to stop.
+// the last word with w nil. The slice and the word are valid during the
+// call only. fn returns false to stop.
 func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
-	at, hi, bi := 0, 0, 0
-	prevHit, prevLast, prevEnd, span := false, int32(-1), 0, int32(-1)
-	first := true
-	for i := 0; i < len(p.words); {
-		w := p.words[i]
+	var c wordCursor
+	at := 0
+	for c.next(p, len(p.text)) {
+		if !fn(p.gapRuns(at, int(p.w.start), kindGap), &p.w) {
+			return
+		}
+		at = int(p.w.end)
+	}
+	fn(p.gapRuns(at, len(p.text), kindTail), nil)
+}
+
+// wordsIn hands fn the words of the field that lie in text[from:to], as
+// walk would (spans numbered from the first of them).
+func (p *ufield) wordsIn(from, to int, fn func(w *unit)) {
+	c := wordCursor{i: sort.Search(len(p.words), func(i int) bool { return int(p.words[i].Start) >= from }), at: from}
+	c.hi = sort.Search(len(p.hits), func(i int) bool { return int(p.hits[i].pos) >= int(c.posAt(p)) })
+	for c.next(p, to) {
+		fn(&p.w)
+	}
+}
+
+// wordCursor steps through the words of a field, building their units.
+type wordCursor struct {
+	i, at, hi, bi int
+	prevHit       bool
+	prevLast      int32
+	prevEnd       int
+	span          int32
+	started       bool
+}
+
+// posAt is the position of the word the cursor stands at.
+func (c *wordCursor) posAt(p *ufield) int32 {
+	if c.i < len(p.words) {
+		return p.words[c.i].Pos
+	}
+	return 0
+}
+
+// next builds the next word that ends by limit into p.w; false when there
+// is none.
+func (c *wordCursor) next(p *ufield, limit int) bool {
+	if !c.started {
+		c.started, c.prevLast, c.span = true, -1, -1
+	}
+	for c.i < len(p.words) {
+		w := p.words[c.i]
 		s, e := int(w.Start), int(w.End)
-		i++
-		if e > len(p.text) || e <= s || s < at {
+		if e <= len(p.text) && e > limit {
+			return false
+		}
+		c.i++
+		if e > len(p.text) || e <= s || s < c.at {
 			continue
 		}
 		// A word inside this one (the parts of a blended word) widens
 		// the positions it stands for.
 		last := w.Pos
-		for i < len(p.words) && int(p.words[i].Start) < e {
-			last = max(last, p.words[i].Pos)
-			i++
+		for c.i < len(p.words) && int(p.words[c.i].Start) < e {
+			last = max(last, p.words[c.i].Pos)
+			c.i++
 		}
 		p.w = unit{start: int32(s), end: int32(e), cp: p.cps(p.text[s:e]), pos: w.Pos, last: last, kind: kindWord, term: -1, span: -1}
 		u := &p.w
 		// Marked when a position it stands for is; neighbouring marked
 		// words fold into one span (in retain mode, not across a tag:
 		// tags take positions there).
-		for hi < len(p.hits) && p.hits[hi].pos < u.pos {
-			hi++
+		for c.hi < len(p.hits) && p.hits[c.hi].pos < u.pos {
+			c.hi++
 		}
-		if hi < len(p.hits) && p.hits[hi].pos <= u.last {
-			u.hit, u.term = true, int16(p.hits[hi].term)
-			if !(prevHit && prevLast+1 == u.pos && !(p.retain && strings.IndexByte(p.text[prevEnd:s], '<') >= 0)) {
-				span++
+		if c.hi < len(p.hits) && p.hits[c.hi].pos <= u.last {
+			u.hit, u.term = true, int16(p.hits[c.hi].term)
+			if !(c.prevHit && c.prevLast+1 == u.pos && !(p.retain && strings.IndexByte(p.text[c.prevEnd:s], '<') >= 0)) {
+				c.span++
 			}
-			u.span = span
+			u.span = c.span
 		}
 		if p.spzMode != "" {
-			for ; bi < len(p.bounds) && int32(p.bounds[bi].Pos) <= u.last; bi++ {
-				b := p.bounds[bi]
+			for ; c.bi < len(p.bounds) && int32(p.bounds[c.bi].Pos) <= u.last; c.bi++ {
+				b := p.bounds[c.bi]
 				switch {
-				case first:
+				case c.prevLast < 0:
 				case b.Kind == tokenize.SentenceStart && p.spzMode == "sentence":
 					if u.spzBefore == 0 {
 						u.spzBefore = spzSentence
@@ -186,14 +231,11 @@ func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
 				}
 			}
 		}
-		first = false
-		prevHit, prevLast, prevEnd = u.hit, u.last, e
-		if !fn(p.gapRuns(at, s, kindGap), u) {
-			return
-		}
-		at = e
+		c.prevHit, c.prevLast, c.prevEnd = u.hit, u.last, e
+		c.at = e
+		return true
 	}
-	fn(p.gapRuns(at, len(p.text), kindTail), nil)
+	return false
 }
 
 // gapRuns cuts text[from:to], the characters between two words, into runs:

@@ -1,0 +1,129 @@
+package highlight
+
+// window is the run of units the extractor looks at: unit numbers
+// start..start+len(units)-1, as the extractor counts them. Besides the
+// units it keeps, in step, what weighing a passage needs without walking
+// the window again: the running total of codepoints before each unit, the
+// ordinal of each word, and the unit numbers of its words and of its
+// marked words. Every operation costs what it adds or drops.
+type window struct {
+	start        int // -1: empty
+	words, codes int
+	qwords       int // marked words
+
+	buf   []wunit // the units are buf[head:]
+	head  int
+	total int // codepoints of every unit added since the reset
+	nword int // words added since the reset
+
+	wordNums deque // unit numbers of the words, in order
+	markNums deque // unit numbers of the marked words, in order
+}
+
+// wunit is a unit of the window.
+type wunit struct {
+	unit
+	acc int32 // codepoints of the units added before it (since the reset)
+	ord int32 // a word's ordinal among the words added (since the reset)
+}
+
+// deque is a queue of ints that reuses its storage.
+type deque struct {
+	buf  []int
+	head int
+}
+
+func (d *deque) push(x int) {
+	if len(d.buf) == cap(d.buf) && 2*d.head >= len(d.buf) {
+		k := copy(d.buf, d.buf[d.head:])
+		d.buf, d.head = d.buf[:k], 0
+	}
+	d.buf = append(d.buf, x)
+}
+func (d *deque) pop()              { d.head++ }
+func (d *deque) len() int          { return len(d.buf) - d.head }
+func (d *deque) at(i int) int      { return d.buf[d.head+i] }
+func (d *deque) first() int        { return d.buf[d.head] }
+func (d *deque) last() int         { return d.buf[len(d.buf)-1] }
+func (d *deque) clear()            { d.buf, d.head = d.buf[:0], 0 }
+func (d *deque) fromEnd(i int) int { return d.buf[len(d.buf)-1-i] }
+
+func (w *window) reset() {
+	w.start, w.words, w.codes, w.qwords = -1, 0, 0, 0
+	w.buf, w.head = w.buf[:0], 0
+	w.total, w.nword = 0, 0
+	w.wordNums.clear()
+	w.markNums.clear()
+}
+
+// n is the number of units in the window.
+func (w *window) n() int { return len(w.buf) - w.head }
+
+// at is the unit numbered num.
+func (w *window) at(num int) *wunit { return &w.buf[w.head+num-w.start] }
+
+// k is the k-th unit of the window.
+func (w *window) k(k int) *wunit { return &w.buf[w.head+k] }
+
+// accAt is the codepoints added before unit num (num may be one past the
+// last unit).
+func (w *window) accAt(num int) int {
+	if num-w.start >= w.n() {
+		return w.total
+	}
+	return int(w.at(num).acc)
+}
+
+// drop removes the first n units.
+func (w *window) drop(n int) {
+	for i := 0; i < n; i++ {
+		u := &w.buf[w.head+i]
+		w.codes -= int(u.cp)
+		if u.word() {
+			w.words--
+			w.wordNums.pop()
+			if u.hit {
+				w.qwords--
+				w.markNums.pop()
+			}
+		}
+	}
+	w.head += n
+	w.start += n
+}
+
+func (w *window) add(num int, u *unit) {
+	if len(w.buf) == cap(w.buf) && 2*w.head >= len(w.buf) {
+		// Move the units down rather than grow once half the storage is
+		// dropped units: the window stays small, and each unit is moved
+		// about once.
+		k := copy(w.buf, w.buf[w.head:])
+		w.buf, w.head = w.buf[:k], 0
+	}
+	if w.start < 0 {
+		w.start = num
+	}
+	wu := wunit{unit: *u, acc: int32(w.total), ord: int32(w.nword)}
+	w.buf = append(w.buf, wu)
+	w.total += int(u.cp)
+	w.codes += int(u.cp)
+	if u.word() {
+		w.words++
+		w.nword++
+		w.wordNums.push(num)
+		if u.hit {
+			w.qwords++
+			w.markNums.push(num)
+		}
+	}
+}
+
+// markSpread gives where the marked words lie among the window's words:
+// the words before the first and after the last (the window must hold a
+// marked word).
+func (w *window) markSpread() (before, after int) {
+	first := int(w.at(w.wordNums.first()).ord)
+	before = int(w.at(w.markNums.first()).ord) - first
+	after = w.words - 1 - (int(w.at(w.markNums.last()).ord) - first)
+	return before, after
+}
