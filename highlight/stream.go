@@ -246,6 +246,11 @@ func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
 	if from >= to {
 		return p.gap
 	}
+	if to-from == 1 && p.boundary == nil {
+		// Most gaps of prose: one space.
+		p.gap = append(p.gap, unit{start: int32(from), end: int32(to), cp: 1, kind: kind, term: -1, span: -1})
+		return p.gap
+	}
 	bound := -1
 	if p.boundary != nil {
 		// The last boundary character of the gap is the one that counts.

@@ -20,12 +20,28 @@ type window struct {
 	markNums deque // unit numbers of the marked words, in order
 }
 
-// wunit is a unit of the window.
+// wunit is a unit of the window: what the extractor needs of it.
 type wunit struct {
-	unit
-	acc int32 // codepoints of the units added before it (since the reset)
-	ord int32 // a word's ordinal among the words added (since the reset)
+	start, end int32
+	cp         int32
+	acc        int32 // codepoints of the units added before it (since the reset)
+	ord        int32 // a word's ordinal among the words added (since the reset)
+	term       int16 // a marked word's keyword; -1 otherwise
+	isWord     bool
 }
+
+func (u *wunit) word() bool { return u.isWord }
+
+// mask is the keyword bit of a marked word, 0 for any other unit.
+func (u *wunit) mask() uint64 {
+	if u.term >= 0 && u.term < 64 {
+		return 1 << uint(u.term)
+	}
+	return 0
+}
+
+// marked reports whether u is a marked word.
+func (u *wunit) marked() bool { return u.term >= 0 }
 
 // deque is a queue of ints that reuses its storage.
 type deque struct {
@@ -79,10 +95,10 @@ func (w *window) drop(n int) {
 	for i := 0; i < n; i++ {
 		u := &w.buf[w.head+i]
 		w.codes -= int(u.cp)
-		if u.word() {
+		if u.isWord {
 			w.words--
 			w.wordNums.pop()
-			if u.hit {
+			if u.marked() {
 				w.qwords--
 				w.markNums.pop()
 			}
@@ -103,8 +119,11 @@ func (w *window) add(num int, u *unit) {
 	if w.start < 0 {
 		w.start = num
 	}
-	wu := wunit{unit: *u, acc: int32(w.total), ord: int32(w.nword)}
-	w.buf = append(w.buf, wu)
+	term := int16(-1)
+	if u.hit {
+		term = max(u.term, 0)
+	}
+	w.buf = append(w.buf, wunit{start: u.start, end: u.end, cp: u.cp, acc: int32(w.total), ord: int32(w.nword), term: term, isWord: u.kind == kindWord})
 	w.total += int(u.cp)
 	w.codes += int(u.cp)
 	if u.word() {
