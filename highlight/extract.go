@@ -86,7 +86,7 @@ type extractor struct {
 	thresh  int
 }
 
-func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window) {
+func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
 		numTerms: len(weights), ctx: ctx, docLen: len(f.text), growing: true, changed: true, win: win}
 	e.win.reset()
@@ -99,30 +99,65 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		e.thresh = lim.chars / 4
 	}
 	e.thresh = 1 << bits.Len(uint(e.thresh))
+	// Far from any marked word, a window that has stopped growing and
+	// holds no marked word offers nothing: it only slides. It is skipped
+	// to a few words before the next marked word and filled again there
+	// (the window is then the same: the longest run of units that fits
+	// the limits). Units between words that start a new window
+	// (boundaries) forbid the shortcut.
+	skip := mayskip && o.SnippetBoundary == "" && !o.UseBoundaries && !o.ForceAllWords
+	next := 0 // the next entry of f.hitWords
+	var c wordCursor
+	at := 0
 	zoneEnds := false // a zone ended with the last word
-	f.walk(func(gap []unit, w *unit) bool {
+	for {
+		if skip && !e.growing && e.win.qwords == 0 {
+			for next < len(f.hitWords) && f.hitWords[next] < c.i {
+				next++
+			}
+			lead := e.wordsLimit() + 2
+			if next == len(f.hitWords) {
+				break // no marked word is left: nothing more to offer
+			}
+			if j := f.hitWords[next] - lead; j > c.i+lead {
+				e.cur += 2 * (j - c.i) // numbers need only keep their order
+				c.jump(f, j)
+				at = c.at
+				e.win.reset()
+			}
+		}
+		if !c.next(f, len(f.text)) {
+			break
+		}
+		w := &f.w
+		gap := f.gapRuns(at, int(w.start), kindGap)
+		at = int(w.end)
 		switch {
 		case len(gap) > 0:
 			if zoneEnds {
 				e.unitEnds()
 			}
-			e.onGap(gap, w != nil && w.spzBefore == spzSentence)
-			if w != nil && w.spzBefore == spzNow {
+			e.onGap(gap, w.spzBefore == spzSentence)
+			if w.spzBefore == spzNow {
 				e.unitEnds()
 			}
-			if w == nil {
-				e.shrinkHead()
-				e.weighAndSubmit()
-			}
-		case w != nil && w.spzBefore != 0:
+		case w.spzBefore != 0:
 			e.unitEnds() // no gap between the units
 		}
-		if w != nil {
-			e.onWord(w)
-			zoneEnds = w.zoneAfter
+		e.onWord(w)
+		zoneEnds = w.zoneAfter
+	}
+	if c.i >= len(f.words) || !skip || e.growing || e.win.qwords > 0 {
+		// The units after the last word.
+		if gap := f.gapRuns(at, len(f.text), kindTail); len(gap) > 0 {
+			if zoneEnds {
+				e.unitEnds()
+			}
+			e.onGap(gap, false)
+			e.shrinkHead()
+			e.weighAndSubmit()
 		}
-		return true
-	})
+	}
 	if e.growing {
 		e.weighAndSubmit()
 	}

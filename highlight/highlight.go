@@ -48,6 +48,8 @@ type Request struct {
 	// Pack gives every field its own result (JSON): a field without a
 	// match then shows its beginning, even when another field matches.
 	Pack bool
+
+	noSkip bool // tests: walk every unit (the window never skips ahead)
 }
 
 // Range is a byte range of a field's shown text.
@@ -150,10 +152,10 @@ func Highlight(req *Request) *Result {
 		case perField:
 			ctx := &sc.field
 			ctx.reset()
-			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win)
+			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
 			chosen[i] = choose(ctx, lims[i], o, req.Weights, found)
 		default:
-			extract(f, i, lims[i], o, req.Weights, shared, &sc.win)
+			extract(f, i, lims[i], o, req.Weights, shared, &sc.win, !req.noSkip)
 		}
 	}
 	if !perField {

@@ -270,6 +270,56 @@ func BenchmarkDocument(b *testing.B) {
 	}
 }
 
+// TestSkipSameResult: skipping the stretches without marks gives what
+// walking every unit gives, on texts of random words with marks of one to
+// three keywords here and there.
+func TestSkipSameResult(t *testing.T) {
+	tok := tokenizer(t, "stopwords", "the of")
+	vocab := strings.Fields(strings.ToLower(brown + " zebra, yak. quail; ibis"))
+	seed := uint64(1)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for round := range 300 {
+		var b strings.Builder
+		for range 20 + rnd(600) {
+			b.WriteString(vocab[rnd(len(vocab))])
+			b.WriteString([]string{" ", ", ", ". ", "  ", " - "}[rnd(5)])
+		}
+		terms := []string{"zebra", "yak", "quail"}[:1+rnd(3)]
+		fl := field(t, tok, b.String(), terms...)
+		o := DefaultOptions()
+		require.NoError(t, o.Set("limit", int64(rnd(300))))
+		require.NoError(t, o.Set("around", int64(rnd(8))))
+		require.NoError(t, o.Set("limit_words", int64(rnd(3)*rnd(20))))
+		w := []int{5, 3, 5}[:len(terms)]
+		fast := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o})
+		slow := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o, noSkip: true})
+		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)
+	}
+}
+
+// BenchmarkSparse highlights long fields whose few matches lie far apart:
+// the window skips the stretches without a mark.
+func BenchmarkSparse(b *testing.B) {
+	tok := tokenizer(b)
+	for _, size := range []int{10 << 10, 100 << 10, 1 << 20} {
+		text := strings.Repeat(brown+" ", size/len(brown)+1)[:size]
+		text = text[:size/3] + " zebra " + text[size/3:2*size/3] + " zebra " + text[2*size/3:]
+		fl := field(b, tok, text, "zebra")
+		o := DefaultOptions()
+		req := &Request{Fields: []Field{fl}, Weights: []int{5}, Options: &o, Stored: true}
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Highlight(req).Join()
+			}
+		})
+	}
+}
+
 func TestIsASCII(t *testing.T) {
 	for _, c := range []struct {
 		s    string

@@ -76,6 +76,7 @@ type ufield struct {
 	retain   bool
 	words    []tokenize.Word // onto text
 	hits     []posTerm       // sorted by position, one per position
+	hitWords []int           // the index in words of each marked word, in order
 	marked   bool            // a word of the text is marked
 	found    uint64          // keywords present in the field
 	bounds   []tokenize.Bound
@@ -116,9 +117,9 @@ func newField(f *Field, o *Options) *ufield {
 	})
 	p.hits = slices.CompactFunc(p.hits, func(a, b posTerm) bool { return a.pos == b.pos })
 	for _, h := range p.hits {
-		if _, ok := slices.BinarySearchFunc(p.words, h.pos, func(w tokenize.Word, pos int32) int { return int(w.Pos - pos) }); ok {
+		if i, ok := slices.BinarySearchFunc(p.words, h.pos, func(w tokenize.Word, pos int32) int { return int(w.Pos - pos) }); ok {
 			p.marked = true
-			break
+			p.hitWords = append(p.hitWords, i)
 		}
 	}
 	return p
@@ -166,6 +167,28 @@ type wordCursor struct {
 	prevEnd       int
 	span          int32
 	started       bool
+}
+
+// jump moves the cursor to word i (or the first after it that is not
+// inside the word before), as if the words before had been stepped over.
+func (c *wordCursor) jump(p *ufield, i int) {
+	for i > 0 && i < len(p.words) && p.words[i].Start < p.words[i-1].End {
+		i++
+	}
+	c.i = min(i, len(p.words))
+	c.at = 0
+	// The word before, or the word that holds it (a blended word and
+	// its parts), ends where the gap before word i starts.
+	for k := c.i - 1; k >= 0; k-- {
+		c.at = max(c.at, int(p.words[k].End))
+		if k == 0 || p.words[k].Start >= p.words[k-1].End {
+			break
+		}
+	}
+	pos := c.posAt(p)
+	c.hi = sort.Search(len(p.hits), func(k int) bool { return p.hits[k].pos >= pos })
+	c.bi = sort.Search(len(p.bounds), func(k int) bool { return int32(p.bounds[k].Pos) >= pos })
+	c.started, c.prevHit, c.prevLast, c.span = true, false, -1, -1
 }
 
 // posAt is the position of the word the cursor stands at.
