@@ -116,8 +116,13 @@ func newField(f *Field, o *Options) *ufield {
 		return a.term - b.term
 	})
 	p.hits = slices.CompactFunc(p.hits, func(a, b posTerm) bool { return a.pos == b.pos })
+	// The words at marked positions (both lists are in position order).
+	i := 0
 	for _, h := range p.hits {
-		if i, ok := slices.BinarySearchFunc(p.words, h.pos, func(w tokenize.Word, pos int32) int { return int(w.Pos - pos) }); ok {
+		for i < len(p.words) && p.words[i].Pos < h.pos {
+			i++
+		}
+		if i < len(p.words) && p.words[i].Pos == h.pos {
 			p.marked = true
 			p.hitWords = append(p.hitWords, i)
 		}
@@ -269,9 +274,18 @@ func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
 	if from >= to {
 		return p.gap
 	}
-	if to-from == 1 && p.boundary == nil {
-		// Most gaps of prose: one space.
-		p.gap = append(p.gap, unit{start: int32(from), end: int32(to), cp: 1, kind: kind, term: -1, span: -1})
+	if p.boundary == nil {
+		// White space and the rest alternate.
+		text := p.text
+		runStart := from
+		sp := isSpace(text[from])
+		for i := from + 1; i < to; i++ {
+			if s := isSpace(text[i]); s != sp {
+				p.gap = append(p.gap, unit{start: int32(runStart), end: int32(i), cp: p.cps(text[runStart:i]), kind: kind, term: -1, span: -1})
+				runStart, sp = i, s
+			}
+		}
+		p.gap = append(p.gap, unit{start: int32(runStart), end: int32(to), cp: p.cps(text[runStart:to]), kind: kind, term: -1, span: -1})
 		return p.gap
 	}
 	bound := -1

@@ -109,21 +109,19 @@ func (w *window) drop(n int) {
 }
 
 func (w *window) add(num int, u *unit) {
-	if len(w.buf) == cap(w.buf) && 2*w.head >= len(w.buf) {
-		// Move the units down rather than grow once half the storage is
-		// dropped units: the window stays small, and each unit is moved
-		// about once.
-		k := copy(w.buf, w.buf[w.head:])
-		w.buf, w.head = w.buf[:k], 0
+	if len(w.buf) == cap(w.buf) {
+		w.room()
 	}
 	if w.start < 0 {
 		w.start = num
 	}
-	term := int16(-1)
+	w.buf = w.buf[:len(w.buf)+1]
+	e := &w.buf[len(w.buf)-1]
+	e.start, e.end, e.cp, e.acc, e.ord = u.start, u.end, u.cp, int32(w.total), int32(w.nword)
+	e.term, e.isWord = -1, u.kind == kindWord
 	if u.hit {
-		term = max(u.term, 0)
+		e.term = max(u.term, 0)
 	}
-	w.buf = append(w.buf, wunit{start: u.start, end: u.end, cp: u.cp, acc: int32(w.total), ord: int32(w.nword), term: term, isWord: u.kind == kindWord})
 	w.total += int(u.cp)
 	w.codes += int(u.cp)
 	if u.word() {
@@ -135,6 +133,18 @@ func (w *window) add(num int, u *unit) {
 			w.markNums.push(num)
 		}
 	}
+}
+
+// room makes room for one more unit: it moves the units down once half
+// the storage is dropped units (so the window stays small and each unit
+// is moved about once), or grows the storage.
+func (w *window) room() {
+	if 2*w.head >= len(w.buf) && w.head > 0 {
+		k := copy(w.buf, w.buf[w.head:])
+		w.buf, w.head = w.buf[:k], 0
+		return
+	}
+	w.buf = append(w.buf, wunit{})[:len(w.buf)]
 }
 
 // markSpread gives where the marked words lie among the window's words:
