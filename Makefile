@@ -4,6 +4,7 @@
 #   make run          build, then start glintd on ./data with the default listeners
 #   make test         test dependencies, go vet, go test -race (CI runs this)
 #   make lint         go vet, gofmt, staticcheck
+#   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
 #   make bench-quick  the same, short (< 2 min)
@@ -16,7 +17,7 @@ STATICCHECK_VERSION ?= v0.8.2
 TEST_TIMEOUT        ?= 12m
 FUZZTIME            ?= 10s
 
-.PHONY: build run test test-deps lint fuzz bench bench-quick bench-build
+.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -38,6 +39,11 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$unformatted"; exit 1; fi
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(BIN)/tools/staticcheck ./...
+
+# The reference's own answers; fails when fewer cases pass than
+# scripts/conformance.min records.
+conformance: test-deps
+	scripts/conformance.sh
 
 # Fuzz targets are found with go test -list, package by package (-fuzz takes one
 # package and one target at a time).

@@ -522,12 +522,3 @@ func (o *Options) CheckTable(indexSP, zones bool) error {
 	return nil
 }
 
-// expandID replaces the first %SNIPPET_ID% (or %PASSAGE_ID%) in a marker.
-func expandID(marker string, id int) string {
-	for _, macro := range []string{"%SNIPPET_ID%", "%PASSAGE_ID%"} {
-		if i := strings.Index(marker, macro); i >= 0 {
-			return marker[:i] + fmt.Sprint(id) + marker[i+len(macro):]
-		}
-	}
-	return marker
-}

@@ -54,14 +54,6 @@ const (
 // word reports whether u counts as a word.
 func (u *unit) word() bool { return u.kind == kindWord }
 
-// mask is the keyword bit u contributes to a passage: set for a word
-// inside a marked span.
-func (u *unit) mask() uint64 {
-	if u.hit && u.term >= 0 && u.term < 64 {
-		return 1 << uint(u.term)
-	}
-	return 0
-}
 
 // posTerm is a marked position and its keyword.
 type posTerm struct {
