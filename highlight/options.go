@@ -521,4 +521,3 @@ func (o *Options) CheckTable(indexSP, zones bool) error {
 	}
 	return nil
 }
-

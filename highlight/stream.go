@@ -54,7 +54,6 @@ const (
 // word reports whether u counts as a word.
 func (u *unit) word() bool { return u.kind == kindWord }
 
-
 // posTerm is a marked position and its keyword.
 type posTerm struct {
 	pos  int32
