@@ -110,6 +110,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	var c wordCursor
 	at := 0
 	zoneEnds := false // a zone ended with the last word
+	plain := f.boundary == nil
 	for {
 		if skip && !e.growing && e.win.qwords == 0 {
 			for next < len(f.hitWords) && f.hitWords[next] < c.i {
@@ -130,6 +131,15 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			break
 		}
 		w := &f.w
+		if plain && !e.growing && !zoneEnds && w.spzBefore == 0 {
+			// The common case: the runs of the gap go straight into the
+			// window.
+			e.cur = e.win.addGap(f, at, int(w.start), e.cur)
+			at = int(w.end)
+			e.onWord(w)
+			zoneEnds = w.zoneAfter
+			continue
+		}
 		gap := f.gapRuns(at, int(w.start), kindGap)
 		at = int(w.end)
 		switch {

@@ -218,8 +218,14 @@ func (c *wordCursor) next(p *ufield, limit int) bool {
 			last = max(last, p.words[c.i].Pos)
 			c.i++
 		}
-		p.w = unit{start: int32(s), end: int32(e), cp: p.cps(p.text[s:e]), pos: w.Pos, last: last, kind: kindWord, term: -1, span: -1}
 		u := &p.w
+		u.start, u.end, u.pos, u.last = int32(s), int32(e), w.Pos, last
+		if p.ascii {
+			u.cp = int32(e - s)
+		} else {
+			u.cp = int32(utf8.RuneCountInString(p.text[s:e]))
+		}
+		u.span, u.term, u.kind, u.hit, u.boundary, u.spzBefore, u.zoneAfter = -1, -1, kindWord, false, false, 0, false
 		// Marked when a position it stands for is; neighbouring marked
 		// words fold into one span (in retain mode, not across a tag:
 		// tags take positions there).

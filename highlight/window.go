@@ -1,5 +1,7 @@
 package highlight
 
+import "unicode/utf8"
+
 // window is the run of units the extractor looks at: unit numbers
 // start..start+len(units)-1, as the extractor counts them. Besides the
 // units it keeps, in step, what weighing a passage needs without walking
@@ -133,6 +135,45 @@ func (w *window) add(num int, u *unit) {
 			w.markNums.push(num)
 		}
 	}
+}
+
+// addGap adds the runs of text[from:to], the characters between two
+// words (white space and the rest apart; no boundary characters), numbered
+// from num; it returns the number after the last.
+func (w *window) addGap(p *ufield, from, to, num int) int {
+	if from >= to {
+		return num
+	}
+	text := p.text
+	runStart := from
+	sp := isSpace(text[from])
+	for i := from + 1; i <= to; i++ {
+		if i < to {
+			if s := isSpace(text[i]); s == sp {
+				continue
+			} else {
+				sp = s
+			}
+		}
+		if len(w.buf) == cap(w.buf) {
+			w.room()
+		}
+		if w.start < 0 {
+			w.start = num
+		}
+		cp := int32(i - runStart)
+		if !p.ascii {
+			cp = int32(utf8.RuneCountInString(text[runStart:i]))
+		}
+		w.buf = w.buf[:len(w.buf)+1]
+		e := &w.buf[len(w.buf)-1]
+		e.start, e.end, e.cp, e.acc, e.ord, e.term, e.isWord = int32(runStart), int32(i), cp, int32(w.total), int32(w.nword), -1, false
+		w.total += int(cp)
+		w.codes += int(cp)
+		num++
+		runStart = i
+	}
+	return num
 }
 
 // room makes room for one more unit: it moves the units down once half
