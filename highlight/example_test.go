@@ -18,7 +18,7 @@ func Example() {
 	for it.Next() {
 		f.Add(it.Pos(), it.Start(), it.End(), it.Term())
 		if string(it.Term()) == "robots" {
-			f.Marks = append(f.Marks, highlight.Mark{Pos: it.Pos(), Start: it.Start(), End: it.End()})
+			f.Marks = append(f.Marks, highlight.Mark{Pos: it.Pos()})
 		}
 	}
 	opts := highlight.DefaultOptions()

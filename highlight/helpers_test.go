@@ -1,7 +1,6 @@
 package highlight
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -10,7 +9,7 @@ import (
 )
 
 // field tokenizes text with tok and marks every occurrence of the given
-// terms; a term "a b" marks the phrase (one group per occurrence).
+// terms; a term "a b" marks the phrase where it occurs.
 func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) Field {
 	f := Field{Text: text, HTML: tok.Config().HTMLStrip}
 	if tok.Config().PhraseBoundary != "" {
@@ -26,7 +25,6 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 			words = append(words, tk)
 		}
 	}
-	group := 0
 	for k, term := range terms {
 		parts := strings.Fields(term)
 		for i := range words {
@@ -40,23 +38,12 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 			if !ok {
 				continue
 			}
-			g := 0
-			if len(parts) > 1 {
-				group++
-				g = group
-			}
 			for j := range parts {
-				w := words[i+j]
-				f.Marks = append(f.Marks, Mark{Pos: w.Pos, Start: w.Start, End: w.End, Keyword: k, Group: g})
+				f.Marks = append(f.Marks, Mark{Pos: words[i+j].Pos, Keyword: k})
 			}
 		}
 	}
-	sortMarks(f.Marks)
 	return f
-}
-
-func sortMarks(ms []Mark) {
-	slices.SortStableFunc(ms, func(x, y Mark) int { return x.Start - y.Start })
 }
 
 func opts(t testing.TB, kv ...any) *Options {

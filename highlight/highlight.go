@@ -7,14 +7,13 @@ import (
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
 
-// Mark is one occurrence of a query keyword that proves the match.
-// Keyword numbers the distinct query keywords; Group > 0 ties the marks of
-// one operator occurrence (a phrase, a NEAR pair), 0 is a lone keyword.
+// Mark is a word position that proves the match and the query keyword
+// found there (Keyword numbers the distinct keywords, from 0). What is
+// marked follows from the positions: the words at marked positions, folded
+// into spans where the positions are neighbours.
 type Mark struct {
-	Pos        int
-	Start, End int
-	Keyword    int
-	Group      int
+	Pos     int
+	Keyword int
 }
 
 // Field is one field (or arbitrary text) to highlight.
@@ -22,7 +21,7 @@ type Field struct {
 	Name            string
 	Text            string
 	tokenize.Layout        // where Text's words and boundaries lie (the table's tokenizer)
-	Marks           []Mark // sorted by Start
+	Marks           []Mark // in any order
 	Found           uint64 // bit k: keyword k occurs in the text (marked or not)
 	HTML            bool   // the table strips HTML from this text
 	StripOptions    *htmlstrip.Options
