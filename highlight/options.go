@@ -502,6 +502,23 @@ func (o *Options) Check() error {
 	if o.HTMLStripMode == "retain" && (o.Limit > 0 || o.LimitWords > 0 || o.LimitSnippets > 0) {
 		return &OptionError{"html_strip_mode", "'retain' highlights whole documents, so it needs limit=0 and no limit_words or limit_snippets"}
 	}
+	// The combinations the reference refuses.
+	if o.SnippetBoundary != "" {
+		if o.Around == 0 {
+			return &OptionError{"snippet_boundary", fmt.Sprintf("'%s' needs around above 0: a snippet of no words around its match cannot keep to a unit", o.SnippetBoundary)}
+		}
+		if o.UseBoundaries {
+			return &OptionError{"snippet_boundary", fmt.Sprintf("'%s' and use_boundaries cannot be used together", o.SnippetBoundary)}
+		}
+	}
+	if o.EmitZones {
+		if o.SnippetBoundary != "zone" {
+			return &OptionError{"emit_zones", "needs snippet_boundary='zone'"}
+		}
+		if o.HTMLStripMode != "strip" && o.HTMLStripMode != "index" {
+			return &OptionError{"emit_zones", fmt.Sprintf("needs html_strip_mode 'strip' or 'index', not '%s'", o.HTMLStripMode)}
+		}
+	}
 	return nil
 }
 

@@ -213,3 +213,28 @@ func TestOptionsJSON(t *testing.T) {
 	require.NoError(t, o.SetJSON("encoder", "default"))
 	require.Equal(t, "index", o.HTMLStripMode)
 }
+
+// Check refuses the combinations the reference refuses, naming the option.
+func TestCheckCombinations(t *testing.T) {
+	for _, c := range []struct {
+		kv   []any
+		want string
+	}{
+		{[]any{"snippet_boundary", "sentence", "around", int64(0)}, "'sentence' needs around above 0"},
+		{[]any{"snippet_boundary", "paragraph", "use_boundaries", int64(1)}, "'paragraph' and use_boundaries cannot be used together"},
+		{[]any{"emit_zones", int64(1)}, "highlight option 'emit_zones': needs snippet_boundary='zone'"},
+		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone", "html_strip_mode", "none"}, "needs html_strip_mode 'strip' or 'index', not 'none'"},
+		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone"}, ""},
+		{[]any{"snippet_boundary", "sentence", "around", int64(1)}, ""},
+	} {
+		o := DefaultOptions()
+		for i := 0; i < len(c.kv); i += 2 {
+			require.NoError(t, o.Set(c.kv[i].(string), c.kv[i+1]))
+		}
+		if c.want == "" {
+			require.NoError(t, o.Check(), "%v", c.kv)
+		} else {
+			require.ErrorContains(t, o.Check(), c.want, "%v", c.kv)
+		}
+	}
+}
