@@ -10,39 +10,35 @@ import (
 // renderings of them: each field's snippets as strings (JSON), and one
 // string for the document (SQL), with the separators.
 
-// whole is the whole field with its marked spans.
+// whole is the whole field with its marked spans. Only the marked words
+// are looked at.
 func (f *ufield) whole(o *Options) Snippet {
 	s := Snippet{Range: Range{0, len(f.text)}}
-	var m marker
-	f.walk(func(_ []unit, w *unit) bool {
-		if w != nil {
-			m.add(w, &s, o.StartSnippetID)
+	id := o.StartSnippetID
+	prevStart, prevLast, prevEnd := -1, int32(-2), 0
+	for _, h := range f.hitWords {
+		// The word that holds word h (a blended word holds its parts).
+		k := h
+		for k > 0 && f.words[k].Start < f.words[k-1].End {
+			k--
 		}
-		return true
-	})
+		start, end := int(f.words[k].Start), int(f.words[k].End)
+		if start == prevStart || end > len(f.text) || end <= start || start < prevEnd {
+			continue
+		}
+		pos, last := f.words[k].Pos, f.words[k].Pos
+		for j := k + 1; j < len(f.words) && int(f.words[j].Start) < end; j++ {
+			last = max(last, f.words[j].Pos)
+		}
+		if n := len(s.Marks); n > 0 && prevLast+1 == pos && !(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) {
+			s.Marks[n-1].End = end
+		} else {
+			s.Marks = append(s.Marks, MarkedRange{Range: Range{start, end}, ID: id})
+			id++
+		}
+		prevStart, prevLast, prevEnd = start, last, end
+	}
 	return s
-}
-
-// marker gathers the marked spans of a snippet: each runs from the start
-// of its first unit there to the end of its last.
-type marker struct {
-	cur   int32 // the span of the last mark (-1: none)
-	count int   // spans seen so far in the field
-	open  bool  // cur's mark is the snippet's last
-}
-
-// add takes a word of snippet s.
-func (m *marker) add(u *unit, s *Snippet, firstID int) {
-	if u.span < 0 {
-		return
-	}
-	if m.open && u.span == m.cur {
-		s.Marks[len(s.Marks)-1].End = int(u.end)
-		return
-	}
-	m.cur, m.open = u.span, true
-	s.Marks = append(s.Marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: firstID + m.count})
-	m.count++
 }
 
 // beginning is the start of a field without marks: units while they fit
