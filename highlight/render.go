@@ -49,6 +49,9 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 	if len(f.text) == 0 {
 		return nil
 	}
+	if l.chars == 0 {
+		return []Snippet{{Range: Range{0, len(f.text)}}} // no limit: all of it
+	}
 	end, cut := 0, false
 	take := func(u *unit) bool {
 		fits := l.chars == 0 || *used+int(u.cp) <= l.chars
