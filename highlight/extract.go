@@ -144,10 +144,14 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		at = int(w.end)
 		switch {
 		case len(gap) > 0:
-			if zoneEnds {
+			// A zone that ended with the last word ends before the gap,
+			// or after its first run when that is punctuation (the
+			// closing tag comes after "." in "<p>... end.</p>").
+			zoneLater := zoneEnds && !isSpace(f.text[gap[0].start])
+			if zoneEnds && !zoneLater {
 				e.unitEnds()
 			}
-			e.onGap(gap, w.spzBefore == spzSentence)
+			e.onGap(gap, w.spzBefore == spzSentence || zoneLater)
 			if w.spzBefore == spzNow {
 				e.unitEnds()
 			}
@@ -160,10 +164,11 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	if c.i >= len(f.words) || !skip || e.growing || e.win.qwords > 0 {
 		// The units after the last word.
 		if gap := f.gapRuns(at, len(f.text), kindTail); len(gap) > 0 {
-			if zoneEnds {
+			zoneLater := zoneEnds && !isSpace(f.text[gap[0].start])
+			if zoneEnds && !zoneLater {
 				e.unitEnds()
 			}
-			e.onGap(gap, false)
+			e.onGap(gap, zoneLater)
 			e.shrinkHead()
 			e.weighAndSubmit()
 		}
@@ -222,13 +227,15 @@ func (e *extractor) onWord(u *unit) {
 // start of the gap decides how all its runs are taken: a boundary met
 // after the window stopped growing inside the gap is passed over, and is
 // not counted.
-func (e *extractor) onGap(gap []unit, sentenceEnds bool) {
+// With endsAfterFirst (a sentence, or a zone, ends in the gap), the window
+// closes after the gap's first run.
+func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 	if !e.growing {
 		for i := range gap {
 			u := &gap[i]
 			e.win.add(e.cur, u)
 			e.cur++
-			if i == 0 && sentenceEnds {
+			if i == 0 && endsAfterFirst {
 				e.unitEnds()
 			}
 			if u.boundary {
@@ -260,7 +267,7 @@ func (e *extractor) onGap(gap []unit, sentenceEnds bool) {
 			e.win.add(e.cur, u)
 			e.cur++
 		}
-		if i == 0 && sentenceEnds {
+		if i == 0 && endsAfterFirst {
 			e.unitEnds()
 		}
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
@@ -46,10 +47,16 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 				return Errorf(CodeBadOption, "%s: %v", ov.Path, err)
 			}
 		}
-		if err := o.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
-			return Errorf(CodeBadOption, "%s: %v", path, err)
+		err := o.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0)
+		if err == nil {
+			err = o.Check()
 		}
-		if err := o.Check(); err != nil {
+		var oe *highlight.OptionError
+		if errors.As(err, &oe) {
+			// Name the member: highlight.emit_zones: needs ...
+			return Errorf(CodeBadOption, "%s.%s: %s", path, oe.Option, oe.Msg)
+		}
+		if err != nil {
 			return Errorf(CodeBadOption, "%s: %v", path, err)
 		}
 		return nil
