@@ -110,7 +110,8 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	var c wordCursor
 	at := 0
 	zoneEnds := false // a zone ended with the last word
-	plain := f.boundary == nil
+	plain := f.boundary == nil && len(f.blends) == 0
+	f.prev = unit{start: -1, span: -1}
 	for {
 		if skip && !e.growing && e.win.qwords == 0 {
 			for next < len(f.hitWords) && f.hitWords[next] < c.i {
@@ -125,6 +126,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				c.jump(f, j)
 				at = c.at
 				e.win.reset()
+				f.prev = unit{start: -1, span: -1}
 			}
 		}
 		if !c.next(f, len(f.text)) {
@@ -140,7 +142,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			zoneEnds = w.zoneAfter
 			continue
 		}
-		gap := f.gapRuns(at, int(w.start), kindGap)
+		gap := f.gapBefore(at, w, kindGap)
 		at = int(w.end)
 		switch {
 		case len(gap) > 0:
@@ -160,10 +162,11 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		}
 		e.onWord(w)
 		zoneEnds = w.zoneAfter
+		f.prev = *w
 	}
 	if c.i >= len(f.words) || !skip || e.growing || e.win.qwords > 0 {
 		// The units after the last word.
-		if gap := f.gapRuns(at, len(f.text), kindTail); len(gap) > 0 {
+		if gap := f.gapTo(at, len(f.text), kindTail); len(gap) > 0 {
 			zoneLater := zoneEnds && !isSpace(f.text[gap[0].start])
 			if zoneEnds && !zoneLater {
 				e.unitEnds()

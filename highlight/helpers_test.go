@@ -20,7 +20,11 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 	it.KeepStopwords(true) // as the matcher does for a highlighter
 	it.Reset(tok, text)
 	for it.Next() {
-		f.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		if it.Blended() {
+			f.AddBlend(it.Pos(), it.Start(), it.End())
+		} else {
+			f.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		}
 		if tk := it.Token(); !tokenize.IsReserved(tk.Term) {
 			words = append(words, tk)
 		}
@@ -39,7 +43,7 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 				continue
 			}
 			for j := range parts {
-				f.Marks = append(f.Marks, Mark{Pos: words[i+j].Pos, Keyword: k})
+				f.Marks = append(f.Marks, Mark{Pos: words[i+j].Pos, Start: words[i+j].Start, End: words[i+j].End, Keyword: k})
 			}
 		}
 	}

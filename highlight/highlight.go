@@ -7,13 +7,16 @@ import (
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
 
-// Mark is a word position that proves the match and the query keyword
-// found there (Keyword numbers the distinct keywords, from 0). What is
-// marked follows from the positions: the words at marked positions, folded
-// into spans where the positions are neighbours.
+// Mark is a word position that proves the match, the bytes of the token
+// that matched there and the query keyword it matched (Keyword numbers the
+// distinct keywords, from 0). What is marked follows from the positions:
+// the words at marked positions, folded into spans where the positions are
+// neighbours; a mark whose bytes hold several words (a blended word matched
+// as a whole) marks all of them.
 type Mark struct {
-	Pos     int
-	Keyword int
+	Pos        int
+	Start, End int
+	Keyword    int
 }
 
 // Field is one field (or arbitrary text) to highlight.

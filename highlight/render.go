@@ -27,13 +27,25 @@ func (f *ufield) whole(o *Options) Snippet {
 			continue
 		}
 		pos, last := f.words[k].Pos, f.words[k].Pos
-		for j := k + 1; j < len(f.words) && int(f.words[j].Start) < end; j++ {
+		j := k + 1
+		for ; j < len(f.words) && int(f.words[j].Start) < end; j++ {
 			last = max(last, f.words[j].Pos)
 		}
+		// The start of a blended word goes with its first part, its rest
+		// with its last part.
+		from, to := start, end
+		if b := f.blendAt(start); b >= 0 {
+			if bs := int(f.blends[b].Start); bs < start && (k == 0 || int(f.words[k-1].End) <= bs) {
+				from = bs
+			}
+			if be := int(f.blends[b].End); be > end && (j == len(f.words) || int(f.words[j].Start) >= be) {
+				to = be
+			}
+		}
 		if n := len(s.Marks); n > 0 && prevLast+1 == pos && !(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) {
-			s.Marks[n-1].End = end
+			s.Marks[n-1].End = to
 		} else {
-			s.Marks = append(s.Marks, MarkedRange{Range: Range{start, end}, ID: id})
+			s.Marks = append(s.Marks, MarkedRange{Range: Range{from, to}, ID: id})
 			id++
 		}
 		prevStart, prevLast, prevEnd = start, last, end
@@ -88,11 +100,11 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		prevTo = to
 		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight()}
 		first := true
-		f.wordsIn(from, to, func(u *unit) {
-			if first && o.EmitZones {
+		f.walkRange(from, to, func(u *unit) {
+			if first && o.EmitZones && u.word() {
 				s.Zone = zoneAt(f.bounds, int(u.pos))
+				first = false
 			}
-			first = false
 			if u.span < 0 {
 				return
 			}

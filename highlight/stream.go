@@ -66,6 +66,7 @@ type ufield struct {
 	text     string // the shown text (stripped of markup when it is stripped)
 	retain   bool
 	words    []tokenize.Word // onto text
+	blends   []tokenize.Word // blended words as a whole, onto text (their parts are words)
 	hits     []posTerm       // sorted by position, one per position
 	hitWords []int           // the index in words of each marked word, in order
 	marked   bool            // a word of the text is marked
@@ -76,6 +77,7 @@ type ufield struct {
 	ascii    bool
 	gap      []unit // scratch for walk
 	w        unit   // the word walk hands out
+	prev     unit   // the word before it
 }
 
 // isSpace is the white space that separates runs between words.
@@ -85,21 +87,32 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // positions.
 func newField(f *Field, o *Options) *ufield {
 	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
-		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words}
+		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words, blends: f.Blends}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}
-	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
-		p.text, p.words = stripField(f)
-	}
-	p.ascii = isASCII(p.text)
+	// The marked positions: a mark's own, and those of the other words its
+	// bytes hold (the parts of a blended word matched as a whole).
 	p.hits = make([]posTerm, 0, len(f.Marks))
 	for _, m := range f.Marks {
 		p.hits = append(p.hits, posTerm{int32(m.Pos), m.Keyword})
 		if m.Keyword >= 0 && m.Keyword < 64 {
 			p.found |= 1 << uint(m.Keyword)
 		}
+		if len(f.Blends) == 0 || m.End <= m.Start {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(f.Words, int32(m.Pos), func(w tokenize.Word, pos int32) int { return int(w.Pos - pos) })
+		for ; i < len(f.Words) && int(f.Words[i].Start) < m.End; i++ {
+			if w := f.Words[i]; int(w.Start) >= m.Start && int(w.End) <= m.End && int(w.Pos) != m.Pos {
+				p.hits = append(p.hits, posTerm{w.Pos, m.Keyword})
+			}
+		}
 	}
+	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
+		p.text, p.words, p.blends = stripField(f)
+	}
+	p.ascii = isASCII(p.text)
 	slices.SortFunc(p.hits, func(a, b posTerm) int {
 		if a.pos != b.pos {
 			return int(a.pos - b.pos)
@@ -136,22 +149,105 @@ func (p *ufield) cps(s string) int32 {
 func (p *ufield) walk(fn func(gap []unit, w *unit) bool) {
 	var c wordCursor
 	at := 0
+	p.prev = unit{span: -1, start: -1}
 	for c.next(p, len(p.text)) {
-		if !fn(p.gapRuns(at, int(p.w.start), kindGap), &p.w) {
+		if !fn(p.gapBefore(at, &p.w, kindGap), &p.w) {
 			return
 		}
 		at = int(p.w.end)
+		p.prev = p.w
 	}
-	fn(p.gapRuns(at, len(p.text), kindTail), nil)
+	fn(p.gapTo(at, len(p.text), kindTail), nil)
 }
 
-// wordsIn hands fn the words of the field that lie in text[from:to], as
-// walk would (spans numbered from the first of them).
-func (p *ufield) wordsIn(from, to int, fn func(w *unit)) {
-	c := wordCursor{i: sort.Search(len(p.words), func(i int) bool { return int(p.words[i].Start) >= from }), at: from}
-	c.hi = sort.Search(len(p.hits), func(i int) bool { return int(p.hits[i].pos) >= int(c.posAt(p)) })
+// gapBefore gives the units between at and word w: the rest of a blended
+// word the last word was a part of, the runs, the start of a blended word
+// w is the first part of. The rest and the start are pieces that are not
+// words but stand at their part's position: a span that holds the part
+// holds them too ("<b>+ben.</b>").
+func (p *ufield) gapBefore(at int, w *unit, kind unitKind) []unit {
+	if len(p.blends) == 0 {
+		return p.gapRuns(at, int(w.start), kind)
+	}
+	p.gap = p.gap[:0]
+	at = p.trail(at, int(w.start))
+	lead := int(w.start)
+	if b := p.blendAt(int(w.start)); b >= 0 && int(p.blends[b].Start) >= at && int(p.blends[b].Start) < lead {
+		lead = int(p.blends[b].Start)
+	}
+	p.appendRuns(at, lead, kind)
+	if lead < int(w.start) {
+		p.gap = append(p.gap, unit{start: int32(lead), end: w.start, cp: p.cps(p.text[lead:w.start]), kind: kind,
+			pos: w.pos, last: w.pos, term: -1, span: w.span})
+	}
+	return p.gap
+}
+
+// gapTo gives the units from at to to, after the last word.
+func (p *ufield) gapTo(at, to int, kind unitKind) []unit {
+	if len(p.blends) == 0 {
+		return p.gapRuns(at, to, kind)
+	}
+	p.gap = p.gap[:0]
+	at = p.trail(at, to)
+	p.appendRuns(at, to, kind)
+	return p.gap
+}
+
+// trail appends the rest of the blended word p.prev is the last part of,
+// when it ends between at and to; it returns where the gap goes on.
+func (p *ufield) trail(at, to int) int {
+	if p.prev.start < 0 {
+		return at
+	}
+	if b := p.blendAt(int(p.prev.start)); b >= 0 {
+		if end := int(p.blends[b].End); end > at && end <= to {
+			p.gap = append(p.gap, unit{start: int32(at), end: int32(end), cp: p.cps(p.text[at:end]), kind: kindGap,
+				pos: p.prev.last, last: p.prev.last, term: -1, span: p.prev.span})
+			return end
+		}
+	}
+	return at
+}
+
+// blendAt is the blended word whose bytes hold byte x, or -1.
+func (p *ufield) blendAt(x int) int {
+	i := sort.Search(len(p.blends), func(i int) bool { return int(p.blends[i].End) > x })
+	if i < len(p.blends) && int(p.blends[i].Start) <= x {
+		return i
+	}
+	return -1
+}
+
+// walkRange hands fn the units of the field that lie in text[from:to]
+// (from and to are where units start and end), as walk would; spans are
+// numbered from 0, and one the range starts inside goes on.
+func (p *ufield) walkRange(from, to int, fn func(u *unit)) {
+	i := sort.Search(len(p.words), func(i int) bool { return int(p.words[i].Start) >= from })
+	c := wordCursor{i: i, at: from, started: true, prevLast: -1, span: -1}
+	p.prev = unit{start: -1, span: -1}
+	if i > 0 {
+		w := p.words[i-1]
+		k := sort.Search(len(p.hits), func(k int) bool { return p.hits[k].pos >= w.Pos })
+		hit := k < len(p.hits) && p.hits[k].pos == w.Pos
+		c.prevHit, c.prevLast, c.prevEnd = hit, w.Pos, int(w.End)
+		p.prev = unit{start: w.Start, end: w.End, pos: w.Pos, last: w.Pos, span: -1}
+		if hit {
+			c.span, p.prev.span = 0, 0
+		}
+	}
+	c.hi = sort.Search(len(p.hits), func(k int) bool { return p.hits[k].pos >= c.posAt(p) })
+	at := from
 	for c.next(p, to) {
+		for k := range p.gapBefore(at, &p.w, kindGap) {
+			fn(&p.gap[k])
+		}
 		fn(&p.w)
+		at = int(p.w.end)
+		p.prev = p.w
+	}
+	for k := range p.gapTo(at, to, kindGap) {
+		fn(&p.gap[k])
 	}
 }
 
@@ -268,8 +364,14 @@ func (c *wordCursor) next(p *ufield, limit int) bool {
 // alone.
 func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
 	p.gap = p.gap[:0]
+	p.appendRuns(from, to, kind)
+	return p.gap
+}
+
+// appendRuns appends the runs of text[from:to] to p.gap.
+func (p *ufield) appendRuns(from, to int, kind unitKind) {
 	if from >= to {
-		return p.gap
+		return
 	}
 	if p.boundary == nil {
 		// White space and the rest alternate.
@@ -283,7 +385,7 @@ func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
 			}
 		}
 		p.gap = append(p.gap, unit{start: int32(runStart), end: int32(to), cp: p.cps(text[runStart:to]), kind: kind, term: -1, span: -1})
-		return p.gap
+		return
 	}
 	bound := -1
 	if p.boundary != nil {
@@ -314,7 +416,6 @@ func (p *ufield) gapRuns(from, to int, kind unitKind) []unit {
 			kind: kind, boundary: runStart == bound, term: -1, span: -1})
 		runStart = i
 	}
-	return p.gap
 }
 
 // zoneAt is the innermost zone open at word position pos (emit_zones).
@@ -344,7 +445,7 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 // zone tag that is inline leaves no space (zones matter to the index, not
 // to what is shown), runs of white space and control characters are one
 // space, and entities are decoded.
-func stripField(f *Field) (string, []tokenize.Word) {
+func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 	var opts htmlstrip.Options
 	if f.StripOptions != nil {
 		opts = *f.StripOptions
@@ -376,18 +477,25 @@ func stripField(f *Field) (string, []tokenize.Word) {
 		b.WriteByte(c)
 	}
 	at[n] = int32(b.Len())
-	words := make([]tokenize.Word, 0, len(f.Words))
-	for _, w := range f.Words {
-		s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
-		if e <= s || e > n {
-			continue // inside removed markup
+	move := func(ws []tokenize.Word) []tokenize.Word {
+		out := make([]tokenize.Word, 0, len(ws))
+		for _, w := range ws {
+			s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
+			if e <= s || e > n {
+				continue // inside removed markup
+			}
+			if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
+				continue // a word of the markup (a tag's name on a table that does not strip)
+			}
+			out = append(out, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
 		}
-		if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
-			continue // a word of the markup (a tag's name on a table that does not strip)
-		}
-		words = append(words, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
+		return out
 	}
-	return b.String(), words
+	var blends []tokenize.Word
+	if len(f.Blends) > 0 {
+		blends = move(f.Blends)
+	}
+	return b.String(), move(f.Words), blends
 }
 
 // isASCII reports whether s has only ASCII bytes, 8 at a time.

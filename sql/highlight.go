@@ -422,7 +422,7 @@ func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlig
 	f := highlight.Field{Name: name, Text: text, Layout: ft.Layout, Found: ft.Found, HTML: html, StripOptions: t.strip, Boundaries: t.bounds,
 		Marks: make([]highlight.Mark, len(ft.Marks))}
 	for i, m := range ft.Marks {
-		f.Marks[i] = highlight.Mark{Pos: m.Pos, Keyword: m.Keyword}
+		f.Marks[i] = highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword}
 	}
 	return f
 }

@@ -36,7 +36,8 @@ func (f *Filter) Maybe(term []byte) bool {
 }
 
 // NextCandidate advances to the next token whose term f may pass, adding
-// every token on the way, that one too, to l as Layout.Add does. It returns
+// every token on the way, that one too, to l as Layout.Add does (a
+// blended token as Layout.AddBlend does). It returns
 // false at the end of the text. It is Next for a caller that lays out every
 // token but looks at the terms of a few: on the default rules' block path,
 // a word f turns away is neither folded nor returned.
@@ -49,7 +50,11 @@ blocks:
 			if !it.scan() {
 				return false
 			}
-			l.Add(it.pos, it.start, it.end, it.term)
+			if it.blended {
+				l.AddBlend(it.pos, it.start, it.end)
+			} else {
+				l.Add(it.pos, it.start, it.end, it.term)
+			}
 			if f.Maybe(it.term) {
 				return true
 			}

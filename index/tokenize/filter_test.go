@@ -39,7 +39,11 @@ func checkCandidates(t *testing.T, tok *Tokenizer, text string, f *Filter) {
 	var wantToks []Token
 	it.Reset(tok, text)
 	for it.Next() {
-		want.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		if it.Blended() {
+			want.AddBlend(it.Pos(), it.Start(), it.End())
+		} else {
+			want.Add(it.Pos(), it.Start(), it.End(), it.Term())
+		}
 		if f.Maybe(it.Term()) {
 			wantToks = append(wantToks, it.Token())
 		}

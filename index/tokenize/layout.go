@@ -15,6 +15,11 @@ import (
 type Layout struct {
 	Words  []Word  // sorted by Pos, one per position
 	Bounds []Bound // sorted by Pos
+	// Blends are the blended tokens (blend_chars) as a whole, when the
+	// layout was made by NextCandidate: each at the position of its first
+	// part, with the widest range of its forms. Their parts are Words.
+	// Encoded layouts do not keep them.
+	Blends []Word
 }
 
 // Word is the byte range of the tokens at one word position (the widest,
@@ -56,7 +61,18 @@ func (l *Layout) Reset(n int) {
 		step := 1 << max(bits.Len(uint(want))-3, 0)
 		l.Words = make([]Word, 0, (want+step-1)/step*step)
 	}
-	l.Words, l.Bounds = l.Words[:0], l.Bounds[:0]
+	l.Words, l.Bounds, l.Blends = l.Words[:0], l.Bounds[:0], l.Blends[:0]
+}
+
+// AddBlend records a blended token (the whole of a blended word, or one of
+// its blend_mode forms) at pos: the widest range at each position.
+func (l *Layout) AddBlend(pos, start, end int) {
+	if n := len(l.Blends); n > 0 && int(l.Blends[n-1].Pos) == pos {
+		b := &l.Blends[n-1]
+		b.Start, b.End = min(b.Start, int32(start)), max(b.End, int32(end))
+		return
+	}
+	l.Blends = append(l.Blends, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
 }
 
 // Add records one token, as an Iter gives it: a word widens the Word at its
