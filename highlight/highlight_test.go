@@ -100,7 +100,7 @@ func (c ruleCase) run(t *testing.T) string {
 		case "tokenizer":
 			for _, kv := range strings.Split(value, ";;") {
 				k, v, _ := strings.Cut(kv, ":")
-				settings = append(settings, k, strings.ReplaceAll(v, ",", " "))
+				settings = append(settings, k, v)
 			}
 		default:
 			var v any = value
