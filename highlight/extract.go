@@ -448,32 +448,14 @@ func (e *extractor) copyPass() passage {
 	ctx := e.ctx
 	taken := 0
 	at := len(ctx.edges)
-	for k := p.startLimit - ws - 1; k >= p.start-ws; k-- {
-		u := w.k(k)
-		wd := b2i(u.word())
-		p.codesBetween -= int(u.cp)
-		p.wordsBetween -= wd
-		if taken+wd > p.aroundBefore {
-			break
-		}
-		ctx.edges = append(ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
-		taken += wd
+	for k := p.startLimit - ws - 1; k >= p.start-ws && e.takeEdge(&p, k, &taken, p.aroundBefore); k-- {
 	}
 	p.before = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
 	taken = 0
 	at = len(ctx.edges)
 	// As the reference does, the units after the marked words are counted
 	// from the window's start up to the passage's length.
-	for k := p.endLimit - ws + 1; k < p.tokens && k < w.n(); k++ {
-		u := w.k(k)
-		wd := b2i(u.word())
-		p.codesBetween -= int(u.cp)
-		p.wordsBetween -= wd
-		if taken+wd > p.aroundAfter {
-			break
-		}
-		ctx.edges = append(ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
-		taken += wd
+	for k := p.endLimit - ws + 1; k < p.tokens && k < w.n() && e.takeEdge(&p, k, &taken, p.aroundAfter); k++ {
 	}
 	p.after = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
 	// Trimming drops the passage's own last units, one for each entry
@@ -484,6 +466,23 @@ func (e *extractor) copyPass() passage {
 		p.after[j].bytes = w.k(end-len(p.after)+j).end - w.k(end-len(p.after)+j).start
 	}
 	return p
+}
+
+// takeEdge takes unit k of the window out of the marked part of passage p
+// and keeps it as an edge that trimming may drop, while the words taken
+// stay within around; false for the word one too many (counted out all
+// the same, as the reference counts it).
+func (e *extractor) takeEdge(p *passage, k int, taken *int, around int) bool {
+	u := e.win.k(k)
+	wd := b2i(u.word())
+	p.codesBetween -= int(u.cp)
+	p.wordsBetween -= wd
+	if *taken+wd > around {
+		return false
+	}
+	e.ctx.edges = append(e.ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
+	*taken += wd
+	return true
 }
 
 func b2i(b bool) int {
