@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,8 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 			}
 		}
 	}
+	// In text order, as the matcher gives them.
+	slices.SortStableFunc(f.Marks, func(x, y Mark) int { return x.Start - y.Start })
 	return f
 }
 

@@ -113,12 +113,15 @@ func newField(f *Field, o *Options) *ufield {
 		p.text, p.words, p.blends = stripField(f)
 	}
 	p.ascii = isASCII(p.text)
-	slices.SortFunc(p.hits, func(a, b posTerm) int {
+	byPos := func(a, b posTerm) int {
 		if a.pos != b.pos {
 			return int(a.pos - b.pos)
 		}
 		return a.term - b.term
-	})
+	}
+	if !slices.IsSortedFunc(p.hits, byPos) { // the matcher gives them in order
+		slices.SortFunc(p.hits, byPos)
+	}
 	p.hits = slices.CompactFunc(p.hits, func(a, b posTerm) bool { return a.pos == b.pos })
 	// The words at marked positions (both lists are in position order).
 	i := 0
