@@ -15,7 +15,7 @@ import (
 func (f *ufield) whole(o *Options) Snippet {
 	s := Snippet{Range: Range{0, len(f.text)}}
 	id := o.StartSnippetID
-	prevStart, prevLast, prevEnd := -1, int32(-2), 0
+	prevStart, prevLast, prevEnd, runEnd := -1, int32(-2), 0, int32(0)
 	for _, h := range f.hitWords {
 		// The word that holds word h (a blended word holds its parts).
 		k := h
@@ -42,11 +42,15 @@ func (f *ufield) whole(o *Options) Snippet {
 				to = be
 			}
 		}
-		if n := len(s.Marks); n > 0 && prevLast+1 == pos && !(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) {
+		// Neighbouring marked words are one mark, but a gap after a word
+		// at the end of the run of marked positions closes it.
+		if n := len(s.Marks); n > 0 && pos <= prevLast+1 && !(start > prevEnd && prevLast >= runEnd) &&
+			!(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) {
 			s.Marks[n-1].End = to
 		} else {
 			s.Marks = append(s.Marks, MarkedRange{Range: Range{from, to}, ID: id})
 			id++
+			runEnd = f.runEnd(pos)
 		}
 		prevStart, prevLast, prevEnd = start, last, end
 	}
@@ -100,20 +104,28 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		prevTo = to
 		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight()}
 		first := true
+		open, end, lastPos := false, int32(0), int32(0) // a mark is open until the gap after the end of its run
 		f.walkRange(from, to, func(u *unit) {
 			if first && o.EmitZones && u.word() {
 				s.Zone = zoneAt(f.bounds, int(u.pos))
 				first = false
 			}
 			if u.span < 0 {
+				// A gap after the run's last position, or a piece past
+				// it, closes the mark.
+				if open && (u.pos == 0 && lastPos >= end || u.pos > end) {
+					open = false
+				}
 				return
 			}
-			if n := len(s.Marks); n > 0 && s.Marks[n-1].span == u.span {
+			lastPos = u.pos
+			if n := len(s.Marks); open && n > 0 && s.Marks[n-1].span == u.span {
 				s.Marks[n-1].End = int(u.end)
 				return
 			}
 			s.Marks = append(s.Marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id, span: u.span})
 			id++
+			open, end = true, f.runEnd(u.pos)
 		})
 		out = append(out, s)
 	}

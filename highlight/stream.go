@@ -129,7 +129,7 @@ func newField(f *Field, o *Options) *ufield {
 		for i < len(p.words) && p.words[i].Pos < h.pos {
 			i++
 		}
-		if i < len(p.words) && p.words[i].Pos == h.pos {
+		for ; i < len(p.words) && p.words[i].Pos == h.pos; i++ {
 			p.marked = true
 			p.hitWords = append(p.hitWords, i)
 		}
@@ -211,6 +211,20 @@ func (p *ufield) trail(at, to int) int {
 		}
 	}
 	return at
+}
+
+// runEnd is the last position of the run of marked positions that holds
+// pos: a mark closes at the first gap after a word at that position (so a
+// later word that shares it is marked anew).
+func (p *ufield) runEnd(pos int32) int32 {
+	k := sort.Search(len(p.hits), func(k int) bool { return p.hits[k].pos >= pos })
+	if k == len(p.hits) {
+		return pos
+	}
+	for k+1 < len(p.hits) && p.hits[k+1].pos == p.hits[k].pos+1 {
+		k++
+	}
+	return p.hits[k].pos
 }
 
 // blendAt is the blended word whose bytes hold byte x, or -1.
@@ -333,7 +347,7 @@ func (c *wordCursor) next(p *ufield, limit int) bool {
 		}
 		if c.hi < len(p.hits) && p.hits[c.hi].pos <= u.last {
 			u.hit, u.term = true, int16(p.hits[c.hi].term)
-			if !(c.prevHit && c.prevLast+1 == u.pos && !(p.retain && strings.IndexByte(p.text[c.prevEnd:s], '<') >= 0)) {
+			if !(c.prevHit && u.pos <= c.prevLast+1 && !(p.retain && strings.IndexByte(p.text[c.prevEnd:s], '<') >= 0)) {
 				c.span++
 			}
 			u.span = c.span

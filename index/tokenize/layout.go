@@ -13,7 +13,7 @@ import (
 // them. It is what a highlighter needs from the tokenizer to cut passages
 // out of the text; the terms themselves are left out.
 type Layout struct {
-	Words  []Word  // sorted by Pos, one per position
+	Words  []Word  // sorted by Pos; one per position but for words that share one (stopword_step=0)
 	Bounds []Bound // sorted by Pos
 	// Blends are the blended tokens (blend_chars) as a whole, when the
 	// layout was made by NextCandidate: each at the position of its first
@@ -97,11 +97,15 @@ func (l *Layout) Add(pos, start, end int, term []byte) {
 		l.Bounds = append(l.Bounds, b)
 		return
 	}
-	if n := len(l.Words); n > 0 && int(l.Words[n-1].Pos) == pos {
+	if n := len(l.Words); n > 0 && int(l.Words[n-1].Pos) == pos && int(l.Words[n-1].End) > start {
+		// Forms of one word (its exact form, the words a wordform gives):
+		// one Word, the widest.
 		w := &l.Words[n-1]
 		w.Start, w.End = min(w.Start, int32(start)), max(w.End, int32(end))
 		return
 	}
+	// A new word, or another word at the same position (a stopword with
+	// stopword_step=0 and the word after it).
 	l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
 }
 
