@@ -67,7 +67,9 @@
 //
 // Positions of blended tokens (as Sphinx): the blended token and its
 // variants take the position of the first part, the parts take one
-// position each, and the blended tokens come first. Iter.Blended tells
+// position each (but a part shorter than min_word_len takes none, as in
+// the reference: "x-rays" is "x-rays" and "rays" at one position), and the
+// blended tokens come first. Iter.Blended tells
 // the blended tokens from the parts. A blended token with no part ("--")
 // takes a position of its own.
 //

@@ -815,6 +815,9 @@ func (f *fullIter) blend(w *word, pos int) int {
 	n := 0
 	for _, p := range f.parts {
 		f.buf = f.foldSpan(f.buf[:0], p.s, p.e)
+		if term := cutTerm(f.buf); f.r.minLen > 1 && (len(term) < f.r.minLen || utf8.RuneCount(term) < f.r.minLen) {
+			continue // a part shorter than min_word_len takes no position (as in the reference)
+		}
 		n += f.process(f.buf, pos+n, p.s, p.e, 0)
 	}
 	return max(n, 1)
