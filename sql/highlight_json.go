@@ -5,6 +5,7 @@ import (
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
+	"strings"
 )
 
 // jsonHighlightExpr is the highlight object of a search request (spec 4.1):
@@ -94,6 +95,15 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 			hf.attr = true
 		default:
 			return nil, Errorf(CodeWrongValue, "%s: '%s' is not a text field or string attribute", f.Path, c.Name)
+		}
+		for _, ov := range f.Options {
+			// A field's own object sets its limits only (as the reference
+			// reads it); any other option would be taken and not applied.
+			switch strings.ToLower(ov.Name) {
+			case "limit", "limit_words", "limit_snippets", "limit_passages", "fragment_size", "number_of_fragments":
+			default:
+				return nil, Errorf(CodeBadOption, "%s: a field's own options are its limits (limit, limit_words, limit_snippets, fragment_size, number_of_fragments); set '%s' for every field in the highlight object", ov.Path, ov.Name)
+			}
 		}
 		if len(f.Options) > 0 {
 			o := h.global
