@@ -292,14 +292,28 @@ func (e *extractor) unitEnds() {
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
 	w := e.win
-	n := w.n()
-	drop := 0
-	for drop < n-1 && (w.codes > e.cpLimit() || w.words > e.wordsLimit()) {
-		if w.k(0).mask() != 0 {
-			e.changed = true
+	cp, words := e.cpLimit(), e.lim.words
+	for w.n() > 1 {
+		limit := words
+		if limit == 0 {
+			limit = 2*e.o.Around + w.qwords
 		}
-		w.drop(1)
-		drop++
+		if w.codes <= cp && w.words <= limit {
+			return
+		}
+		u := &w.buf[w.head]
+		w.codes -= int(u.cp)
+		if u.isWord {
+			w.words--
+			w.wordNums.pop()
+			if u.marked() {
+				w.qwords--
+				w.markNums.pop()
+				e.changed = e.changed || u.mask() != 0
+			}
+		}
+		w.head++
+		w.start++
 	}
 }
 
@@ -404,7 +418,7 @@ func (e *extractor) flush() {
 	last := &ctx.passages[len(ctx.passages)-1]
 	if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
 		// The same marked words: keep the heavier, or the better centred.
-		if last.uniqQwords <= p.uniqQwords && (last.weight() < p.weight() || last.weight() == p.weight() && centring(p) < centring(last)) {
+		if lw, pw := last.weight(), p.weight(); last.uniqQwords <= p.uniqQwords && (lw < pw || lw == pw && centring(p) < centring(last)) {
 			*last = e.copyPass()
 		}
 		return

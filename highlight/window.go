@@ -92,23 +92,6 @@ func (w *window) accAt(num int) int {
 	return int(w.at(num).acc)
 }
 
-// drop removes the first n units.
-func (w *window) drop(n int) {
-	for i := 0; i < n; i++ {
-		u := &w.buf[w.head+i]
-		w.codes -= int(u.cp)
-		if u.isWord {
-			w.words--
-			w.wordNums.pop()
-			if u.marked() {
-				w.qwords--
-				w.markNums.pop()
-			}
-		}
-	}
-	w.head += n
-	w.start += n
-}
 
 func (w *window) add(num int, u *unit) {
 	if len(w.buf) == cap(w.buf) {
