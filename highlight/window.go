@@ -92,7 +92,6 @@ func (w *window) accAt(num int) int {
 	return int(w.at(num).acc)
 }
 
-
 func (w *window) add(num int, u *unit) {
 	if len(w.buf) == cap(w.buf) {
 		w.room()
