@@ -28,7 +28,7 @@ func better(a, b *passage) bool {
 // choose picks the passages of ctx to show under lim. found is the set of
 // keywords present in the text; weights are the keywords' weights.
 // The candidates of ctx are changed (weighed again).
-func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) []passage {
+func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, fields []*ufield) []passage {
 	cands := ctx.passages
 	if len(cands) == 0 {
 		return nil
@@ -117,6 +117,9 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) [
 		}
 	}
 	if (totalCP > maxCP || totalWords > maxWords) && !o.UseBoundaries {
+		for i := range show {
+			show[i].edges(fields[show[i].field])
+		}
 		// Trim one unit from each passage in turn, least relevant first.
 		first := true
 		last := totalCP
@@ -175,4 +178,31 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64) [
 	}
 	slices.SortStableFunc(show, func(a, b passage) int { return a.start - b.start })
 	return show
+}
+
+// edges makes the lists of units trimming may drop from p, nearest to the
+// marked words first: the units before the first marked word, and the
+// afterN units after the last (trimming takes the passage's own last units
+// for them, so their bytes are those).
+func (p *passage) edges(f *ufield) {
+	if p.beforeN == 0 && p.afterN == 0 {
+		return
+	}
+	var units []edgeUnit
+	f.walkRange(p.from, p.to, func(u *unit) {
+		units = append(units, edgeUnit{u.cp, u.end - u.start, u.word()})
+	})
+	first := p.endLimit + 1 - p.start
+	if p.beforeN+p.afterN > len(units) || first+p.afterN > len(units) {
+		return // not the units the window saw: leave the passage whole
+	}
+	p.before = make([]edgeUnit, p.beforeN)
+	for i := range p.before {
+		p.before[i] = units[p.beforeN-1-i]
+	}
+	p.after = make([]edgeUnit, p.afterN)
+	for j := range p.after {
+		p.after[j] = units[first+j]
+		p.after[j].bytes = units[len(units)-p.afterN+j].bytes
+	}
 }

@@ -41,7 +41,8 @@ type passage struct {
 	// What may be trimmed from its edges to fit the limits: the units
 	// before the first and after the last marked word, nearest first.
 	codesBetween, wordsBetween int
-	before, after              []edgeUnit
+	beforeN, afterN            int        // units each side trimming may drop
+	before, after              []edgeUnit // those units, nearest first (made when trimming needs them)
 
 	from, to int // its bytes in the shown text
 }
@@ -57,14 +58,13 @@ func (p *passage) weight() int { return p.qwordCount + p.qwordsWeight*p.maxLCS +
 // context collects the passages of the fields that share one budget.
 type context struct {
 	passages   []passage
-	qwords     uint64     // keywords of the passages so far
-	topWeights []int      // weights of the passages, sorted now and then
-	edges      []edgeUnit // the passages' edges
+	qwords     uint64 // keywords of the passages so far
+	topWeights []int  // weights of the passages, sorted now and then
 }
 
 // reset empties the context, keeping its storage.
 func (c *context) reset() {
-	c.passages, c.qwords, c.topWeights, c.edges = c.passages[:0], 0, c.topWeights[:0], c.edges[:0]
+	c.passages, c.qwords, c.topWeights = c.passages[:0], 0, c.topWeights[:0]
 }
 
 // extractor runs the sliding window over one field.
@@ -447,56 +447,32 @@ func (e *extractor) updateTop(weight int) {
 	}
 }
 
-// copyPass is the current passage with its bytes and its trimmable
-// edges (on the context's slab).
+// copyPass is the current passage with its bytes and what trimming needs
+// of its edges: how many units before its first marked word and after its
+// last it may give up, and their codepoints and words. The units
+// themselves are looked at only if trimming comes to them (choose).
 func (e *extractor) copyPass() passage {
 	p := e.pass
 	w := e.win
 	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
-	p.before, p.after = nil, nil
+	p.before, p.after, p.beforeN, p.afterN = nil, nil, 0, 0
 	if (e.lim.chars == 0 || e.lim.chars >= e.docLen) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return p
 	}
-	p.codesBetween, p.wordsBetween = p.codes, p.words
-	ws := w.start
-	ctx := e.ctx
-	taken := 0
-	at := len(ctx.edges)
-	for k := p.startLimit - ws - 1; k >= p.start-ws && e.takeEdge(&p, k, &taken, p.aroundBefore); k-- {
-	}
-	p.before = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
-	taken = 0
-	at = len(ctx.edges)
-	// As the reference does, the units after the marked words are counted
-	// from the window's start up to the passage's length.
-	for k := p.endLimit - ws + 1; k < p.tokens && k < w.n() && e.takeEdge(&p, k, &taken, p.aroundAfter); k++ {
-	}
-	p.after = ctx.edges[at:len(ctx.edges):len(ctx.edges)]
-	// Trimming drops the passage's own last units, one for each entry
-	// it takes (which, with the count above, may be nearer ones): the
-	// bytes are those of the passage's units from its end.
-	end := p.start - ws + p.tokens
-	for j := range p.after {
-		p.after[j].bytes = w.k(end-len(p.after)+j).end - w.k(end-len(p.after)+j).start
+	// Every unit between the passage's start and its first marked word
+	// is an edge (the passage holds just around words there). After the
+	// last marked word, as the reference counts them, the units up to the
+	// passage's length from the window's start.
+	p.beforeN = p.startLimit - p.start
+	afterFrom, afterTo := p.endLimit+1, w.start+min(p.tokens, w.n())
+	p.afterN = max(0, afterTo-afterFrom)
+	p.codesBetween = p.codes - (w.accAt(p.startLimit) - w.accAt(p.start))
+	p.wordsBetween = p.words - (w.wordsBefore(p.startLimit) - w.wordsBefore(p.start))
+	if p.afterN > 0 {
+		p.codesBetween -= w.accAt(afterTo) - w.accAt(afterFrom)
+		p.wordsBetween -= w.wordsBefore(afterTo) - w.wordsBefore(afterFrom)
 	}
 	return p
-}
-
-// takeEdge takes unit k of the window out of the marked part of passage p
-// and keeps it as an edge that trimming may drop, while the words taken
-// stay within around; false for the word one too many (counted out all
-// the same, as the reference counts it).
-func (e *extractor) takeEdge(p *passage, k int, taken *int, around int) bool {
-	u := e.win.k(k)
-	wd := b2i(u.word())
-	p.codesBetween -= int(u.cp)
-	p.wordsBetween -= wd
-	if *taken+wd > around {
-		return false
-	}
-	e.ctx.edges = append(e.ctx.edges, edgeUnit{u.cp, u.end - u.start, u.word()})
-	*taken += wd
-	return true
 }
 
 func b2i(b bool) int {

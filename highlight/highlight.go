@@ -155,13 +155,13 @@ func Highlight(req *Request) *Result {
 			ctx := &sc.field
 			ctx.reset()
 			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
-			chosen[i] = choose(ctx, lims[i], o, req.Weights, found)
+			chosen[i] = choose(ctx, lims[i], o, req.Weights, found, fields)
 		default:
 			extract(f, i, lims[i], o, req.Weights, shared, &sc.win, !req.noSkip)
 		}
 	}
 	if !perField {
-		for _, p := range choose(shared, global, o, req.Weights, found) {
+		for _, p := range choose(shared, global, o, req.Weights, found, fields) {
 			chosen[p.field] = append(chosen[p.field], p)
 		}
 	}

@@ -170,6 +170,15 @@ func (w *window) room() {
 	w.buf = append(w.buf, wunit{})[:len(w.buf)]
 }
 
+// wordsBefore is the number of words added before unit num (num may be
+// one past the last unit).
+func (w *window) wordsBefore(num int) int {
+	if num-w.start >= w.n() {
+		return w.nword
+	}
+	return int(w.at(num).ord)
+}
+
 // markSpread gives where the marked words lie among the window's words:
 // the words before the first and after the last (the window must hold a
 // marked word).
