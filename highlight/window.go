@@ -32,8 +32,6 @@ type wunit struct {
 	isWord     bool
 }
 
-func (u *wunit) word() bool { return u.isWord }
-
 // mask is the keyword bit of a marked word, 0 for any other unit.
 func (u *wunit) mask() uint64 {
 	if u.term >= 0 && u.term < 64 {
@@ -79,9 +77,6 @@ func (w *window) n() int { return len(w.buf) - w.head }
 
 // at is the unit numbered num.
 func (w *window) at(num int) *wunit { return &w.buf[w.head+num-w.start] }
-
-// k is the k-th unit of the window.
-func (w *window) k(k int) *wunit { return &w.buf[w.head+k] }
 
 // accAt is the codepoints added before unit num (num may be one past the
 // last unit).
