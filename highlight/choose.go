@@ -27,7 +27,8 @@ func better(a, b *passage) bool {
 
 // choose picks the passages of ctx to show under lim. found is the set of
 // keywords present in the text; weights are the keywords' weights.
-// The candidates of ctx are changed (weighed again).
+// The candidates of ctx are changed (weighed again); the passages returned
+// live in ctx until it is used again.
 func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, fields []*ufield) []passage {
 	cands := ctx.passages
 	if len(cands) == 0 {
@@ -44,21 +45,23 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 	if lim.chars > 0 {
 		maxCP = lim.chars
 	}
-	original := make([]int, len(cands))
+	original := slices.Grow(ctx.original[:0], len(cands))[:len(cands)]
 	for i := range cands {
 		original[i] = cands[i].qwordsWeight
 	}
+	taken := slices.Grow(ctx.taken[:0], len(cands))[:len(cands)]
+	clear(taken)
+	show := ctx.show[:0]
+	defer func() { ctx.original, ctx.taken, ctx.show = original, taken, show[:0] }()
 	weightOf := func(t int) int {
 		if t < len(weights) {
 			return weights[t]
 		}
 		return 0
 	}
-	var show []passage
 	var shown uint64
 	totalCP, totalWords, keyCP, keyWords := 0, 0, 0, 0
 	all := false
-	taken := make([]bool, len(cands))
 	for len(show) < maxPassages {
 		best := -1
 		for i := range cands {

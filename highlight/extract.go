@@ -60,6 +60,13 @@ type context struct {
 	passages   []passage
 	qwords     uint64 // keywords of the passages so far
 	topWeights []int  // weights of the passages, sorted now and then
+
+	// Storage for choose, kept from one call to the next: the passages
+	// shown (what choose returns, valid until the context is used again),
+	// the candidates' first weights, which candidates are taken.
+	show     []passage
+	original []int
+	taken    []bool
 }
 
 // reset empties the context, keeping its storage.

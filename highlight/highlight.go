@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/glint-search/glint/index/tokenize"
@@ -101,11 +102,13 @@ type Result struct {
 func Highlight(req *Request) *Result {
 	o := req.Options
 	res := &Result{Fields: make([]FieldResult, len(req.Fields)), opts: o}
-	fields := make([]*ufield, len(req.Fields))
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	fields := sc.fieldsFor(len(req.Fields))
 	var found uint64
 	total, anyHit := 0, false
 	for i := range req.Fields {
-		fields[i] = newField(&req.Fields[i], o)
+		newField(fields[i], &req.Fields[i], o)
 		found |= fields[i].found
 		total += len(fields[i].text)
 		anyHit = anyHit || fields[i].marked
@@ -133,11 +136,8 @@ func Highlight(req *Request) *Result {
 		return res
 	}
 	wholeAll := canShowWhole(total, global, o)
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
 	shared := &sc.shared
 	shared.reset()
-	chosen := make([][]passage, len(fields))
 	for i, f := range fields {
 		whole := wholeAll
 		if perField {
@@ -155,19 +155,24 @@ func Highlight(req *Request) *Result {
 			ctx := &sc.field
 			ctx.reset()
 			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
-			chosen[i] = choose(ctx, lims[i], o, req.Weights, found, fields)
+			if ps := choose(ctx, lims[i], o, req.Weights, found, fields); len(ps) > 0 {
+				res.Fields[i].Snippets = f.render(ps, o)
+			}
 		default:
 			extract(f, i, lims[i], o, req.Weights, shared, &sc.win, !req.noSkip)
 		}
 	}
 	if !perField {
-		for _, p := range choose(shared, global, o, req.Weights, found, fields) {
-			chosen[p.field] = append(chosen[p.field], p)
-		}
-	}
-	for i, ps := range chosen {
-		if len(ps) > 0 {
-			res.Fields[i].Snippets = fields[i].render(ps, o)
+		// In text order within each field.
+		ps := choose(shared, global, o, req.Weights, found, fields)
+		slices.SortStableFunc(ps, func(a, b passage) int { return a.field - b.field })
+		for len(ps) > 0 {
+			n := 1
+			for n < len(ps) && ps[n].field == ps[0].field {
+				n++
+			}
+			res.Fields[ps[0].field].Snippets = fields[ps[0].field].render(ps[:n], o)
+			ps = ps[n:]
 		}
 	}
 	return res
@@ -177,6 +182,30 @@ func Highlight(req *Request) *Result {
 type scratch struct {
 	win           window
 	shared, field context
+	ufields       []ufield
+	fields        []*ufield
+}
+
+// release puts sc back in the pool, first letting go of the document's
+// text and words so that an idle pool holds no documents.
+func (sc *scratch) release() {
+	for i := range sc.ufields {
+		u := &sc.ufields[i]
+		*u = ufield{hits: u.hits[:0], hitWords: u.hitWords[:0], gap: u.gap[:0]}
+	}
+	scratchPool.Put(sc)
+}
+
+// fieldsFor gives n prepared-field slots, their storage kept from before.
+func (sc *scratch) fieldsFor(n int) []*ufield {
+	if len(sc.ufields) < n {
+		sc.ufields = append(sc.ufields, make([]ufield, n-len(sc.ufields))...)
+		sc.fields = sc.fields[:0]
+		for i := range sc.ufields {
+			sc.fields = append(sc.fields, &sc.ufields[i])
+		}
+	}
+	return sc.fields[:n]
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -83,17 +83,17 @@ type ufield struct {
 // isSpace is the white space that separates runs between words.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// newField prepares f: the shown text, its words on it, the marked
-// positions.
-func newField(f *Field, o *Options) *ufield {
-	p := &ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
-		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words, blends: f.Blends}
+// newField prepares f in p: the shown text, its words on it, the marked
+// positions. p's storage is kept for reuse; the rest of it is replaced.
+func newField(p *ufield, f *Field, o *Options) {
+	*p = ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
+		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words, blends: f.Blends,
+		hits: slices.Grow(p.hits[:0], len(f.Marks)), hitWords: p.hitWords[:0], gap: p.gap[:0]}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}
 	// The marked positions: a mark's own, and those of the other words its
 	// bytes hold (the parts of a blended word matched as a whole).
-	p.hits = make([]posTerm, 0, len(f.Marks))
 	for _, m := range f.Marks {
 		p.hits = append(p.hits, posTerm{int32(m.Pos), m.Keyword})
 		if m.Keyword >= 0 && m.Keyword < 64 {
@@ -134,7 +134,6 @@ func newField(f *Field, o *Options) *ufield {
 			p.hitWords = append(p.hitWords, i)
 		}
 	}
-	return p
 }
 
 // cps counts the codepoints of s, a piece of the shown text.
