@@ -299,11 +299,13 @@ func (e *extractor) unitEnds() {
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
 	w := e.win
-	cp, words := e.cpLimit(), e.lim.words
+	cp, limit, around2 := e.cpLimit(), e.lim.words, -1
+	if limit == 0 { // as many words as the marked ones and `around` each side
+		around2 = 2 * e.o.Around
+	}
 	for w.n() > 1 {
-		limit := words
-		if limit == 0 {
-			limit = 2*e.o.Around + w.qwords
+		if around2 >= 0 {
+			limit = around2 + w.qwords
 		}
 		if w.codes <= cp && w.words <= limit {
 			return
@@ -390,9 +392,40 @@ func (e *extractor) weigh(maxWords int) {
 	p.qwordCount *= 2
 }
 
-// flush trims the window's passage to `around` words on each side of its
-// marked words and offers it to the context.
+// flush offers the window's passage to the context, trimmed to `around`
+// words on each side of its marked words. A passage with the same marked
+// words as the last one offered replaces it only if it is heavier or
+// better centred; one that cannot make the top is not kept.
 func (e *extractor) flush() {
+	p := &e.pass
+	ctx := e.ctx
+	if n := len(ctx.passages); n > 0 {
+		last := &ctx.passages[n-1]
+		if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
+			// The same marked words: keep the heavier, or the better centred.
+			lw, pw := last.weight(), p.weight()
+			if last.uniqQwords > p.uniqQwords || lw > pw {
+				return
+			}
+			e.trimAround()
+			if lw < pw || centring(p) < centring(last) {
+				*last = e.copyPass()
+			}
+			return
+		}
+		if wt := p.weight(); n > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
+			return
+		}
+	}
+	e.trimAround()
+	ctx.passages = append(ctx.passages, e.copyPass())
+	e.updateTop(p.weight())
+}
+
+// trimAround sets the current passage to the window less the words more
+// than `around` before the first marked word and after the last. (Its
+// weight, taken before, does not change.)
+func (e *extractor) trimAround() {
 	p := &e.pass
 	p.field = e.fieldNum
 	w := e.win
@@ -416,26 +449,6 @@ func (e *extractor) flush() {
 		p.words -= d
 		p.aroundAfter -= d
 	}
-	ctx := e.ctx
-	if len(ctx.passages) == 0 {
-		ctx.passages = append(ctx.passages, e.copyPass())
-		e.updateTop(p.weight())
-		return
-	}
-	last := &ctx.passages[len(ctx.passages)-1]
-	if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
-		// The same marked words: keep the heavier, or the better centred.
-		if lw, pw := last.weight(), p.weight(); last.uniqQwords <= p.uniqQwords && (lw < pw || lw == pw && centring(p) < centring(last)) {
-			*last = e.copyPass()
-		}
-		return
-	}
-	wt := p.weight()
-	if len(ctx.passages) > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
-		return
-	}
-	ctx.passages = append(ctx.passages, e.copyPass())
-	e.updateTop(wt)
 }
 
 // centring is how unevenly a passage's edges lie around its marked words.
