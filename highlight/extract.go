@@ -316,8 +316,7 @@ func (e *extractor) shrinkHead() {
 			w.words--
 			w.wordNums.pop()
 			if u.marked() {
-				w.qwords--
-				w.markNums.pop()
+				w.popMark()
 				e.changed = e.changed || u.mask() != 0
 			}
 		}

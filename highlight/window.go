@@ -20,6 +20,8 @@ type window struct {
 
 	wordNums deque // unit numbers of the words, in order
 	markNums deque // unit numbers of the marked words, in order
+	// The ordinals of the first and the last marked word (when there is one).
+	firstMarkOrd, lastMarkOrd int
 }
 
 // wunit is a unit of the window: what the extractor needs of it.
@@ -108,9 +110,22 @@ func (w *window) add(num int, u *unit) {
 		w.nword++
 		w.wordNums.push(num)
 		if u.hit {
+			if w.markNums.len() == 0 {
+				w.firstMarkOrd = w.nword - 1
+			}
+			w.lastMarkOrd = w.nword - 1
 			w.qwords++
 			w.markNums.push(num)
 		}
+	}
+}
+
+// popMark drops the first marked word from the marked-word list.
+func (w *window) popMark() {
+	w.qwords--
+	w.markNums.pop()
+	if w.markNums.len() > 0 {
+		w.firstMarkOrd = int(w.at(w.markNums.first()).ord)
 	}
 }
 
@@ -178,8 +193,8 @@ func (w *window) wordsBefore(num int) int {
 // the words before the first and after the last (the window must hold a
 // marked word).
 func (w *window) markSpread() (before, after int) {
-	first := int(w.at(w.wordNums.first()).ord)
-	before = int(w.at(w.markNums.first()).ord) - first
-	after = w.words - 1 - (int(w.at(w.markNums.last()).ord) - first)
+	first := w.nword - w.words // the window's words are the last added
+	before = w.firstMarkOrd - first
+	after = w.words - 1 - (w.lastMarkOrd - first)
 	return before, after
 }
