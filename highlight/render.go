@@ -135,22 +135,33 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 // text renders one snippet of the field.
 func (r *FieldResult) text(s *Snippet, o *Options) string {
 	var b strings.Builder
+	b.Grow(textSize(s, o))
+	r.writeText(&b, s, o)
+	return b.String()
+}
+
+// textSize is about the bytes of s rendered (more when markers hold ids).
+func textSize(s *Snippet, o *Options) int {
+	return s.End - s.Start + len(s.Marks)*(len(o.BeforeMatch)+len(o.AfterMatch)) + len(s.Zone) + 2 + len(o.SnippetSeparator)
+}
+
+// writeText renders one snippet of the field into b.
+func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 	if s.Zone != "" {
 		b.WriteString("<" + s.Zone + ">")
 	}
 	at := s.Start
 	for _, m := range s.Marks {
 		b.WriteString(r.Text[at:m.Start])
-		writeMarker(&b, o.BeforeMatch, m.ID)
+		writeMarker(b, o.BeforeMatch, m.ID)
 		b.WriteString(r.Text[m.Start:m.End])
-		writeMarker(&b, o.AfterMatch, m.ID)
+		writeMarker(b, o.AfterMatch, m.ID)
 		at = m.End
 	}
 	b.WriteString(r.Text[at:s.End])
 	if s.Cut {
 		b.WriteString(o.SnippetSeparator)
 	}
-	return b.String()
 }
 
 // writeMarker writes a marker, its first %SNIPPET_ID% (or %PASSAGE_ID%)
@@ -208,6 +219,14 @@ func (res *Result) Join() string {
 		}
 	}
 	var b strings.Builder
+	size := 0
+	for i := range res.Fields {
+		for k := range res.Fields[i].Snippets {
+			size += textSize(&res.Fields[i].Snippets[k], o) + len(o.SnippetSeparator)
+		}
+		size += len(o.FieldSeparator)
+	}
+	b.Grow(size)
 	for i := range res.Fields {
 		if b.Len() > 0 && slices.Contains(has[i:], true) {
 			b.WriteString(o.FieldSeparator)
@@ -221,7 +240,7 @@ func (res *Result) Join() string {
 			if k == 0 && s.SepBefore {
 				b.WriteString(o.SnippetSeparator)
 			}
-			b.WriteString(r.text(&s, o))
+			r.writeText(&b, &s, o)
 			if k < len(ss)-1 || s.SepAfter {
 				b.WriteString(o.SnippetSeparator)
 			}
