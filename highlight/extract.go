@@ -59,7 +59,8 @@ func (p *passage) weight() int { return p.qwordCount + p.qwordsWeight*p.maxLCS +
 type context struct {
 	passages   []passage
 	qwords     uint64 // keywords of the passages so far
-	topWeights []int  // weights of the passages, sorted now and then
+	topWeights []int  // weights of the passages, sorted now and then (and only the top kept)
+	offered    int    // passages added (topWeights counts them before it is cut)
 
 	// Storage for choose, kept from one call to the next: the passages
 	// shown (what choose returns, valid until the context is used again),
@@ -71,7 +72,7 @@ type context struct {
 
 // reset empties the context, keeping its storage.
 func (c *context) reset() {
-	c.passages, c.qwords, c.topWeights = c.passages[:0], 0, c.topWeights[:0]
+	c.passages, c.qwords, c.topWeights, c.offered = c.passages[:0], 0, c.topWeights[:0], 0
 }
 
 // extractor runs the sliding window over one field.
@@ -461,8 +462,12 @@ func (e *extractor) updateTop(weight int) {
 	ctx := e.ctx
 	ctx.qwords |= e.pass.qwords
 	ctx.topWeights = append(ctx.topWeights, weight)
-	if len(ctx.topWeights)&(e.thresh-1) == 0 {
+	ctx.offered++
+	if ctx.offered&(e.thresh-1) == 0 {
+		// Only the first thresh+1 are ever looked at: those below need
+		// not be sorted again.
 		slices.SortFunc(ctx.topWeights, func(a, b int) int { return b - a })
+		ctx.topWeights = ctx.topWeights[:min(len(ctx.topWeights), e.thresh+1)]
 	}
 }
 
