@@ -62,7 +62,6 @@ func (d *deque) pop()              { d.head++ }
 func (d *deque) len() int          { return len(d.buf) - d.head }
 func (d *deque) at(i int) int      { return d.buf[d.head+i] }
 func (d *deque) first() int        { return d.buf[d.head] }
-func (d *deque) last() int         { return d.buf[len(d.buf)-1] }
 func (d *deque) clear()            { d.buf, d.head = d.buf[:0], 0 }
 func (d *deque) fromEnd(i int) int { return d.buf[len(d.buf)-1-i] }
 
