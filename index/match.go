@@ -416,6 +416,9 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 	}
 	var it tokenize.Iter
 	it.KeepStopwords(true)
+	found := leafOccPool.Get().(*[]leafOcc)
+	defer leafOccPool.Put(found)
+	*found = (*found)[:0]
 	for i, text := range texts {
 		f := fields[i]
 		d.layouts[i] = pooledLayout(len(text))
@@ -426,12 +429,50 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 			if all {
 				d.terms[string(term)] = append(d.terms[string(term)], o)
 			} else if lt := need.index(term); lt >= 0 {
-				d.occ[lt] = append(d.occ[lt], o)
+				*found = append(*found, leafOcc{lt, o})
 			}
 		}
 		d.lens[f] = uint32(it.Pos())
 	}
+	d.groupOccs(*found)
 	return d
+}
+
+// leafOcc is an occurrence of the query's leaf term lt.
+type leafOcc struct {
+	lt int
+	o  memOcc
+}
+
+var leafOccPool = sync.Pool{New: func() any { return new([]leafOcc) }}
+
+// groupOccs sets each leaf's occurrences from found (in text order), all
+// on one backing array: one allocation, not a growing list per leaf.
+func (d *memDoc) groupOccs(found []leafOcc) {
+	if len(found) == 0 {
+		return
+	}
+	ends := make([]int, len(d.occ)) // each leaf's start, then its end
+	for _, h := range found {
+		ends[h.lt]++
+	}
+	at := 0
+	for lt, n := range ends {
+		ends[lt] = at
+		at += n
+	}
+	all := make([]memOcc, len(found))
+	for _, h := range found {
+		all[ends[h.lt]] = h.o
+		ends[h.lt]++
+	}
+	start := 0
+	for lt, end := range ends {
+		if end > start {
+			d.occ[lt] = all[start:end:end]
+		}
+		start = end
+	}
 }
 
 // termSet is the set of terms a query asks for, tested against every token
