@@ -136,6 +136,15 @@ func (w *window) addGap(p *ufield, from, to, num int) int {
 		return num
 	}
 	text := p.text
+	if to == from+1 && text[from] < utf8.RuneSelf && len(w.buf) < cap(w.buf) && w.start >= 0 {
+		// One character (most often a blank): one run.
+		w.buf = w.buf[:len(w.buf)+1]
+		e := &w.buf[len(w.buf)-1]
+		e.start, e.end, e.cp, e.acc, e.ord, e.term, e.isWord = int32(from), int32(to), 1, int32(w.total), int32(w.nword), -1, false
+		w.total++
+		w.codes++
+		return num + 1
+	}
 	runStart := from
 	sp := isSpace(text[from])
 	for i := from + 1; i <= to; i++ {
