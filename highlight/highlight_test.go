@@ -240,11 +240,11 @@ func countWords(tok *tokenize.Tokenizer, s string) int {
 	return len(tok.Append(nil, s))
 }
 
-// firstUnit is the first word or run of s, which a beginning shows even
-// when it is over the limit.
+// firstUnit is the first word or run of s (white space as the stream
+// tells it), which a beginning shows even when it is over the limit.
 func firstUnit(s string) string {
 	for i, r := range s {
-		if i > 0 && (r == ' ') != (s[0] == ' ') {
+		if i > 0 && (r < utf8.RuneSelf && isSpace(byte(r))) != isSpace(s[0]) {
 			return s[:i]
 		}
 	}
