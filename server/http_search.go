@@ -175,7 +175,7 @@ func rootCondition(v *jval) (sql.Cond, error) {
 // documents the search looks at before it stops; 0: all of them.
 func cutoff(v *jval) (int, error) {
 	if v.kind != jNumber {
-		return 0, requestError("%s: \"cutoff\" property value should be an integer, got %s", v.where(), kindNames[v.kind])
+		return 0, propertyTypeError("cutoff", v, "an integer")
 	}
 	n, err := v.integer(0, math.MaxInt32)
 	return int(n), err
@@ -440,7 +440,7 @@ func sourceFilter(v *jval) (sql.SourceFilter, error) {
 // as when fields is left out.
 func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 	if v.kind != jObject {
-		return nil, requestError("%s: \"highlight\" property value should be an object, got %s", v.where(), kindNames[v.kind])
+		return nil, propertyTypeError("highlight", v, "an object")
 	}
 	h := &sql.HighlightRequest{Path: v.path}
 	var fields *jval
@@ -505,7 +505,7 @@ func highlightRequest(v *jval) (*sql.HighlightRequest, error) {
 			list = append(list, f)
 		}
 	default:
-		return nil, requestError("%s: \"fields\" property value should be an array or an object, got %s", fields.where(), kindNames[fields.kind])
+		return nil, propertyTypeError("fields", fields, "an array or an object")
 	}
 	h.Fields = list // nil when [] or {}: every field
 	return h, nil

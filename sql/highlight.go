@@ -20,14 +20,13 @@ import (
 // list (spec 4.2). It runs after LIMIT, on the rows that are returned: their
 // stored text comes in the page's one batch read (scope.usesText).
 type highlightExpr struct {
-	fn       string // HIGHLIGHT or SNIPPET, for errors
-	opts     highlight.Options
-	fields   []hlField // what to highlight, in output order
-	explicit bool      // the field list was given: every named field appears
-	text     expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
-	query    *string   // the third argument; nil: the MATCH() query (set by the planner)
-	table    hlTable
-	stats    *Stats
+	fn     string // HIGHLIGHT or SNIPPET, for errors
+	opts   highlight.Options
+	fields []hlField // what to highlight, in output order
+	text   expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
+	query  *string   // the third argument; nil: the MATCH() query (set by the planner)
+	table  hlTable
+	stats  *Stats
 
 	hlMatchers // compiled on the first row, for the snapshot of the statement
 }
@@ -257,7 +256,6 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 			h.allFields(sc)
 			return nil
 		}
-		h.explicit = true
 		h.listFields(sc, list)
 		return nil
 	case *ast.ColumnNameExpr, *ast.FuncCallExpr:
