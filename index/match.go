@@ -21,6 +21,7 @@ type TextMatcher struct {
 	anyField bool
 	kwIndex  []int // per leafTerm: its number among the distinct positive keywords, or -1
 	nkw      int
+	weights  []int // KeywordWeights
 
 	// The posting lists of p per segment, for MatchStored: fetched on the
 	// first document of the segment.
@@ -60,6 +61,7 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 			m.nkw++
 		}
 	}
+	m.weights = m.keywordWeights()
 	return m, nil
 }
 
@@ -69,8 +71,11 @@ func (m *TextMatcher) Keywords() int { return m.nkw }
 
 // KeywordWeights gives each distinct positive keyword (by TextMark.Keyword)
 // its length in characters as written in the query: how much a highlighter
-// weighs a passage that shows it.
-func (m *TextMatcher) KeywordWeights() []int {
+// weighs a passage that shows it. The slice is the matcher's: read it only.
+func (m *TextMatcher) KeywordWeights() []int { return m.weights }
+
+// keywordWeights computes KeywordWeights, once per matcher.
+func (m *TextMatcher) keywordWeights() []int {
 	w := make([]int, m.nkw)
 	for _, l := range m.p.keywords {
 		if k := m.kwIndex[l.lt]; k >= 0 && w[k] == 0 {
@@ -275,8 +280,8 @@ func (m *TextMatcher) docEval() *segEval {
 }
 
 // mark evaluates the query with e and adds to res the marks of the
-// keyword occurrences that make the document match (or, when it does not,
-// of the positive keywords on their own). fields[i] is the field number of
+// keyword occurrences that make the document match (a document that does
+// not match gets no marks, only Found). fields[i] is the field number of
 // res.Fields[i]; ranges appends to dst the byte ranges of an occurrence of
 // leafTerm lt at (field f, position pos) in res.Fields[i].
 func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ranges func(dst [][2]int, lt, i, f int, pos uint32) [][2]int) {
@@ -548,15 +553,16 @@ func (d *memDoc) occs(p *plan, lt int) []memOcc {
 	d.sorted[lt] = true
 	out := d.occ[lt]
 	if l := p.leaves[lt]; l.wildcard {
+		reserved := tokenize.IsReserved(l.term)
 		for term, occs := range d.terms {
-			if tokenize.IsReserved(term) != tokenize.IsReserved(l.term) {
+			if tokenize.IsReserved(term) != reserved {
 				continue
 			}
 			if l.pattern.match(term) {
 				out = append(out, occs...)
 				continue
 			}
-			if d.tok == nil || tokenize.IsReserved(term) {
+			if d.tok == nil || reserved {
 				continue
 			}
 			for _, o := range occs {

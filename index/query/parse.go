@@ -746,7 +746,7 @@ func phraseChoices(words []lexWord) ([][]lexWord, error) {
 func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
 	var words []Keyword
 	for _, w := range lexWords {
-		if w.wildcard && strings.Trim(w.text, "*") == "" && len(w.text) == 1 {
+		if w.wildcard && w.text == "*" {
 			// A lone '*' in a phrase stands for any one word.
 			if t.phraseOp != 0 {
 				return nil, errAt(w.pos, "'*' stands for any word only in a plain phrase, not with %c", t.phraseOp)
