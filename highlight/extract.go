@@ -82,9 +82,7 @@ type extractor struct {
 	lim      limits
 	o        *Options
 	weights  []int // per keyword
-	numTerms int
 	ctx      *context
-	docLen   int
 
 	growing bool // the window grows until it first reaches the limits
 	changed bool // the marked words of the window changed since it was weighed
@@ -96,7 +94,7 @@ type extractor struct {
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
-		numTerms: len(weights), ctx: ctx, docLen: len(f.text), growing: true, changed: true, win: win}
+		ctx: ctx, growing: true, changed: true, win: win}
 	e.win.reset()
 	switch {
 	case lim.snippets > 0:
@@ -204,10 +202,10 @@ func (e *extractor) wordsLimit() int {
 }
 
 func (e *extractor) allTerms() uint64 {
-	if e.numTerms >= 64 {
+	if len(e.weights) >= 64 {
 		return math.MaxUint64
 	}
-	return 1<<uint(e.numTerms) - 1
+	return 1<<uint(len(e.weights)) - 1
 }
 
 func (e *extractor) onWord(u *unit) {
@@ -480,7 +478,7 @@ func (e *extractor) copyPass() passage {
 	w := e.win
 	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
 	p.before, p.after, p.beforeN, p.afterN = nil, nil, 0, 0
-	if (e.lim.chars == 0 || e.lim.chars >= e.docLen) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
+	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return p
 	}
 	// Every unit between the passage's start and its first marked word

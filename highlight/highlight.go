@@ -89,7 +89,6 @@ type FieldResult struct {
 	Name     string
 	Text     string // the shown text the ranges point into
 	Snippets []Snippet
-	retain   bool
 }
 
 // Result is a highlighted document.
@@ -112,7 +111,7 @@ func Highlight(req *Request) *Result {
 		found |= fields[i].found
 		total += len(fields[i].text)
 		anyHit = anyHit || fields[i].marked
-		res.Fields[i] = FieldResult{Name: fields[i].name, Text: fields[i].text, retain: fields[i].retain}
+		res.Fields[i] = FieldResult{Name: fields[i].name, Text: fields[i].text}
 	}
 	global := limitsOf(o)
 	perField := req.Stored && o.LimitsPerField

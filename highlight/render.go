@@ -70,7 +70,7 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 	}
 	end, cut := 0, false
 	take := func(u *unit) bool {
-		fits := l.chars == 0 || *used+int(u.cp) <= l.chars
+		fits := *used+int(u.cp) <= l.chars
 		if fits || end == 0 {
 			end = int(u.end)
 			*used += int(u.cp)
