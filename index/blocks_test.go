@@ -234,7 +234,7 @@ func FuzzTermBlock(f *testing.F) {
 func TestTermOrder(t *testing.T) {
 	for _, workers := range []int{1, 2, 3, 4} {
 		for _, n := range []int{0, 1, 5, 300} {
-			d := newTermDict()
+			d := newTermDict(0)
 			var starts []uint32
 			var terms []string
 			for i := range n {

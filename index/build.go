@@ -14,17 +14,28 @@ import (
 )
 
 // arena hands out long-lived copies of keys and values for a badger
-// WriteBatch, which keeps the slices it is given until it is flushed.
+// WriteBatch, which keeps the slices it is given until it is flushed. Its
+// chunks start small and double up to arenaMaxChunk, so that a segment of one
+// document (an INSERT of one row makes one, per field and worker) costs a few
+// kilobytes, not a megabyte each: allocating megabytes per small write was
+// most of the garbage the collector had to chase under a steady write load.
 type arena struct{ chunk []byte }
 
-const arenaChunk = 1 << 20
+const (
+	arenaMinChunk = 4 << 10
+	arenaMaxChunk = 1 << 20
+)
 
 func (a *arena) copy(b []byte) []byte {
-	if len(b) > arenaChunk/4 {
+	if len(b) > arenaMaxChunk/4 {
 		return append([]byte(nil), b...)
 	}
 	if cap(a.chunk)-len(a.chunk) < len(b) {
-		a.chunk = make([]byte, 0, arenaChunk)
+		size := min(max(2*cap(a.chunk), arenaMinChunk), arenaMaxChunk)
+		for size < len(b) {
+			size *= 2
+		}
+		a.chunk = make([]byte, 0, size)
 	}
 	at := len(a.chunk)
 	a.chunk = append(a.chunk, b...)
@@ -253,12 +264,12 @@ var everyTerm = func() (f tokenize.Filter) {
 // word layout of each document's field into layouts[ord*stride].
 func (p *tokenized) tokenize(ctx context.Context, tok *tokenize.Tokenizer, s *segment, f, col int,
 	docs []pendingDoc, lo, hi int, layouts []string, stride int) error {
-	p.dict = newTermDict()
-	p.remap = nil
 	size := 0
 	for _, d := range docs[lo:hi] {
 		size += len(d.vals[col].(string))
 	}
+	p.dict = newTermDict(size / 5)
+	p.remap = nil
 	if est := size/5 + 16; cap(p.occs) < est { // about one word per 5-6 bytes
 		p.occs = make([]occurrence, 0, est)
 	}

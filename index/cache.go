@@ -34,8 +34,13 @@ type cacheEntry struct {
 	size   int64
 }
 
-// entryOverhead approximates the memory of an entry besides its value.
-const entryOverhead = 160
+// The memory of an entry besides its key and encoded value, measured
+// (TestCacheAccounting): the map slot and key string of every entry, and for
+// a present one also the decoded bitmap's structures and the skips.
+const (
+	entryOverhead   = 160
+	decodedOverhead = 190
+)
 
 func newPostingCache(bytes int64) *postingCache {
 	if bytes <= 0 {
@@ -70,6 +75,9 @@ func (c *postingCache) put(key []byte, e cacheEntry, valueLen int) {
 		return
 	}
 	e.size = int64(len(key)+valueLen) + entryOverhead
+	if !e.absent {
+		e.size += decodedOverhead
+	}
 	if e.size > c.limit/4 {
 		return // one huge list would push everything else out
 	}

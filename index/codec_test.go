@@ -233,7 +233,7 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestTermDict(t *testing.T) {
-	d := newTermDict()
+	d := newTermDict(0)
 	want := map[string]uint32{}
 	for i := 0; i < 100000; i++ {
 		w := []byte{byte('a' + i%26), byte(i / 26 % 251), byte(i / 6526)}

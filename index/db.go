@@ -15,6 +15,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/glint-search/glint/index/tokenize"
 )
 
@@ -67,13 +68,18 @@ func (b badgerLogger) Warningf(f string, a ...any) {
 func (badgerLogger) Infof(string, ...any)  {}
 func (badgerLogger) Debugf(string, ...any) {}
 
-// badgerOptions tunes badger for modest memory (see notes/stack.md).
+// badgerOptions tunes badger to the memory budget b (see memoryBudget).
+//
+// Badger's block compression is off: stored text is already compressed by
+// the docstore (s2) and posting lists are packed varints and bitmaps, so it
+// saved little on disk while every table build ran twice the CPUs' number
+// of compressing goroutines and held a second copy of each block.
 //
 // Conflict detection is off: every write to a key is already serialized by
 // this package's locks (a table's keys by Table.mu, the catalog by DB.mu), so
 // badger's per-key bookkeeping of every committed transaction (a hash per key,
 // tens of thousands of keys per INSERT of 1,000 documents) would only cost.
-func badgerOptions(o Options) badger.Options {
+func badgerOptions(o Options, b budget) badger.Options {
 	dir := o.Dir
 	threshold := int64(1 << 10) // larger values go to the value log
 	if o.InMemory {
@@ -86,13 +92,14 @@ func badgerOptions(o Options) badger.Options {
 		WithInMemory(o.InMemory).
 		WithSyncWrites(o.SyncWrites).
 		WithLogger(badgerLogger{o.Logger}).
-		WithMemTableSize(32 << 20).
+		WithMemTableSize(b.memTable).
 		WithNumMemtables(3).
-		WithBlockCacheSize(16 << 20).
-		WithIndexCacheSize(16 << 20).
+		WithBlockCacheSize(b.blockCache).
+		WithIndexCacheSize(b.indexCache).
 		WithValueLogFileSize(64 << 20).
 		WithValueThreshold(threshold).
 		WithNumCompactors(2).
+		WithCompression(options.None).
 		WithDetectConflicts(false).
 		WithMetricsEnabled(false)
 }
@@ -108,13 +115,21 @@ func Open(o Options) (*DB, error) {
 	case factor < 0:
 		factor = 0
 	}
-	bdb, err := badger.Open(badgerOptions(o))
+	limit := o.MemoryLimit
+	if limit == 0 {
+		limit = DefaultMemoryLimit
+	}
+	if limit < MinMemoryLimit {
+		return nil, fmt.Errorf("index: memory limit %d bytes is below the least that works, %d (128M)", limit, int64(MinMemoryLimit))
+	}
+	b := memoryBudget(limit)
+	bdb, err := badger.Open(badgerOptions(o, b))
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", o.Dir, err)
 	}
 	cacheBytes := o.PostingCacheBytes
 	if cacheBytes == 0 {
-		cacheBytes = DefaultPostingCacheBytes
+		cacheBytes = b.postingCache
 	}
 	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1, cache: newPostingCache(cacheBytes),
 		logger: o.Logger, inMemory: o.InMemory, mergeFactor: factor}

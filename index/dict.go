@@ -25,8 +25,16 @@ type dictSlot struct {
 	meta uint64 // len<<32 | (id+1); 0 is an empty slot
 }
 
-func newTermDict() *termDict {
-	d := &termDict{seed: maphash.MakeSeed(), slots: make([]dictSlot, 1<<14), offs: []uint32{0}}
+// newTermDict makes a dictionary for about words words of text: its table
+// starts at a power of two near that (at most 1<<14 slots; it grows as
+// needed), so that the dictionary of a small document, a segment made by an
+// INSERT of one row, costs a few kilobytes.
+func newTermDict(words int) *termDict {
+	n := 256
+	for n < words && n < 1<<14 {
+		n *= 2
+	}
+	d := &termDict{seed: maphash.MakeSeed(), slots: make([]dictSlot, n), offs: []uint32{0}}
 	d.mask = uint64(len(d.slots) - 1)
 	return d
 }

@@ -37,8 +37,14 @@ type Options struct {
 	SyncWrites bool        // fsync every commit (survives power loss, not just kill -9)
 	Logger     *log.Logger // receives the storage's warnings and errors; nil discards them
 
+	// MemoryLimit is the memory the storage sizes itself for: badger's
+	// memtables and caches and the posting cache are shares of it (see
+	// memoryBudget). 0 means DefaultMemoryLimit. It is not enforced here:
+	// glintd also gives it to the Go runtime as its soft memory limit.
+	MemoryLimit int64
+
 	// PostingCacheBytes bounds the memory of decoded posting lists kept for
-	// searches: 0 means DefaultPostingCacheBytes, a negative value turns the
+	// searches: 0 means its share of MemoryLimit, a negative value turns the
 	// cache off.
 	PostingCacheBytes int64
 
@@ -49,8 +55,35 @@ type Options struct {
 	MergeFactor int
 }
 
-// DefaultPostingCacheBytes is the posting cache's size when Options leaves it 0.
-const DefaultPostingCacheBytes = 256 << 20
+// DefaultMemoryLimit is the memory a DB sizes itself for when Options leaves
+// MemoryLimit 0: modest, for a small machine.
+const DefaultMemoryLimit = 1 << 30
+
+// MinMemoryLimit is the smallest MemoryLimit accepted: below it badger's
+// fixed costs alone would not fit.
+const MinMemoryLimit = 128 << 20
+
+// budget is how a memory limit is shared out.
+type budget struct {
+	memTable     int64 // one badger memtable; three are kept, and a flush builds a table of about this size
+	blockCache   int64 // badger's cache of table blocks
+	indexCache   int64 // badger's cache of table indexes and bloom filters
+	postingCache int64 // decoded posting lists (cache.go)
+}
+
+// memoryBudget shares limit out. Badger holds up to three memtables and keeps
+// up to eight table builders' buffers for reuse, each about a memtable's size
+// (its allocator pool), so a memtable costs about eleven times its size:
+// limit/64 each makes that a sixth of the limit. Caches take another fifth;
+// the rest is for statements at work and the collector's headroom.
+func memoryBudget(limit int64) budget {
+	return budget{
+		memTable:     min(max(limit/64, 4<<20), 64<<20),
+		blockCache:   limit / 16,
+		indexCache:   limit / 32,
+		postingCache: limit / 8,
+	}
+}
 
 // DefaultOptions returns the options for a DB in dir: on disk, no fsync per commit
 // (an acknowledged write survives kill -9 because the OS keeps the written pages).
@@ -64,6 +97,9 @@ func (o Options) WithSyncWrites(v bool) Options { o.SyncWrites = v; return o }
 
 // WithLogger returns o with Logger set. Default nil: badger's messages are discarded.
 func (o Options) WithLogger(l *log.Logger) Options { o.Logger = l; return o }
+
+// WithMemoryLimit returns o with MemoryLimit set. Default 0: DefaultMemoryLimit.
+func (o Options) WithMemoryLimit(n int64) Options { o.MemoryLimit = n; return o }
 
 // WithMergeFactor returns o with MergeFactor set. Default 0: DefaultMergeFactor.
 func (o Options) WithMergeFactor(n int) Options { o.MergeFactor = n; return o }

@@ -22,6 +22,7 @@ type options struct {
 	configFile         string
 	maxAllowedPacket   byteSize
 	maxHTTPBody        byteSize
+	memoryLimit        memoryLimit
 	maxPreparedStmts   int
 	handshakeTimeout   time.Duration
 	idleTimeout        time.Duration
@@ -31,6 +32,7 @@ type options struct {
 	syncWrites         bool
 	mergeFactor        mergeFactor
 	snippetsFilePrefix string
+	debugListen        string
 	users              map[string]string // config file only: user = name:password
 	version            bool
 }
@@ -46,12 +48,14 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.maxAllowedPacket = 64 << 20
 	o.maxHTTPBody = 32 << 20
 	o.mergeFactor = index.DefaultMergeFactor
+	o.memoryLimit = index.DefaultMemoryLimit
 	fs.StringVar(&o.data, "data", "./data", "data directory")
 	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
 	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
 	fs.StringVar(&o.configFile, "config", "", "config `file` of key = value lines (flags win over it)")
 	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
+	fs.Var(&o.memoryLimit, "memory-limit", "memory the server sizes its caches and buffers for, and the Go runtime's soft limit (`size`, at least 128M)")
 	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
 	fs.DurationVar(&o.handshakeTimeout, "handshake-timeout", 10*time.Second, "time allowed for the MySQL handshake")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 8*time.Hour, "close a MySQL connection idle this long (wait_timeout)")
@@ -61,6 +65,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
+	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -209,5 +214,22 @@ func (b *byteSize) Set(s string) error {
 		return errors.New("expected a positive size such as 1048576, 512K, 64M or 1G")
 	}
 	*b = byteSize(n * mult)
+	return nil
+}
+
+// memoryLimit is a size of at least index.MinMemoryLimit.
+type memoryLimit int64
+
+func (m *memoryLimit) String() string { return strconv.FormatInt(int64(*m), 10) }
+
+func (m *memoryLimit) Set(s string) error {
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	if b < index.MinMemoryLimit {
+		return fmt.Errorf("%s is below the least glintd works in, 128M", s)
+	}
+	*m = memoryLimit(b)
 	return nil
 }

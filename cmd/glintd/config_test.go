@@ -29,6 +29,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, 8*time.Hour, o.idleTimeout)
 	assert.Nil(t, o.users)
 	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
+	assert.Equal(t, memoryLimit(index.DefaultMemoryLimit), o.memoryLimit)
 }
 
 func TestConfigFile(t *testing.T) {
@@ -41,6 +42,7 @@ max_allowed_packet = 16M
 idle_timeout = 1h
 sync_writes = true
 merge_factor = 0
+memory_limit = 2G
 snippets_file_prefix = /srv/files
 user = alice:se:cret#1
 user = bob:
@@ -55,6 +57,7 @@ user = bob:
 	assert.True(t, o.syncWrites)
 	assert.Equal(t, -1, o.mergeFactor.indexFactor(), "0 turns background merges off")
 	assert.Equal(t, "/srv/files", o.snippetsFilePrefix)
+	assert.Equal(t, memoryLimit(2<<30), o.memoryLimit)
 	assert.Equal(t, map[string]string{"alice": "se:cret#1", "bob": ""}, o.users)
 }
 
@@ -73,6 +76,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{"bad quotes", "data = \"x\n", `:1: bad quoted value`},
 		{"merge factor 1", "merge_factor = 1\n", `:1: merge_factor: expected 0 (no background merges) or a number of segments from 2`},
 		{"negative merge factor", "merge_factor = -3\n", `:1: merge_factor: expected 0`},
+		{"memory limit too small", "memory_limit = 64M\n", `:1: memory_limit: 64M is below the least glintd works in, 128M`},
+		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/glint-search/glint/index"
@@ -41,7 +44,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
+	// The Go runtime's soft limit makes the collector work harder as the
+	// heap nears memory_limit instead of letting it double; an owner's
+	// GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(o.memoryLimit))
+	}
 	db, err := index.Open(index.DefaultOptions(o.data).
+		WithMemoryLimit(int64(o.memoryLimit)).
 		WithSyncWrites(o.syncWrites).
 		WithMergeFactor(o.mergeFactor.indexFactor()).
 		WithLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn)))
@@ -93,11 +103,25 @@ func serve(ctx context.Context, srv *server.Server, o *options, stdout io.Writer
 		log.Error("glintd: http listener", "err", err)
 		return 1
 	}
+	var dl net.Listener
+	if o.debugListen != "" {
+		if dl, err = net.Listen("tcp", o.debugListen); err != nil {
+			ml.Close()
+			hl.Close()
+			log.Error("glintd: debug listener", "err", err)
+			return 1
+		}
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.ServeMySQL(ml) }()
 	go func() { errc <- srv.ServeHTTPAPI(hl) }()
 	fmt.Fprintf(stdout, "glintd: mysql listening on %s\n", ml.Addr())
 	fmt.Fprintf(stdout, "glintd: http listening on %s\n", hl.Addr())
+	if dl != nil {
+		defer dl.Close()
+		go func() { _ = http.Serve(dl, debugHandler()) }()
+		fmt.Fprintf(stdout, "glintd: debug listening on %s\n", dl.Addr())
+	}
 
 	status := 0
 	select {
@@ -114,4 +138,17 @@ func serve(ctx context.Context, srv *server.Server, o *options, stdout io.Writer
 	}
 	log.Info("glintd: connections closed; closing storage")
 	return status
+}
+
+// debugHandler serves Go's profiles (net/http/pprof) and nothing else: heap,
+// goroutine, CPU profiles and execution traces of the running server, for an
+// owner who wants to see where memory or time goes.
+func debugHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
