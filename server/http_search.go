@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -545,6 +546,9 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 	switch want {
 	case "an integer":
 		_, err := strconv.ParseInt(string(v.num), 10, 64)
+		if v.kind == jNumber && errors.Is(err, strconv.ErrRange) {
+			return sql.OptionValue{}, requestError("%s: \"%s\" property value should be an integer of 64 bits, got %s", v.where(), name, v.num)
+		}
 		ok = v.kind == jNumber && err == nil
 	case "a boolean":
 		ok = v.kind == jBool

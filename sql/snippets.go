@@ -105,6 +105,9 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 			return nil, Errorf(CodeSyntax, "CALL SNIPPETS: options are written 'value AS name', like 200 AS limit")
 		}
 		name, _ := stringValue(call.Args[1])
+		if err := bigOptionNumber(name, call.Args[0]); err != nil {
+			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+		}
 		v, ok := optionValue(call.Args[0])
 		if !ok {
 			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes a number or a quoted string", name)
