@@ -2,6 +2,7 @@ package sql
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,3 +48,26 @@ func TestInSetAgreesWithComparing(t *testing.T) {
 type idle struct{}
 
 func (idle) eval(*row) (any, error) { panic("evaluated") }
+
+// FuzzInSet holds the hash set of an integer IN list to what comparing item
+// by item answers, for any value a row may hold.
+func FuzzInSet(f *testing.F) {
+	f.Add(int64(3), uint64(1<<63), 3.0, " 3 ", int64(-1))
+	f.Add(int64(1<<53), uint64(1<<53+1), float64(1<<53), "9007199254740993", int64(0))
+	f.Fuzz(func(t *testing.T, a int64, b uint64, fl float64, str string, c int64) {
+		list := []expr{constExpr{a}, constExpr{b}, constExpr{c}}
+		fast := newInExpr(idle{}, list, false)
+		slow := fast
+		slow.set = nil
+		multi := []int64{c, a} // a multi attribute is sorted
+		slices.Sort(multi)
+		for _, v := range []any{a, b, c, fl, str, -fl, a + 1, multi} {
+			fast.x, slow.x = constExpr{v}, constExpr{v}
+			want, _ := slow.eval(nil)
+			got, _ := fast.eval(nil)
+			if want != got {
+				t.Fatalf("%#v IN (%d, %d, %d): set says %v, comparing says %v", v, a, b, c, got, want)
+			}
+		}
+	})
+}
