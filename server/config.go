@@ -38,9 +38,26 @@ type Config struct {
 	// Default 60 s.
 	WriteTimeout time.Duration
 
+	// MaxConnections caps the MySQL connections open at once (those in
+	// their handshake included); the one past it gets error 1040 "Too many
+	// connections" instead of the handshake and is closed, and the others go
+	// on. Default 1000.
+	MaxConnections int
+
 	// MaxHTTPBody caps the body of an HTTP request; a larger one gets 413.
 	// Default 32 MiB.
 	MaxHTTPBody int64
+
+	// HTTPHeaderTimeout bounds reading a request's headers, so that a client
+	// that sends them a byte at a time (slowloris) cannot hold a connection.
+	// Default 10 s.
+	HTTPHeaderTimeout time.Duration
+	// HTTPReadTimeout bounds reading a whole request, body included.
+	// Default 60 s.
+	HTTPReadTimeout time.Duration
+	// HTTPIdleTimeout closes a kept-alive HTTP connection that sends no new
+	// request for this long. Default 5 min.
+	HTTPIdleTimeout time.Duration
 
 	// Logger receives connection errors and recovered panics. Default
 	// slog.Default().
@@ -50,14 +67,18 @@ type Config struct {
 // DefaultConfig returns the default settings.
 func DefaultConfig() Config {
 	return Config{
-		Version:          "dev",
-		MaxAllowedPacket: 64 << 20,
-		MaxPreparedStmts: 1024,
-		HandshakeTimeout: 10 * time.Second,
-		IdleTimeout:      8 * time.Hour,
-		ReadTimeout:      30 * time.Second,
-		WriteTimeout:     60 * time.Second,
-		MaxHTTPBody:      32 << 20,
+		Version:           "dev",
+		MaxAllowedPacket:  64 << 20,
+		MaxPreparedStmts:  1024,
+		HandshakeTimeout:  10 * time.Second,
+		IdleTimeout:       8 * time.Hour,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		MaxConnections:    1000,
+		MaxHTTPBody:       32 << 20,
+		HTTPHeaderTimeout: 10 * time.Second,
+		HTTPReadTimeout:   60 * time.Second,
+		HTTPIdleTimeout:   5 * time.Minute,
 	}
 }
 
@@ -86,8 +107,20 @@ func (c Config) withDefaults() Config {
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = d.WriteTimeout
 	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = d.MaxConnections
+	}
 	if c.MaxHTTPBody <= 0 {
 		c.MaxHTTPBody = d.MaxHTTPBody
+	}
+	if c.HTTPHeaderTimeout <= 0 {
+		c.HTTPHeaderTimeout = d.HTTPHeaderTimeout
+	}
+	if c.HTTPReadTimeout <= 0 {
+		c.HTTPReadTimeout = d.HTTPReadTimeout
+	}
+	if c.HTTPIdleTimeout <= 0 {
+		c.HTTPIdleTimeout = d.HTTPIdleTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -37,7 +37,12 @@ var wireErrors = map[sql.Code]wireError{
 	sql.CodeNotPreparable:   {mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
 	sql.CodeNoSuchDB:        {mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
 	sql.CodeUnknownVariable: {mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
+	sql.CodeQueryTimeout:    {erQueryTimeout, "HY000", http.StatusServiceUnavailable},
 }
+
+// erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),
+// which go-mysql does not name.
+const erQueryTimeout = 3024
 
 // classify returns the wire form and message of any error: an *sql.Error by its
 // Code, an error that is already a *mysql.MyError as is (status 400), anything

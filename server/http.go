@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
-	"time"
 )
 
 // HTTPHandler returns the HTTP API. Every endpoint is listed here; the answer
@@ -42,8 +41,9 @@ func (s *Server) ServeHTTPAPI(ln net.Listener) error {
 	if s.http == nil {
 		s.http = &http.Server{
 			Handler:           s.HTTPHandler(),
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       5 * time.Minute,
+			ReadHeaderTimeout: s.cfg.HTTPHeaderTimeout,
+			ReadTimeout:       s.cfg.HTTPReadTimeout,
+			IdleTimeout:       s.cfg.HTTPIdleTimeout,
 			BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
 			ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		}

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/sql"
 )
@@ -545,6 +547,9 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 	switch want {
 	case "an integer":
 		_, err := strconv.ParseInt(string(v.num), 10, 64)
+		if v.kind == jNumber && errors.Is(err, strconv.ErrRange) {
+			return sql.OptionValue{}, requestError("%s: \"%s\" property value should be an integer of 64 bits, got %s", v.where(), name, v.num)
+		}
 		ok = v.kind == jNumber && err == nil
 	case "a boolean":
 		ok = v.kind == jBool
@@ -573,9 +578,16 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 
 // searchOptions reads options: ranker, field_weights, max_matches.
 func searchOptions(v *jval, req *sql.SearchRequest) error {
-	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff")
+	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff", "max_query_time")
 	if err != nil {
 		return err
+	}
+	if x := m["max_query_time"]; x != nil {
+		n, err := x.integer(0, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		req.MaxQueryTime = time.Duration(n) * time.Millisecond
 	}
 	if x := m["cutoff"]; x != nil {
 		if req.Cutoff != 0 {
@@ -620,9 +632,13 @@ func searchOptions(v *jval, req *sql.SearchRequest) error {
 func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 	b = append(b, `{"took":`...)
 	b = appendJSONValue(b, r.Took.Milliseconds())
-	b = append(b, `,"timed_out":false,"hits":{"total":`...)
+	if r.TimedOut {
+		b = append(b, `,"timed_out":true,"hits":{"total":`...)
+	} else {
+		b = append(b, `,"timed_out":false,"hits":{"total":`...)
+	}
 	b = appendJSONValue(b, int64(r.Total))
-	if r.TotalAtLeast {
+	if r.TotalAtLeast || r.TimedOut {
 		b = append(b, `,"total_relation":"gte","hits":[`...)
 	} else {
 		b = append(b, `,"total_relation":"eq","hits":[`...)

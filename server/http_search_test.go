@@ -113,6 +113,8 @@ func TestHighlightMemberTypes(t *testing.T) {
 		{"no_match_size", `0`, int64(0), `false`, `"no_match_size" property value should be an integer`},
 		{"limit", `100`, int64(100), `true`, `"limit" property value should be an integer`},
 		{"around", `3`, int64(3), `"3"`, `"around" property value should be an integer`},
+		{"start_snippet_id", `-2`, int64(-2), `99999999999999999999`,
+			`"start_snippet_id" property value should be an integer of 64 bits, got 99999999999999999999`},
 		{"limits_per_field", `false`, false, `0`, `"limits_per_field" property value should be a boolean`},
 		{"allow_empty", `true`, true, `1`, `"allow_empty" property value should be a boolean`},
 		{"weight_order", `true`, true, `"yes"`, `"weight_order" property value should be a boolean`},

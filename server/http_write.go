@@ -225,6 +225,10 @@ func (s *Server) handleWrite(kind writeKind) http.HandlerFunc {
 	}
 }
 
+// maxBadLinesListed bounds the bad lines a /bulk answer lists one by one
+// (the summary counts them all).
+const maxBadLinesListed = 100
+
 // bulkLine is one line of a /bulk body.
 type bulkLine struct {
 	n   int // 1-based line number
@@ -246,6 +250,7 @@ func (s *Server) handleBulk(w http.ResponseWriter, r *http.Request) {
 	// Read and check every line before applying any.
 	var lines []bulkLine
 	var bad [][]byte
+	nBad, firstBad := 0, ""
 	for i, text := range bytes.Split(body, []byte("\n")) {
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
@@ -253,14 +258,27 @@ func (s *Server) handleBulk(w http.ResponseWriter, r *http.Request) {
 		req, err := bulkAction(text)
 		if err != nil {
 			_, msg := httpError(err)
-			bad = append(bad, appendJSONString(nil, fmt.Sprintf("line %d: %s", i+1, msg)))
+			msg = fmt.Sprintf("line %d: %s", i+1, msg)
+			if nBad++; nBad == 1 {
+				firstBad = msg
+			}
+			if len(bad) < maxBadLinesListed {
+				bad = append(bad, appendJSONString(nil, msg))
+			}
 			continue
 		}
 		lines = append(lines, bulkLine{n: i + 1, req: req})
 	}
-	if len(bad) > 0 {
+	if nBad > 0 {
+		summary := firstBad + "; nothing was applied"
+		if nBad > 1 {
+			summary = fmt.Sprintf("%d bad lines, the first %s", nBad, summary)
+		}
+		if nBad > len(bad) {
+			bad = append(bad, appendJSONString(nil, fmt.Sprintf("(and %d more bad lines)", nBad-len(bad))))
+		}
 		b := []byte(`{"error":`)
-		b = appendJSONString(b, fmt.Sprintf("%d bad line(s); nothing was applied", len(bad)))
+		b = appendJSONString(b, summary)
 		b = append(b, `,"lines":[`...)
 		b = append(b, bytes.Join(bad, []byte(","))...)
 		b = append(b, `],"applied":0}`...)

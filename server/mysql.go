@@ -42,20 +42,25 @@ type mysqlConn struct {
 	busy bool // a command is being handled; guarded by srv.mu
 }
 
-func (s *Server) newConn(nc net.Conn) *mysqlConn {
+// newConn registers a new connection; it returns nil when the server is
+// closing, and full when max_connections are open.
+func (s *Server) newConn(nc net.Conn) (c *mysqlConn, full bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil
+		return nil, false
+	}
+	if len(s.conns) >= s.cfg.MaxConnections {
+		return nil, true
 	}
 	ctx, cancel := context.WithCancel(s.baseCtx)
-	c := &mysqlConn{srv: s, wire: newWireConn(nc, &s.cfg), ctx: ctx, cancel: cancel}
+	c = &mysqlConn{srv: s, wire: newWireConn(nc, &s.cfg), ctx: ctx, cancel: cancel}
 	s.conns[c] = struct{}{}
 	select {
 	case s.wakeWatch <- struct{}{}:
 	default:
 	}
-	return c
+	return c, false
 }
 
 // serve runs the handshake and then answers commands until the client quits,

@@ -93,13 +93,35 @@ func (s *Server) ServeMySQL(ln net.Listener) error {
 			return err
 		}
 		backoff = 0
-		c := s.newConn(nc)
+		c, full := s.newConn(nc)
+		if full {
+			s.refuse(nc) // a few bytes on a new socket: the write does not wait
+			continue
+		}
 		if c == nil {
 			nc.Close()
 			continue
 		}
 		go c.serve()
 	}
+}
+
+// tooManyConnections is the packet a connection past max_connections gets
+// instead of the handshake, as MySQL sends it: error 1040 in the form of a
+// client that has not said yet that it speaks protocol 4.1 (no SQLSTATE).
+var tooManyConnections = func() []byte {
+	code := uint16(mysql.ER_CON_COUNT_ERROR)
+	body := append([]byte{0xff, byte(code), byte(code >> 8)}, "Too many connections"...)
+	return append([]byte{byte(len(body)), 0, 0, 0}, body...)
+}()
+
+// refuse answers a connection past max_connections and closes it.
+func (s *Server) refuse(nc net.Conn) {
+	defer nc.Close()
+	_ = nc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = nc.Write(tooManyConnections)
+	s.log.Debug("mysql: refused a connection past max_connections", "remote", nc.RemoteAddr().String(),
+		"max_connections", s.cfg.MaxConnections)
 }
 
 // retryAccept reports whether an accept error is worth retrying after a pause

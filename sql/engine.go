@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"context"
+	"errors"
 	"os"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,36 @@ type Engine struct {
 	nextID  atomic.Uint32
 	stats   Stats
 	helpers helpers
+	// maxQueryTime bounds each SELECT, CALL SNIPPETS and JSON search; 0: no bound.
+	maxQueryTime time.Duration
+}
+
+// SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
+// SNIPPETS, a JSON search): one that runs past it is stopped with a
+// CodeQueryTimeout error. Writes are not bounded (they are all-or-nothing,
+// and OPTIMIZE TABLE may take long by design). 0 (the default) is no bound.
+// OPTION max_query_time, shorter, returns the matches found by then instead.
+func (e *Engine) SetMaxQueryTime(d time.Duration) { e.maxQueryTime = max(d, 0) }
+
+// errStatementTime is the cause of a statement's context when the server's
+// max_query_time ends it.
+var errStatementTime = errors.New("max_query_time is up")
+
+// statementTime bounds a reading statement by the server's max_query_time.
+func (s *Session) statementTime(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.engine.maxQueryTime <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, s.engine.maxQueryTime, errStatementTime)
+}
+
+// statementTimeError is err, or the CodeQueryTimeout error when the
+// server's max_query_time ended the statement of ctx (a statementTime).
+func (s *Session) statementTimeError(ctx context.Context, err error) error {
+	if err != nil && context.Cause(ctx) == errStatementTime {
+		return Errorf(CodeQueryTimeout, "the statement ran past max_query_time (%s) and was stopped", s.engine.maxQueryTime)
+	}
+	return err
 }
 
 // Stats are the server-wide counters SHOW STATUS reports.

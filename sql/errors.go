@@ -32,6 +32,7 @@ const (
 	CodeNotPreparable               // statement cannot be prepared (1295)
 	CodeNoSuchDB                    // unknown database (1049)
 	CodeUnknownVariable             // unknown system variable (1193)
+	CodeQueryTimeout                // the statement ran past the server's max_query_time (3024)
 )
 
 // Error is an error of a statement, with a Code and a message that names the

@@ -304,16 +304,31 @@ func (e arithExpr) eval(r *row) (any, error) {
 	return nil, Errorf(CodeUnsupported, "operator %s is not supported", e.op)
 }
 
+// inExpr is x [NOT] IN (list). A list of integer constants (the common
+// id IN (...) or year IN (...)) is compiled once into a hash set, so a row
+// costs one lookup however long the list; any other list is compared item by
+// item.
 type inExpr struct {
 	x    expr
 	list []expr
+	set  *intSet // the list's integers, when every item is an integer constant
 	not  bool
+}
+
+// newInExpr compiles x [NOT] IN (list).
+func newInExpr(x expr, list []expr, not bool) inExpr {
+	return inExpr{x: x, list: list, set: newIntSet(list), not: not}
 }
 
 func (e inExpr) eval(r *row) (any, error) {
 	v, err := e.x.eval(r)
 	if err != nil || v == nil {
 		return nil, err
+	}
+	if e.set != nil {
+		if found, ok := e.set.contains(v); ok {
+			return boolValue(found != e.not), nil
+		}
 	}
 	found := false
 	for _, le := range e.list {
@@ -443,7 +458,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 				return nil, err
 			}
 		}
-		return inExpr{x: v, list: list, not: x.Not}, nil
+		return newInExpr(v, list, x.Not), nil
 	case *ast.BetweenExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {

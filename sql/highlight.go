@@ -3,6 +3,7 @@ package sql
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -178,6 +179,9 @@ func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) err
 	list := highlight.List{Opts: &h.opts, Scope: highlight.ScopeSQL}
 	for i := 0; i < len(m.Args); i += 2 {
 		name, _ := stringValue(m.Args[i])
+		if err := bigOptionNumber(name, m.Args[i+1]); err != nil {
+			return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+		}
 		v, ok := optionValue(m.Args[i+1])
 		if !ok {
 			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' takes a number, a quoted string or a word", name)
@@ -492,9 +496,48 @@ func snippetOption(opt string) (string, any, error) {
 		return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
 	}
 	if spec, ok := highlight.Lookup(name); ok && (spec.Kind == highlight.KindNumber || spec.Kind == highlight.KindFlag) {
-		if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err == nil {
 			return name, n, nil
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return "", nil, outOfRange(name, spec, value)
 		}
 	}
 	return name, value, nil
+}
+
+// bigOptionNumber is the error for a whole number too large for any option
+// (99999999999999999999, or 2^62 and more), given to an option that takes a
+// number, or nil. Such a number reaches optionValue as an inexact float64 or
+// not at all, so it is answered here, as written.
+func bigOptionNumber(name string, node ast.ExprNode) error {
+	text := numberText(node)
+	if text == "" {
+		if v, ok := node.(ast.ValueExpr); ok {
+			if u, ok := v.GetValue().(uint64); ok && u > 1<<62 {
+				text = strconv.FormatUint(u, 10)
+			}
+		}
+	}
+	if text == "" || len(text) > maxNumberText {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || !r.IsInt() || r.Num().IsInt64() && r.Num().Int64() >= -1<<53 && r.Num().Int64() <= 1<<53 {
+		return nil
+	}
+	spec, ok := highlight.Lookup(name)
+	if !ok || spec.Kind != highlight.KindNumber && spec.Kind != highlight.KindFlag {
+		return nil
+	}
+	return outOfRange(name, spec, text)
+}
+
+// outOfRange says that a number option's value, as written, is outside its range.
+func outOfRange(name string, spec *highlight.Spec, value string) error {
+	if spec.Kind == highlight.KindFlag {
+		return &highlight.OptionError{Option: name, Msg: "takes 0 or 1, not " + value}
+	}
+	return &highlight.OptionError{Option: name, Msg: fmt.Sprintf("must be from %d to %d, not %s", spec.Min, spec.Max, value)}
 }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 
@@ -18,7 +19,12 @@ type selectOptions struct {
 	maxMatches   int            // -1: not given
 	ranker       index.Ranker   // the zero value is the default ranker
 	fieldWeights map[string]int // nil: every field weighs 1
+	maxQueryTime time.Duration  // 0: no limit of its own
 }
+
+// maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
+// (about 24 days, as a 32-bit count of them).
+const maxQueryTimeLimit = 1<<31 - 1
 
 // parseSelectOptions checks the OPTION tail. Every option is validated here;
 // names that glint does not know are errors rather than silently ignored.
@@ -52,6 +58,13 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 				return o, Errorf(CodeBadOption, "%v in OPTION ranker; use one of %s", err, strings.Join(index.RankerNames(), ", "))
 			}
 			o.ranker = rk
+		case "max_query_time":
+			// Milliseconds, as in the Sphinx family; 0 is no limit.
+			n, ok := intOption(opt.Value)
+			if !ok || n < 0 || n > maxQueryTimeLimit {
+				return o, Errorf(CodeBadOption, "OPTION max_query_time takes milliseconds, an integer from 0 (no limit) to %d", maxQueryTimeLimit)
+			}
+			o.maxQueryTime = time.Duration(n) * time.Millisecond
 		case "field_weights":
 			w, err := fieldWeights(opt.Value)
 			if err != nil {
@@ -59,7 +72,7 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 			}
 			o.fieldWeights = w
 		default:
-			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows max_matches, ranker and field_weights", opt.Name)
+			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows max_matches, max_query_time, ranker and field_weights", opt.Name)
 		}
 	}
 	return o, nil

@@ -34,6 +34,9 @@ type SearchRequest struct {
 	Ranker       string
 	FieldWeights map[string]int
 	MaxMatches   int
+	// MaxQueryTime is OPTION max_query_time: the search stops then and
+	// answers with the hits found so far (TimedOut); 0: no limit of its own.
+	MaxQueryTime time.Duration
 	// Cutoff stops the search once it has found that many matching
 	// documents (in index order); 0: no cutoff.
 	Cutoff int
@@ -138,8 +141,11 @@ type SearchResponse struct {
 	// TotalAtLeast: the cutoff stopped the search, so more documents may
 	// match than Total ("total_relation": "gte").
 	TotalAtLeast bool
-	Hits         []Hit
-	Warnings     []string
+	// TimedOut: options.max_query_time stopped the search, and the hits are
+	// those found by then ("timed_out": true).
+	TimedOut bool
+	Hits     []Hit
+	Warnings []string
 }
 
 // Hit is one matching document.
@@ -176,11 +182,13 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 	if err != nil {
 		return nil, err
 	}
+	ctx, done := s.statementTime(ctx)
+	defer done()
 	r, total, err := s.runSelect(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, s.statementTimeError(ctx, err)
 	}
-	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, Hits: make([]Hit, 0, len(r.Rows))}
+	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, TimedOut: p.timedOut, Hits: make([]Hit, 0, len(r.Rows))}
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}
@@ -296,6 +304,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 	if sc.match != nil {
 		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
 	}
+	p.opts.maxQueryTime = req.MaxQueryTime
 	want := p.offset + p.count
 	switch {
 	case req.MaxMatches < 0 || req.MaxMatches > maxMatchesLimit:
@@ -535,7 +544,7 @@ func (c *condCompiler) attr(x *AttrCond) (expr, error) {
 		if x.Op == AttrEquals {
 			return cmpExpr{op: opcode.EQ, l: col, r: list[0]}, nil
 		}
-		return inExpr{x: col, list: list}, nil
+		return newInExpr(col, list, false), nil
 	}
 	var out expr
 	for _, b := range []struct {

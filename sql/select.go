@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -52,7 +53,13 @@ type selectPlan struct {
 	// runSelect sets cutoffHit when it did.
 	cutoff    int
 	cutoffHit bool
+	// timedOut: OPTION max_query_time stopped the search, and the result is
+	// what it had found by then.
+	timedOut bool
 }
+
+// errQueryTime is the cause of the context OPTION max_query_time ends.
+var errQueryTime = errors.New("OPTION max_query_time is up")
 
 // errCutoff stops the scan of matches when the cutoff is reached.
 var errCutoff = errors.New("cutoff reached")
@@ -510,7 +517,13 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	h := &candidateHeap{order: p.order}
 	scratch := make([]any, len(p.order)) // sort keys of the document at hand
 	total := 0
-	err := s.matches(ctx, snap, p.sc, p.where, func(r *row) error {
+	searchCtx := ctx
+	if p.opts.maxQueryTime > 0 {
+		var cancel context.CancelFunc
+		searchCtx, cancel = context.WithTimeoutCause(ctx, p.opts.maxQueryTime, errQueryTime)
+		defer cancel()
+	}
+	err := s.matches(searchCtx, snap, p.sc, p.where, func(r *row) error {
 		if p.cutoff > 0 && total >= p.cutoff {
 			p.cutoffHit = true
 			return errCutoff
@@ -544,6 +557,12 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	})
 	if err == errCutoff {
 		err = nil
+	}
+	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
+		// As in the Sphinx family: the matches found so far, and a warning.
+		p.timedOut, err = true, nil
+		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQueryTimeout),
+			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
 	}
 	if err != nil {
 		return nil, 0, err

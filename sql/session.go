@@ -177,7 +177,10 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 	switch n := st.Node.(type) {
 	case *ast.SelectStmt:
 		s.engine.stats.Selects.Add(1)
-		return s.execSelect(ctx, n, st.Settings)
+		ctx, done := s.statementTime(ctx)
+		defer done()
+		r, err := s.execSelect(ctx, n, st.Settings)
+		return r, s.statementTimeError(ctx, err)
 	case *ast.InsertStmt:
 		s.engine.stats.Inserts.Add(1)
 		return s.execInsert(ctx, n)
@@ -204,7 +207,10 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 	case *ast.SetStmt:
 		return s.execSet(n)
 	case *ast.CallStmt:
-		return s.callSnippets(ctx, n)
+		ctx, done := s.statementTime(ctx)
+		defer done()
+		r, err := s.callSnippets(ctx, n)
+		return r, s.statementTimeError(ctx, err)
 	case *ast.UseStmt:
 		if err := s.UseDB(n.DBName); err != nil {
 			return nil, err

@@ -9,14 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// maxSnippetFile bounds a file CALL SNIPPETS reads (load_files).
-const maxSnippetFile = 64 << 20
+// maxSnippetFiles bounds the files one CALL SNIPPETS reads (load_files),
+// each and together: as much as one statement may carry inline under the
+// default max_allowed_packet.
+const maxSnippetFiles = 64 << 20
 
 // SetSnippetsFilePrefix sets the directory CALL SNIPPETS(..., 1 AS
 // load_files) reads files from. Nothing outside it can be read: file names
@@ -102,6 +105,9 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 			return nil, Errorf(CodeSyntax, "CALL SNIPPETS: options are written 'value AS name', like 200 AS limit")
 		}
 		name, _ := stringValue(call.Args[1])
+		if err := bigOptionNumber(name, call.Args[0]); err != nil {
+			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+		}
 		v, ok := optionValue(call.Args[0])
 		if !ok {
 			return nil, Errorf(CodeBadOption, "CALL SNIPPETS: option '%s' takes a number or a quoted string", name)
@@ -160,6 +166,7 @@ func (s *Session) loadSnippetFiles(names []string, scattered bool) ([]string, er
 		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: load_files is off: the server has no snippets_file_prefix (flag --snippets-file-prefix)")
 	}
 	out := make([]string, len(names))
+	total := 0
 	for i, name := range names {
 		switch {
 		case name == "":
@@ -171,27 +178,75 @@ func (s *Session) loadSnippetFiles(names []string, scattered bool) ([]string, er
 		case !filepath.IsLocal(name):
 			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' leads outside snippets_file_prefix", name)
 		}
-		f, err := root.Open(name)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && scattered {
-				continue
-			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' does not exist under snippets_file_prefix", name)
-			}
-			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+		text, err := readSnippetFile(root, name, maxSnippetFiles-total)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && scattered:
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' does not exist under snippets_file_prefix", name)
+		case err != nil:
+			return nil, err
 		}
-		b, err := io.ReadAll(io.LimitReader(f, maxSnippetFile+1))
-		f.Close()
-		if err != nil {
-			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
-		}
-		if len(b) > maxSnippetFile {
-			return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' is larger than %d MB", name, maxSnippetFile>>20)
-		}
-		out[i] = string(b)
+		total += len(text)
+		out[i] = text
 	}
 	return out, nil
+}
+
+// readSnippetFile reads one regular file of at most limit bytes under root.
+// It never waits on anything but the disk: the file is opened non-blocking
+// (a FIFO with no writer would otherwise block the open, and its reads
+// forever), and anything but a regular file is refused before a byte is
+// read, as is a file over the limit. A missing file is an fs.ErrNotExist;
+// other errors are *Error naming the file.
+func readSnippetFile(root *os.Root, name string, limit int) (string, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", err // the caller's to answer: load_files_scattered makes it an empty text
+	}
+	if err != nil {
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+	}
+	if !st.Mode().IsRegular() {
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' is %s, not a regular file", name, fileKind(st.Mode()))
+	}
+	if st.Size() > int64(limit) {
+		if limit < maxSnippetFiles {
+			return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' (%d bytes) takes the files of the statement over %d MB together", name, st.Size(), maxSnippetFiles>>20)
+		}
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' (%d bytes) is larger than %d MB", name, st.Size(), maxSnippetFiles>>20)
+	}
+	// The file may grow between Stat and the read: read no more than the limit.
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' cannot be read: %s", name, fileErr(err))
+	}
+	if len(b) > limit {
+		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' grew over %d MB while it was read", name, maxSnippetFiles>>20)
+	}
+	return string(b), nil
+}
+
+// fileKind names a file type that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file (" + m.Type().String() + ")"
 }
 
 // fileErr says why a file could not be read without naming server paths.

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/stretchr/testify/require"
@@ -65,7 +67,46 @@ func TestSnippetsFileSandbox(t *testing.T) {
 	require.Equal(t, "snippet:str\n(empty string)\nthe <b>hole</b> was dry\n",
 		exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files_scattered)"))
 	require.Contains(t, exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files)"), "does not exist")
-	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "cannot be read")
+	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "error 7: CALL SNIPPETS: file 'sub' is a directory, not a regular file")
+}
+
+// TestSnippetsFileNotRegular: load_files never blocks on a FIFO (open or
+// read) and refuses, by name, anything but a regular file; the size is
+// checked before a byte is read.
+func TestSnippetsFileNotRegular(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644))
+	big, err := os.Create(filepath.Join(root, "big.txt"))
+	require.NoError(t, err)
+	require.NoError(t, big.Truncate(maxSnippetFiles+1)) // sparse: nothing is written
+	require.NoError(t, big.Close())
+	half := filepath.Join(root, "half.txt")
+	require.NoError(t, os.WriteFile(half, []byte("hole"), 0o644))
+	require.NoError(t, os.Truncate(half, maxSnippetFiles/2+1))
+
+	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	eng := NewEngine(db)
+	require.NoError(t, eng.SetSnippetsFilePrefix(root))
+	s := eng.NewSession("root")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard
+	defer cancel()
+	exec := func(stmt string) string { return render(s.Exec(ctx, stmt)) }
+	require.Equal(t, "ok 0\n", exec("CREATE TABLE t (content text)"))
+	for _, c := range []struct{ stmt, want string }{
+		{"CALL SNIPPETS('fifo', 't', 'hole', 1 AS load_files)",
+			"error 7: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
+		{"CALL SNIPPETS('fifo', 't', 'hole', 1 AS load_files_scattered)",
+			"error 7: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
+		{"CALL SNIPPETS('big.txt', 't', 'hole', 1 AS load_files)",
+			"error 7: CALL SNIPPETS: file 'big.txt' (67108865 bytes) is larger than 64 MB\n"},
+		{"CALL SNIPPETS(('half.txt', 'half.txt'), 't', 'hole', 1 AS load_files)",
+			"error 7: CALL SNIPPETS: file 'half.txt' (33554433 bytes) takes the files of the statement over 64 MB together\n"},
+	} {
+		require.Equal(t, c.want, exec(c.stmt), c.stmt)
+	}
+	require.NoError(t, ctx.Err())
 }
 
 // TestSnippetsTenMegabyteField highlights a field of 10 MB whose only

@@ -357,3 +357,89 @@ func columnWireType(t index.ColumnType) ColumnType {
 	}
 	return ColString
 }
+
+// intSet is the list of an IN whose items are all integer constants, as a
+// hash set. Its answers are those of compare (and of setContains for multi
+// attributes) against each item in turn.
+type intSet struct {
+	small map[int64]struct{}  // items up to MaxInt64
+	big   map[uint64]struct{} // uint64 items above MaxInt64
+}
+
+// newIntSet returns the set of list, or nil when an item is not an integer
+// constant.
+func newIntSet(list []expr) *intSet {
+	s := &intSet{small: make(map[int64]struct{}, len(list))}
+	for _, e := range list {
+		c, ok := e.(constExpr)
+		if !ok {
+			return nil
+		}
+		switch x := c.v.(type) {
+		case int64:
+			s.small[x] = struct{}{}
+		case uint64:
+			if x <= math.MaxInt64 {
+				s.small[int64(x)] = struct{}{}
+				continue
+			}
+			if s.big == nil {
+				s.big = map[uint64]struct{}{}
+			}
+			s.big[x] = struct{}{}
+		default:
+			return nil
+		}
+	}
+	return s
+}
+
+// exactFloat is 2^53: whole floats of smaller magnitude are exact integers,
+// and an integer compares equal to one of them only if it is that integer.
+const exactFloat = 1 << 53
+
+// contains reports whether v equals an item. ok is false when the set cannot
+// tell (a float of 2^53 or more, which compares inexactly, or NaN): the caller
+// then compares item by item.
+func (s *intSet) contains(v any) (found, ok bool) {
+	switch x := v.(type) {
+	case int64:
+		_, found = s.small[x]
+		return found, true
+	case uint64:
+		if x <= math.MaxInt64 {
+			_, found = s.small[int64(x)]
+		} else {
+			_, found = s.big[x]
+		}
+		return found, true
+	case float64:
+		return s.containsFloat(x)
+	case string:
+		// compare reads a string as a number against a number.
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return false, true
+		}
+		return s.containsFloat(f)
+	case []int64:
+		for _, n := range x {
+			if _, found := s.small[n]; found {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return false, false
+}
+
+func (s *intSet) containsFloat(f float64) (found, ok bool) {
+	if math.IsNaN(f) || math.Abs(f) >= exactFloat {
+		return false, false
+	}
+	if f != math.Trunc(f) {
+		return false, true // no integer equals it
+	}
+	_, found = s.small[int64(f)]
+	return found, true
+}

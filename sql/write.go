@@ -2,11 +2,14 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/glint-search/glint/index"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // idColumn marks the implicit id in an INSERT's column positions.
@@ -59,13 +62,16 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 				return nil, err
 			}
 			if cols[k] == idColumn {
-				if doc.ID, err = documentID(v, r+1); err != nil {
+				if doc.ID, err = documentID(v, numberText(node), r+1); err != nil {
 					return nil, err
 				}
 				continue
 			}
 			c := schema.Columns[cols[k]]
 			cv, msg := columnValue(c.Type, v)
+			if msg != "" && c.Type != index.TypeFloat && beyond64Bits(numberText(node)) {
+				msg = "value " + numberText(node) + " is beyond 64 bits"
+			}
 			if msg != "" {
 				return nil, Errorf(CodeWrongValue, "row %d, column '%s' (%s): %s", r+1, c.Name, typeName(c), msg)
 			}
@@ -133,8 +139,15 @@ func constantValue(sc *scope, node ast.ExprNode) (any, error) {
 	return e.eval(nil)
 }
 
-// documentID converts the value given for id.
-func documentID(v any, row int) (uint64, error) {
+// documentID converts the value given for id; text is the number as
+// written when the value is a literal (see numberText), else "".
+func documentID(v any, text string, row int) (uint64, error) {
+	if id, ok := exactID(text); ok {
+		return id, nil
+	}
+	if beyond64Bits(text) {
+		return 0, Errorf(CodeWrongValue, "row %d: id %s is beyond 64 bits (the largest id is %d)", row, text, uint64(math.MaxUint64))
+	}
 	switch x := v.(type) {
 	case int64:
 		if x >= 0 {
@@ -145,6 +158,9 @@ func documentID(v any, row int) (uint64, error) {
 	case float64:
 		if x >= 0 && x == math.Trunc(x) && x < math.MaxUint64 {
 			return uint64(x), nil
+		}
+		if x >= math.MaxUint64 && !math.IsInf(x, 1) {
+			return 0, Errorf(CodeWrongValue, "row %d: id %s is beyond 64 bits (the largest id is %d)", row, formatNumber(x), uint64(math.MaxUint64))
 		}
 	case string:
 		n, msg := intInRange(x, 0, math.MaxInt64)
@@ -302,4 +318,59 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 		return 0, s.tableError(schema.Name, err)
 	}
 	return updated, nil
+}
+
+// numberText is a numeric literal as written (a decimal such as
+// 100000000000000000000000 or 18446744073709551614.0, which the executor
+// holds as an inexact float64), with its sign; "" for anything else.
+func numberText(node ast.ExprNode) string {
+	sign := ""
+	for {
+		switch x := node.(type) {
+		case *ast.ParenthesesExpr:
+			node = x.Expr
+			continue
+		case *ast.UnaryOperationExpr:
+			if x.Op != opcode.Minus || sign != "" {
+				return ""
+			}
+			sign, node = "-", x.V
+			continue
+		case ast.ValueExpr:
+			if d, ok := x.GetValue().(fmt.Stringer); ok {
+				return sign + d.String()
+			}
+		}
+		return ""
+	}
+}
+
+// maxNumberText bounds the literals read exactly: a decimal literal has at
+// most 65 digits (MySQL's DECIMAL; TiDB's parser allows 81).
+const maxNumberText = 100
+
+// exactID reads a decimal literal that is a whole number from 0 to 2^64-1,
+// exactly (18446744073709551614.0 would round to 2^64 as a float64).
+func exactID(text string) (uint64, bool) {
+	if text == "" || len(text) > maxNumberText {
+		return 0, false
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsUint64() {
+		return 0, false
+	}
+	return r.Num().Uint64(), true
+}
+
+// beyond64Bits reports whether a literal (numberText) is a whole number
+// that no 64-bit integer holds, signed or not.
+func beyond64Bits(text string) bool {
+	if text == "" || len(text) > maxNumberText {
+		return false
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok || !r.IsInt() {
+		return false
+	}
+	return !r.Num().IsUint64() && !r.Num().IsInt64()
 }

@@ -24,6 +24,11 @@ type options struct {
 	maxHTTPBody        byteSize
 	memoryLimit        memoryLimit
 	maxPreparedStmts   int
+	maxConnections     int
+	maxQueryTime       time.Duration
+	httpHeaderTimeout  time.Duration
+	httpReadTimeout    time.Duration
+	httpIdleTimeout    time.Duration
 	handshakeTimeout   time.Duration
 	idleTimeout        time.Duration
 	readTimeout        time.Duration
@@ -57,6 +62,11 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
 	fs.Var(&o.memoryLimit, "memory-limit", "memory the server sizes its caches and buffers for, and the Go runtime's soft limit (`size`, at least 128M)")
 	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
+	fs.IntVar(&o.maxConnections, "max-connections", 1000, "MySQL connections open at once; the one past it gets error 1040 (Too many connections)")
+	fs.DurationVar(&o.maxQueryTime, "max-query-time", time.Minute, "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)")
+	fs.DurationVar(&o.httpHeaderTimeout, "http-header-timeout", 10*time.Second, "time allowed to read an HTTP request's headers")
+	fs.DurationVar(&o.httpReadTimeout, "http-read-timeout", time.Minute, "time allowed to read a whole HTTP request, body included")
+	fs.DurationVar(&o.httpIdleTimeout, "http-idle-timeout", 5*time.Minute, "close a kept-alive HTTP connection idle this long")
 	fs.DurationVar(&o.handshakeTimeout, "handshake-timeout", 10*time.Second, "time allowed for the MySQL handshake")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 8*time.Hour, "close a MySQL connection idle this long (wait_timeout)")
 	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "time allowed for each read inside a MySQL packet")

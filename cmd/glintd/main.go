@@ -65,19 +65,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		db.Close()
 		return 2
 	}
+	eng.SetMaxQueryTime(o.maxQueryTime)
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
 	}), server.Config{
-		Version:          sql.Version,
-		Users:            o.users,
-		MaxAllowedPacket: int(o.maxAllowedPacket),
-		MaxPreparedStmts: o.maxPreparedStmts,
-		HandshakeTimeout: o.handshakeTimeout,
-		IdleTimeout:      o.idleTimeout,
-		ReadTimeout:      o.readTimeout,
-		WriteTimeout:     o.writeTimeout,
-		MaxHTTPBody:      int64(o.maxHTTPBody),
-		Logger:           log,
+		Version:           sql.Version,
+		Users:             o.users,
+		MaxAllowedPacket:  int(o.maxAllowedPacket),
+		MaxPreparedStmts:  o.maxPreparedStmts,
+		HandshakeTimeout:  o.handshakeTimeout,
+		IdleTimeout:       o.idleTimeout,
+		ReadTimeout:       o.readTimeout,
+		WriteTimeout:      o.writeTimeout,
+		MaxConnections:    o.maxConnections,
+		MaxHTTPBody:       int64(o.maxHTTPBody),
+		HTTPHeaderTimeout: o.httpHeaderTimeout,
+		HTTPReadTimeout:   o.httpReadTimeout,
+		HTTPIdleTimeout:   o.httpIdleTimeout,
+		Logger:            log,
 	})
 
 	status := serve(ctx, srv, o, stdout, log)

@@ -30,6 +30,11 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 		if t.unterminated {
 			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])
 		}
+		if t.kind == tokNumber {
+			if n := mantissaDigits(src[t.start:t.end]); n > maxNumberDigits {
+				return nil, errorAt(src, t.start, "a number of %d digits: a number literal has at most %d (write a longer one with an exponent, like 1.5e80)", n, maxNumberDigits)
+			}
+		}
 	}
 	s := significant(toks)
 	for len(s) > 0 && isPunct(src, s[len(s)-1], ';') {
@@ -285,3 +290,26 @@ func (r *rewriter) errorAtToken(i, n int, format string, args ...any) *SyntaxErr
 }
 
 func isPunct(src string, t token, c byte) bool { return t.kind == tokPunct && src[t.start] == c }
+
+// maxNumberDigits bounds the digits of a decimal number literal, as
+// MySQL's DECIMAL does (TiDB's parser gives up beyond 81).
+const maxNumberDigits = 65
+
+// mantissaDigits counts the digits of a decimal number literal before its
+// exponent; 0 for a hexadecimal or binary one (0x1F, 0b101).
+func mantissaDigits(num string) int {
+	if len(num) > 1 && num[0] == '0' && strings.ContainsRune("xXbB", rune(num[1])) {
+		return 0
+	}
+	n := 0
+	for i := 0; i < len(num); i++ {
+		switch c := num[i]; {
+		case isDigit(c):
+			n++
+		case c == '.':
+		default:
+			return n
+		}
+	}
+	return n
+}
