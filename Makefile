@@ -8,6 +8,8 @@
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
 #   make bench-quick  the same, short (< 2 min)
+#   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients: per-10-s latency,
+#                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
 GO                  ?= go
 BIN                 := bin
@@ -16,8 +18,11 @@ STATICCHECK_VERSION ?= v0.8.2
 # The whole suite takes a few minutes on 2 cores; the timeout only catches a hang.
 TEST_TIMEOUT        ?= 12m
 FUZZTIME            ?= 10s
+SOAK_CLIENTS        ?= 8
+SOAK_DURATION       ?= 10m
+SOAK_ARGS           ?=
 
-.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build
+.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build soak
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -72,3 +77,8 @@ bench: bench-build
 bench-quick: bench-build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./...
 	$(GO) run ./bench/cmd/race -quick -glintd $(BIN)/glintd
+
+# The short version runs in make test (e2e TestSoakShort).
+soak: build
+	$(GO) run ./bench/cmd/corpus -queries brown
+	$(GO) run ./bench/cmd/soak -glintd $(BIN)/glintd -clients $(SOAK_CLIENTS) -duration $(SOAK_DURATION) -latest $(SOAK_ARGS)

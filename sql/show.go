@@ -2,6 +2,8 @@ package sql
 
 import (
 	"path"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -237,6 +239,11 @@ type counter struct{ name, value string }
 func (s *Session) statusCounters() []counter {
 	st := &s.engine.stats
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	// The Go heap's live and dead objects, and all the memory the Go runtime
+	// holds from the system (heap, stacks, its own structures, free pages not
+	// yet returned); the process's RSS adds badger's mapped files.
+	mem := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
+	metrics.Read(mem)
 	return []counter{
 		{"uptime", strconv.FormatInt(int64(time.Since(s.engine.started).Seconds()), 10)},
 		{"queries", u(st.Queries.Load())},
@@ -249,6 +256,9 @@ func (s *Session) statusCounters() []counter {
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
 		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
+		{"goroutines", strconv.Itoa(runtime.NumGoroutine())},
+		{"heap_bytes", u(mem[0].Value.Uint64())},
+		{"go_memory_bytes", u(mem[1].Value.Uint64())},
 		{"version", s.engine.version()},
 	}
 }

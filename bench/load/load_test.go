@@ -84,7 +84,7 @@ func TestAppendQuoted(t *testing.T) {
 		{"\xff'\xfe", "'\xff\\'\xfe'"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, string(appendQuoted([]byte("x"), tt.in))[1:], "%q", tt.in)
+		assert.Equal(t, tt.want, string(AppendQuoted([]byte("x"), tt.in))[1:], "%q", tt.in)
 	}
 }
 

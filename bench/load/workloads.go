@@ -82,7 +82,7 @@ type quotedDoc struct {
 func quoteDocs(docs []corpus.Doc) []quotedDoc {
 	out := make([]quotedDoc, len(docs))
 	for i, d := range docs {
-		out[i] = quotedDoc{title: string(appendQuoted(nil, d.Title)), content: string(appendQuoted(nil, d.Content)),
+		out[i] = quotedDoc{title: string(AppendQuoted(nil, d.Title)), content: string(AppendQuoted(nil, d.Content)),
 			titleBytes: int64(len(d.Title)), contentBytes: int64(len(d.Content))}
 	}
 	return out
@@ -120,10 +120,10 @@ func insertStatement(table string, docs []quotedDoc, first int64, n int) (string
 	return string(b), size
 }
 
-// appendQuoted appends s as a single-quoted SQL string literal with
+// AppendQuoted appends s as a single-quoted SQL string literal with
 // backslash escapes, which both glint and Sphinx read. Runs of bytes that
 // need no escape are copied at once.
-func appendQuoted(b []byte, s string) []byte {
+func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, '\'')
 	for {
 		i := strings.IndexFunc(s, func(r rune) bool { return r == '\'' || r == '\\' || r == 0 || r == '\n' || r == '\r' })
@@ -200,7 +200,7 @@ type snippetsWorkload struct {
 func newSnippetsWorkload(cfg *Config, n, limit int) *snippetsWorkload {
 	w := &snippetsWorkload{docs: quoteDocs(cfg.Docs), n: n, limit: limit}
 	for _, q := range cfg.Queries {
-		w.queries = append(w.queries, string(appendQuoted(nil, q.Text)))
+		w.queries = append(w.queries, string(AppendQuoted(nil, q.Text)))
 	}
 	return w
 }
