@@ -2,8 +2,9 @@
 # install-test-deps.sh: what the tests need beyond Go: a MySQL command-line
 # client (mariadb or mysql) for the end-to-end tests, and Sphinx 2.2.11
 # (Debian's sphinxsearch, whose searchd is the peer of the differential test
-# in e2e/sphinxdiff), and curl for the HTTP script test. Idempotent: installs nothing, and asks apt nothing, when
-# both are there.
+# in e2e/sphinxdiff), curl for the HTTP script test, and PyMySQL, a JDBC
+# driver (MariaDB Connector/J) and a Java runtime for the TLS test.
+# Idempotent: installs nothing, and asks apt nothing, when all are there.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,6 +18,17 @@ if ! command -v searchd >/dev/null 2>&1; then
 fi
 if ! command -v curl >/dev/null 2>&1; then
 	missing+=(curl)
+fi
+# The TLS test (e2e/tls_test.go) connects with PyMySQL and a JDBC driver too.
+if ! { command -v python3 >/dev/null 2>&1 && python3 -c 'import pymysql' 2>/dev/null; } &&
+	! { [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import pymysql' 2>/dev/null; }; then
+	missing+=(python3-pymysql)
+fi
+if [[ ! -f /usr/share/java/mariadb-java-client.jar ]]; then
+	missing+=(libmariadb-java)
+fi
+if ! command -v java >/dev/null 2>&1; then
+	missing+=(default-jre-headless)
 fi
 if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"time"
 )
@@ -16,6 +17,16 @@ type Config struct {
 	// accepted without a password. Otherwise MySQL clients authenticate with
 	// mysql_native_password and HTTP clients with Basic authentication.
 	Users map[string]string
+
+	// TLS, when set, is offered on the MySQL listener (clients choose it with
+	// --ssl / ssl-mode=REQUIRED; users then authenticate with MySQL 8's
+	// caching_sha2_password, mysql_native_password still accepted) and the
+	// HTTP listener serves HTTPS only.
+	TLS *tls.Config
+	// RequireTLS refuses a password sent over a MySQL connection that is not
+	// TLS: error 3159, before the password is checked. It needs TLS and
+	// Users.
+	RequireTLS bool
 
 	// MaxAllowedPacket is the largest packet (logical, after joining 16 MiB
 	// pieces) a MySQL client may send; a larger one gets error 1153 and the

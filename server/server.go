@@ -2,7 +2,10 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,18 +55,35 @@ func New(engine Engine, cfg Config) *Server {
 		engine:     engine,
 		cfg:        cfg,
 		log:        cfg.Logger,
-		auth:       &authProvider{users: cfg.Users},
+		auth:       &authProvider{users: cfg.Users, tls: cfg.TLS != nil, requireTLS: cfg.RequireTLS},
 		baseCtx:    ctx,
 		cancelBase: cancel,
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[*mysqlConn]struct{}{},
 		wakeWatch:  make(chan struct{}, 1),
 	}
-	// No TLS config: CLIENT_SSL is not offered, so the mysql CLI stays on plain
-	// TCP. The capabilities NewServerWithAuth sets do not include
+	// Without TLS, CLIENT_SSL is not offered, so the mysql CLI stays on plain
+	// TCP. With it, users authenticate with caching_sha2_password, whose
+	// full authentication sends the password in clear inside TLS, or
+	// encrypted with the server's RSA key on a plain connection (when
+	// allowed): the certificate's key if it is RSA, else one made at start.
+	// The capabilities NewServerWithAuth sets do not include
 	// CLIENT_QUERY_ATTRIBUTES.
-	s.wire = gms.NewServerWithAuth(cfg.mysqlVersion(), handshakeCollation,
-		mysql.AUTH_NATIVE_PASSWORD, nil, nil, s.auth)
+	method := mysql.AUTH_NATIVE_PASSWORD
+	var rsaKey *rsa.PrivateKey
+	if cfg.TLS != nil {
+		method = mysql.AUTH_CACHING_SHA2_PASSWORD
+		if len(cfg.TLS.Certificates) > 0 {
+			rsaKey, _ = cfg.TLS.Certificates[0].PrivateKey.(*rsa.PrivateKey)
+		}
+		if rsaKey == nil {
+			var err error
+			if rsaKey, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+				panic(fmt.Sprintf("server: an RSA key for caching_sha2_password: %v", err))
+			}
+		}
+	}
+	s.wire = gms.NewServerWithAuth(cfg.mysqlVersion(), handshakeCollation, method, rsaKey, cfg.TLS, s.auth)
 	return s
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,6 +39,8 @@ type options struct {
 	mergeFactor        mergeFactor
 	snippetsFilePrefix string
 	debugListen        string
+	sslCert, sslKey    string
+	allowPlainPassword bool
 	users              map[string]string // config file only: user = name:password
 	version            bool
 }
@@ -75,6 +78,9 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
+	fs.StringVar(&o.sslCert, "ssl-cert", "", "PEM `file` of the TLS certificate (chain): TLS on the MySQL listener, HTTPS on the HTTP one (with ssl_key)")
+	fs.StringVar(&o.sslKey, "ssl-key", "", "PEM `file` of the TLS certificate's private key")
+	fs.BoolVar(&o.allowPlainPassword, "allow-plain-passwords", false, "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
@@ -242,4 +248,29 @@ func (m *memoryLimit) Set(s string) error {
 	}
 	*m = memoryLimit(b)
 	return nil
+}
+
+// tlsConfig loads the certificate and key, and checks that users' passwords
+// cross only TLS connections unless the owner allows otherwise. It returns
+// nil when TLS is off, and whether plain connections must be refused
+// passwords.
+func (o *options) tlsConfig() (cfg *tls.Config, requireTLS bool, err error) {
+	switch {
+	case o.sslCert == "" && o.sslKey == "":
+		if len(o.users) > 0 && !o.allowPlainPassword {
+			return nil, false, errors.New("users are configured but TLS is not (ssl_cert and ssl_key): " +
+				"their passwords would cross plain connections; configure TLS, or set allow_plain_passwords = true")
+		}
+		return nil, false, nil
+	case o.sslCert == "":
+		return nil, false, errors.New("ssl_key is set but ssl_cert is not: TLS needs both")
+	case o.sslKey == "":
+		return nil, false, errors.New("ssl_cert is set but ssl_key is not: TLS needs both")
+	}
+	cert, err := tls.LoadX509KeyPair(o.sslCert, o.sslKey)
+	if err != nil {
+		return nil, false, fmt.Errorf("ssl_cert %s, ssl_key %s: %w", o.sslCert, o.sslKey, err)
+	}
+	cfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	return cfg, len(o.users) > 0 && !o.allowPlainPassword, nil
 }

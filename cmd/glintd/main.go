@@ -39,6 +39,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "glintd %s (MySQL protocol 8.0.36-glint-%s)\n", sql.Version, sql.Version)
 		return 0
 	}
+	tlsCfg, requireTLS, err := o.tlsConfig()
+	if err != nil {
+		fmt.Fprintln(stderr, "glintd:", err)
+		return 2
+	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -71,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}), server.Config{
 		Version:           sql.Version,
 		Users:             o.users,
+		TLS:               tlsCfg,
+		RequireTLS:        requireTLS,
 		MaxAllowedPacket:  int(o.maxAllowedPacket),
 		MaxPreparedStmts:  o.maxPreparedStmts,
 		HandshakeTimeout:  o.handshakeTimeout,
