@@ -81,6 +81,7 @@ func TestSoakShort(t *testing.T) {
 		assert.Positive(t, w.Goroutines, "window %d", i)
 		assert.Positive(t, w.HeapBytes, "window %d", i)
 		assert.Positive(t, w.DataBytes, "window %d", i)
+		assert.Positive(t, w.Segments, "window %d", i)
 		for _, op := range soak.Ops {
 			s := w.Ops[op]
 			assert.Positive(t, s.Count, "window %d, %s", i, op)

@@ -247,3 +247,19 @@ func (db *DB) MergesPending() int { return int(db.maint.pending.Load()) }
 
 // Merges is the number of merges committed since Open.
 func (db *DB) Merges() int64 { return db.maint.merges.Load() }
+
+// SegmentStats counts, over every table's current snapshot, the segments
+// and the deleted documents they still hold (which merges drop).
+func (db *DB) SegmentStats() (segments, deleted int) {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	for _, t := range db.tables {
+		for _, seg := range t.Snapshot().segs {
+			segments++
+			if seg.deleted != nil {
+				deleted += int(seg.deleted.GetCardinality())
+			}
+		}
+	}
+	return segments, deleted
+}

@@ -244,6 +244,7 @@ func (s *Session) statusCounters() []counter {
 	// yet returned); the process's RSS adds badger's mapped files.
 	mem := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
 	metrics.Read(mem)
+	segments, deleted := s.engine.db.SegmentStats()
 	return []counter{
 		{"uptime", strconv.FormatInt(int64(time.Since(s.engine.started).Seconds()), 10)},
 		{"queries", u(st.Queries.Load())},
@@ -256,6 +257,8 @@ func (s *Session) statusCounters() []counter {
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
 		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
+		{"segments", strconv.Itoa(segments)},
+		{"deleted_docs", strconv.Itoa(deleted)},
 		{"goroutines", strconv.Itoa(runtime.NumGoroutine())},
 		{"heap_bytes", u(mem[0].Value.Uint64())},
 		{"go_memory_bytes", u(mem[1].Value.Uint64())},

@@ -163,6 +163,9 @@ type Window struct {
 	Goroutines int                `json:"goroutines,omitempty"` // glint's SHOW STATUS goroutines
 	HeapBytes  int64              `json:"heap_bytes,omitempty"` // glint's SHOW STATUS heap_bytes
 	TableDocs  int64              `json:"table_docs"`           // documents in the table (fill + inserted - deleted)
+	Segments   int                `json:"segments,omitempty"`   // glint's SHOW STATUS segments
+	Deleted    int                `json:"deleted_docs,omitempty"`
+	Merging    int                `json:"merges_pending,omitempty"`
 }
 
 // OpStats is one operation's latencies in a window, in milliseconds.
@@ -248,7 +251,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 		w.RSSBytes, w.AnonBytes, w.FileBytes = rss(cfg.ServerPID)
 		w.DataBytes = dirSize(cfg.DataDir)
 		if cfg.Target == load.Glint {
-			w.Goroutines, w.HeapBytes = glintStatus(ctx, status)
+			st := glintStatus(ctx, status)
+			w.Goroutines, w.HeapBytes = int(st["goroutines"]), st["heap_bytes"]
+			w.Segments, w.Deleted, w.Merging = int(st["segments"]), int(st["deleted_docs"]), int(st["merges_pending"])
 		}
 		res.Windows = append(res.Windows, w)
 		if progress != nil {
@@ -270,7 +275,7 @@ func (w Window) line(interval time.Duration) string {
 		fmt.Fprintf(&b, " data %s", mb(w.DataBytes))
 	}
 	if w.Goroutines > 0 {
-		fmt.Fprintf(&b, " goroutines %d heap %s", w.Goroutines, mb(w.HeapBytes))
+		fmt.Fprintf(&b, " goroutines %d heap %s segs %d del %d merging %d", w.Goroutines, mb(w.HeapBytes), w.Segments, w.Deleted, w.Merging)
 	}
 	for _, op := range Ops {
 		if s, ok := w.Ops[op]; ok {
@@ -540,25 +545,23 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-// glintStatus reads glint's goroutines and heap_bytes from SHOW STATUS; zeros
-// when it cannot.
-func glintStatus(ctx context.Context, conn *sql.Conn) (goroutines int, heap int64) {
+// glintStatus reads glint's numeric SHOW STATUS counters; nil when it
+// cannot.
+func glintStatus(ctx context.Context, conn *sql.Conn) map[string]int64 {
 	rows, err := conn.QueryContext(ctx, "SHOW STATUS")
 	if err != nil {
-		return 0, 0
+		return nil
 	}
 	defer rows.Close()
+	out := map[string]int64{}
 	for rows.Next() {
 		var name, value string
 		if rows.Scan(&name, &value) != nil {
-			return 0, 0
+			return nil
 		}
-		switch name {
-		case "goroutines":
-			goroutines, _ = strconv.Atoi(value)
-		case "heap_bytes":
-			heap, _ = strconv.ParseInt(value, 10, 64)
+		if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+			out[name] = n
 		}
 	}
-	return goroutines, heap
+	return out
 }
