@@ -17,12 +17,17 @@ var opColors = []string{"#2f6db5", "#e07b28", "#3a9d5d", "#8e5cc4", "#c44e6d"}
 // the Go heap). Levels, not peaks, are what the chart is for, so the scales
 // are linear and start at zero.
 func Soak(w io.Writer, r *soak.Result) error {
-	const width, left, right, top, panelH, gap = 860.0, 70.0, 170.0, 58.0, 150.0, 42.0
+	const width, left, right, top, panelH, gap = 860.0, 70.0, 170.0, 72.0, 150.0, 42.0
 	c := newCanvas(width, top+3*panelH+2*gap+40)
 	c.text(left, 22, "start", "title", fmt.Sprintf("Soak: %s, %d clients, %s", r.Target, r.Clients, minutes(r.DurationSec)))
 	ops, errs := r.Totals()
-	c.text(left, 40, "start", "sub", fmt.Sprintf("%s · mix %s · %s corpus, %d documents loaded · %d operations, %d errors",
-		r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Mix, r.Corpus, r.FillDocs, ops, errs))
+	machine := r.Machine
+	if machine == "" {
+		machine = "machine not recorded"
+	}
+	c.text(left, 40, "start", "sub", fmt.Sprintf("%s · %s · %s corpus, %d documents loaded",
+		r.Started.UTC().Format("2006-01-02 15:04 UTC"), machine, r.Corpus, r.FillDocs))
+	c.text(left, 54, "start", "sub", fmt.Sprintf("mix %s · %d operations, %d errors", r.Mix, ops, errs))
 	if len(r.Windows) == 0 {
 		c.text(width/2, top+panelH, "middle", "missing", "no windows measured")
 		_, err := io.WriteString(w, c.String())
@@ -78,7 +83,12 @@ func Soak(w io.Writer, r *soak.Result) error {
 	for i, win := range r.Windows {
 		perSec[i] = win.PerSec
 	}
-	panel(0, "operations / s", func(v float64) string { return short(v) }, []series{{"all operations", opColors[0], perSec}})
+	panel(0, "operations / s", func(v float64) string {
+		if v == 0 {
+			return "0"
+		}
+		return short(v)
+	}, []series{{"all operations", opColors[0], perSec}})
 
 	var lat []series
 	for k, op := range soak.Ops {
