@@ -5,7 +5,7 @@ import "github.com/glint-search/glint/index/tokenize"
 // ColumnType is the type of one table column, as the dialect names it.
 type ColumnType int
 
-// The column types of the dialect (dialect.md, "Tables").
+// The column types of the dialect (the reference's CREATE TABLE).
 const (
 	TypeText      ColumnType = iota // full-text field; see Column.Indexed and Column.Stored
 	TypeString                      // stored, filterable string attribute, not full-text indexed
@@ -27,7 +27,7 @@ type Column struct {
 	Stored  bool // TypeText only: the original text is in the document store
 }
 
-// Setting is one table setting (dialect.md "Tables"), such as morphology='stem_en'.
+// Setting is one table setting of CREATE TABLE, such as morphology='stem_en'.
 // Names are lower case; values are kept as the user wrote them.
 type Setting struct {
 	Name  string

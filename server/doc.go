@@ -4,7 +4,8 @@
 //
 // On the MySQL side it owns the accept loop (one goroutine and one Session per
 // connection), authentication (anyone when no users are configured, else
-// mysql_native_password; unknown users get 1045), several result sets for one
+// mysql_native_password, or caching_sha2_password when TLS is on; unknown
+// users get 1045), TLS, max_connections (error 1040), several result sets for one
 // COM_QUERY, prepared statements with binary rows, result columns typed from
 // the statement rather than from the first row, max_allowed_packet (error 1153
 // before anything is allocated for the packet), idle and read timeouts, a
@@ -12,7 +13,9 @@
 // when the client goes away, and a recovered panic per connection. Errors of the
 // SQL layer become MySQL errors and HTTP statuses in one table (errors.go).
 //
-// On the HTTP side, HTTPHandler lists the endpoints (today POST /sql).
+// On the HTTP side, HTTPHandler lists the endpoints: POST /sql, /search,
+// /insert, /replace, /update, /delete and /bulk (docs/http.md), over HTTPS
+// when TLS is on.
 //
 // Example:
 //

@@ -1,8 +1,8 @@
 package query
 
-// The typed tree of a parsed full-text query (dialect.md, "Full-text query
-// syntax"). The index evaluates it; the highlighter walks it to learn which
-// words to mark and where.
+// The typed tree of a parsed full-text query (the syntax: docs/fulltext.md).
+// The index evaluates it, and compiles it into the text matcher
+// (index/match.go) that tells the highlighter which words to mark.
 //
 // Every node records Pos, the byte offset in the query text where it starts,
 // for error messages. Words are normalized by the table's tokenizer: a Keyword
