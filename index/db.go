@@ -35,7 +35,10 @@ type DB struct {
 
 	logger      *log.Logger
 	inMemory    bool
-	mergeFactor int // 0: no background merges
+	dir         string      // the data directory (Options.Dir)
+	reserve     int64       // free space kept for badger's own writes (space.go); 0: not checked
+	statfsFails atomic.Bool // the free space could not be read (logged once)
+	mergeFactor int         // 0: no background merges
 	maint       maintenance
 	searching   atomic.Int32 // searches running (search.go)
 
@@ -68,6 +71,9 @@ func (b badgerLogger) Warningf(f string, a ...any) {
 func (badgerLogger) Infof(string, ...any)  {}
 func (badgerLogger) Debugf(string, ...any) {}
 
+// valueLogFileSize is the size at which badger starts a new value-log file.
+const valueLogFileSize = 64 << 20
+
 // badgerOptions tunes badger to the memory budget b (see memoryBudget).
 //
 // Badger's block compression is off: stored text is already compressed by
@@ -96,7 +102,7 @@ func badgerOptions(o Options, b budget) badger.Options {
 		WithNumMemtables(3).
 		WithBlockCacheSize(b.blockCache).
 		WithIndexCacheSize(b.indexCache).
-		WithValueLogFileSize(64 << 20).
+		WithValueLogFileSize(valueLogFileSize).
 		WithValueThreshold(threshold).
 		WithNumCompactors(2).
 		WithCompression(options.None).
@@ -123,16 +129,27 @@ func Open(o Options) (*DB, error) {
 		return nil, fmt.Errorf("index: memory limit %d bytes is below the least that works, %d (128M)", limit, int64(MinMemoryLimit))
 	}
 	b := memoryBudget(limit)
+	reserve := o.DiskReserve
+	if reserve == 0 {
+		reserve = diskReserve(b.memTable)
+	}
+	db := &DB{tables: map[string]*Table{}, nextTable: 1, logger: o.Logger, inMemory: o.InMemory,
+		dir: o.Dir, reserve: max(reserve, 0), mergeFactor: factor}
+	if !o.InMemory {
+		if err := db.preflight(); err != nil {
+			return nil, err
+		}
+	}
 	bdb, err := badger.Open(badgerOptions(o, b))
 	if err != nil {
-		return nil, fmt.Errorf("index: open %s: %w", o.Dir, err)
+		return nil, db.openError(err)
 	}
+	db.bdb = bdb
 	cacheBytes := o.PostingCacheBytes
 	if cacheBytes == 0 {
 		cacheBytes = b.postingCache
 	}
-	db := &DB{bdb: bdb, tables: map[string]*Table{}, nextTable: 1, cache: newPostingCache(cacheBytes),
-		logger: o.Logger, inMemory: o.InMemory, mergeFactor: factor}
+	db.cache = newPostingCache(cacheBytes)
 	if err := db.recover(); err != nil {
 		bdb.Close()
 		return nil, err
@@ -313,6 +330,9 @@ func (db *DB) CreateTable(s Schema) error {
 	defer db.wmu.RUnlock()
 	if db.closed {
 		return ErrClosed
+	}
+	if err := db.checkSpace(0, ""); err != nil {
+		return err
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()

@@ -53,6 +53,13 @@ type Options struct {
 	// DefaultMergeFactor, a negative value turns background merges off
 	// (OPTIMIZE TABLE still merges), and 1 is an error.
 	MergeFactor int
+
+	// DiskReserve is the free space of the data directory's file system kept
+	// for the storage engine's own writes (space.go): a write that would
+	// leave less is refused with a *DiskFullError, and so is Open. 0 means
+	// the default, from the memtable size of MemoryLimit (92 MB at 128M,
+	// 248 MB at 1G); a negative value turns the check off.
+	DiskReserve int64
 }
 
 // DefaultMemoryLimit is the memory a DB sizes itself for when Options leaves
@@ -103,6 +110,9 @@ func (o Options) WithMemoryLimit(n int64) Options { o.MemoryLimit = n; return o 
 
 // WithMergeFactor returns o with MergeFactor set. Default 0: DefaultMergeFactor.
 func (o Options) WithMergeFactor(n int) Options { o.MergeFactor = n; return o }
+
+// WithDiskReserve returns o with DiskReserve set. Default 0: from MemoryLimit.
+func (o Options) WithDiskReserve(n int64) Options { o.DiskReserve = n; return o }
 
 // DocRef addresses one document inside a Snapshot. It is valid only with the
 // Snapshot that produced it.

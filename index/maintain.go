@@ -27,6 +27,8 @@ type maintenance struct {
 	pending atomic.Int64 // tables queued or being merged
 	merges  atomic.Int64 // merges committed
 
+	fullLogged atomic.Bool // a merge waiting for disk space was logged
+
 	ddl     atomic.Int32       // DDL statements that want the write lock
 	running context.CancelFunc // cancels the background merge under way (under mu)
 }
@@ -132,8 +134,13 @@ func (m *maintenance) mergeQueued() {
 		m.pending.Add(-1)
 		switch {
 		case err == nil:
+			m.fullLogged.Store(false)
 			m.enqueue(t) // a write may have asked while the flag was still set
 		case errors.Is(err, ErrClosed), errors.Is(err, ErrNoSuchTable), m.ctx.Err() != nil:
+		case errors.As(err, new(*DiskFullError)):
+			if m.fullLogged.CompareAndSwap(false, true) { // once until a merge is made
+				m.db.logf("merging segments of %s: %v (merges wait for room; the next write retries)", t.schema.Name, err)
+			}
 		default:
 			m.db.logf("merging segments of %s: %v (the next write retries)", t.schema.Name, err)
 		}
@@ -184,6 +191,11 @@ func (m *maintenance) collectValueLog() {
 		return
 	}
 	for m.ctx.Err() == nil {
+		// A rewrite copies up to half a value-log file before it frees the
+		// file; it waits for room (the next minute asks again).
+		if m.db.checkSpace(valueLogFileSize/2, "") != nil {
+			return
+		}
 		m.db.wmu.RLock()
 		err := ErrClosed
 		if !m.db.closed {

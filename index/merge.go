@@ -193,6 +193,11 @@ func (t *Table) mergeWith(ctx context.Context, background bool, pick func([]*seg
 	if lo == hi {
 		return nil
 	}
+	// A merge writes its segment before it frees those it replaces: it
+	// waits for twice the reserve (the next write asks again).
+	if err := db.checkSpace(db.reserve, "a merge"); err != nil {
+		return err
+	}
 	ms, n := planMerge(segs[lo:hi], len(t.layout.stored) > 0)
 	var staged *stagedSegment
 	if n > 0 {

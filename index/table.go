@@ -95,6 +95,11 @@ func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 // and stored text of a new segment (invisible, under a pending marker), then one
 // small transaction that registers the segment and the other changes.
 func (t *Table) commit(ctx context.Context, w *Writer) error {
+	if need := w.pendingBytes(); need > 0 || len(w.dels) > 0 || len(w.upds) > 0 {
+		if err := t.db.checkSpace(need, "this statement"); err != nil {
+			return err
+		}
+	}
 	base := w.snap
 	segs := append([]*segment(nil), base.segs...)
 	changed := map[int]bool{}

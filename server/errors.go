@@ -38,6 +38,7 @@ var wireErrors = map[sql.Code]wireError{
 	sql.CodeNoSuchDB:        {mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
 	sql.CodeUnknownVariable: {mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
 	sql.CodeQueryTimeout:    {erQueryTimeout, "HY000", http.StatusServiceUnavailable},
+	sql.CodeDiskFull:        {mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

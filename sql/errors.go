@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 
 	"github.com/glint-search/glint/index"
 )
@@ -33,6 +35,7 @@ const (
 	CodeNoSuchDB                    // unknown database (1049)
 	CodeUnknownVariable             // unknown system variable (1193)
 	CodeQueryTimeout                // the statement ran past the server's max_query_time (3024)
+	CodeDiskFull                    // the data directory's disk is full; nothing of the statement was written (1114)
 )
 
 // Error is an error of a statement, with a Code and a message that names the
@@ -61,7 +64,12 @@ func asError(err error) error {
 	var dup *index.DuplicateIDError
 	var ve *index.ValueError
 	var qe *index.QueryError
+	var full *index.DiskFullError
 	switch {
+	case errors.As(err, &full):
+		return Errorf(CodeDiskFull, "%s; nothing of this statement was written", strings.TrimPrefix(full.Error(), "index: "))
+	case errors.Is(err, syscall.ENOSPC):
+		return Errorf(CodeDiskFull, "disk full: %v", err)
 	case errors.As(err, &qe):
 		return Errorf(CodeQuerySyntax, "MATCH(): %s", qe.Error())
 	case errors.As(err, &dup):
