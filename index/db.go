@@ -35,10 +35,13 @@ type DB struct {
 
 	logger      *log.Logger
 	inMemory    bool
-	dir         string      // the data directory (Options.Dir)
-	reserve     int64       // free space kept for badger's own writes (space.go); 0: not checked
-	statfsFails atomic.Bool // the free space could not be read (logged once)
-	mergeFactor int         // 0: no background merges
+	syncWrites  bool
+	sync        func() error              // badger's Sync; a test puts a failing one
+	syncFailed  atomic.Pointer[SyncError] // set once a sync failed: writes are refused from then on
+	dir         string                    // the data directory (Options.Dir)
+	reserve     int64                     // free space kept for badger's own writes (space.go); 0: not checked
+	statfsFails atomic.Bool               // the free space could not be read (logged once)
+	mergeFactor int                       // 0: no background merges
 	maint       maintenance
 	searching   atomic.Int32 // searches running (search.go)
 
@@ -145,6 +148,7 @@ func Open(o Options) (*DB, error) {
 		return nil, db.openError(err)
 	}
 	db.bdb = bdb
+	db.syncWrites, db.sync = o.SyncWrites && !o.InMemory, bdb.Sync
 	cacheBytes := o.PostingCacheBytes
 	if cacheBytes == 0 {
 		cacheBytes = b.postingCache
@@ -264,6 +268,43 @@ func (db *DB) Close() error {
 	return err
 }
 
+// SyncError is a failed fsync under SyncWrites. What was written just before
+// may or may not be on disk, and what the page cache holds is no longer
+// known, so the DB refuses every write from then on: the owner restarts the
+// server (recovery reads what is really on disk).
+type SyncError struct{ Err error }
+
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("index: writing to disk failed (fsync: %v): the last write may not be durable, "+
+		"and no write is accepted until glintd is restarted", e.Err)
+}
+
+func (e *SyncError) Unwrap() error { return e.Err }
+
+// update runs fn in a read-write transaction and, with SyncWrites, syncs
+// badger's memtable log and value log (the value log's own sync error is
+// only logged by badger) before it returns: a nil error means what fn wrote
+// and every write before it is on disk. After a failed sync every update
+// fails with the same *SyncError.
+func (db *DB) update(fn func(txn *badger.Txn) error) error {
+	if failed := db.syncFailed.Load(); failed != nil {
+		return failed
+	}
+	if err := db.bdb.Update(fn); err != nil {
+		return err
+	}
+	if !db.syncWrites {
+		return nil
+	}
+	if err := db.sync(); err != nil {
+		failed := &SyncError{Err: err}
+		db.syncFailed.CompareAndSwap(nil, failed)
+		db.logf("%v", failed)
+		return failed
+	}
+	return nil
+}
+
 // logf reports a background failure to the logger of Options.
 func (db *DB) logf(format string, args ...any) {
 	if db.logger != nil {
@@ -346,7 +387,7 @@ func (db *DB) CreateTable(s Schema) error {
 		return fmt.Errorf("%w: %v", ErrBadSchema, err)
 	}
 	db.nextTable++
-	if err := db.bdb.Update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) }); err != nil {
+	if err := db.update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) }); err != nil {
 		return fmt.Errorf("index: create table %s: %w", s.Name, err)
 	}
 	db.tables[lower] = t
@@ -369,7 +410,7 @@ func (db *DB) DropTable(name string) error {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, name)
 	}
 	tid := t.tid
-	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(catalogKey(lower)) }); err != nil {
+	if err := db.update(func(txn *badger.Txn) error { return txn.Delete(catalogKey(lower)) }); err != nil {
 		db.mu.Unlock()
 		return fmt.Errorf("index: drop table %s: %w", name, err)
 	}
@@ -400,7 +441,7 @@ func (db *DB) TruncateTable(name string) error {
 	old := t.tid
 	e := catalogEntry{ID: db.nextTable, NextID: t.nextID, Schema: *t.schema}
 	db.nextTable++
-	err := db.bdb.Update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) })
+	err := db.update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) })
 	if err != nil {
 		db.mu.Unlock()
 		return fmt.Errorf("index: truncate table %s: %w", name, err)

@@ -244,7 +244,7 @@ func (db *DB) removeSegment(r retiredSegment) error {
 	if err != nil {
 		return err
 	}
-	return db.bdb.Update(func(txn *badger.Txn) error { return txn.Delete(segKey(r.tid, kindRetired, r.seg)) })
+	return db.update(func(txn *badger.Txn) error { return txn.Delete(segKey(r.tid, kindRetired, r.seg)) })
 }
 
 // needsMerge reports whether the table has segments to merge.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -544,7 +545,7 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 	for i, m := range ms {
 		retired[i] = retiredSegment{segmentKeys: *m.seg.keys, records: m.dropped}
 	}
-	err := t.db.bdb.Update(func(txn *badger.Txn) error {
+	err := t.db.update(func(txn *badger.Txn) error {
 		if out != nil {
 			if err := t.register(txn, out); err != nil {
 				return err
@@ -563,7 +564,11 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 		return nil
 	})
 	if err != nil {
-		if staged != nil {
+		// After a failed sync the transaction is committed and may be on
+		// disk: its staged keys stay (removing them could leave a
+		// registered segment without its postings).
+		var synced *SyncError
+		if staged != nil && !errors.As(err, &synced) {
 			t.unstage(staged)
 		}
 		return fmt.Errorf("index: merge in %s: %w", t.schema.Name, err)

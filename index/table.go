@@ -135,7 +135,7 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 		newSeg = staged.seg
 	}
 
-	err := t.db.bdb.Update(func(txn *badger.Txn) error {
+	err := t.db.update(func(txn *badger.Txn) error {
 		if newSeg != nil {
 			if err := t.register(txn, newSeg); err != nil {
 				return err
@@ -161,7 +161,11 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 		return nil
 	})
 	if err != nil {
-		if staged != nil {
+		// After a failed sync the transaction is committed and may be on
+		// disk: its staged keys stay (removing them could leave a
+		// registered segment without its postings).
+		var synced *SyncError
+		if staged != nil && !errors.As(err, &synced) {
 			t.unstage(staged)
 		}
 		return fmt.Errorf("index: commit to %s: %w", t.schema.Name, err)

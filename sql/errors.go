@@ -65,7 +65,10 @@ func asError(err error) error {
 	var ve *index.ValueError
 	var qe *index.QueryError
 	var full *index.DiskFullError
+	var synced *index.SyncError
 	switch {
+	case errors.As(err, &synced):
+		return &Error{Code: CodeInternal, Msg: strings.TrimPrefix(synced.Error(), "index: ")}
 	case errors.As(err, &full):
 		return Errorf(CodeDiskFull, "%s; nothing of this statement was written", strings.TrimPrefix(full.Error(), "index: "))
 	case errors.Is(err, syscall.ENOSPC):
