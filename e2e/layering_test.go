@@ -14,7 +14,7 @@ import (
 // may import only packages of a lower rank. Packages of one rank (index and
 // highlight; tokenize's html stripper and docstore) do not import each other.
 var layers = map[string]int{
-	"docstore":                0,
+	"docstore":                 0,
 	"index/tokenize/htmlstrip": 0,
 	"index/tokenize":           1,
 	"index/query":              2,
