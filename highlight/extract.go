@@ -90,11 +90,15 @@ type extractor struct {
 	pass    passage
 	cur     int // the number of the next unit
 	thresh  int
+	// cutAt is the weight at or under which the passage weighed last is
+	// not kept: its marked words and the context are as when an offer of
+	// it was cut (math.MinInt when that is not known).
+	cutAt int
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
-		ctx: ctx, growing: true, changed: true, win: win}
+		ctx: ctx, growing: true, changed: true, win: win, cutAt: math.MinInt}
 	e.win.reset()
 	switch {
 	case lim.snippets > 0:
@@ -326,8 +330,12 @@ func (e *extractor) weighAndSubmit() {
 	if e.changed {
 		e.weigh(e.wordsLimit())
 		e.changed = false
+		e.cutAt = math.MinInt
 	} else {
 		e.updateGaps(e.wordsLimit())
+		if e.pass.weight() <= e.cutAt {
+			return // only its distance to the edges changed: cut again
+		}
 	}
 	if e.pass.qwords != 0 {
 		e.flush()
@@ -392,6 +400,7 @@ func (e *extractor) weigh(maxWords int) {
 func (e *extractor) flush() {
 	p := &e.pass
 	ctx := e.ctx
+	e.cutAt = math.MinInt
 	if n := len(ctx.passages); n > 0 {
 		last := &ctx.passages[n-1]
 		if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
@@ -408,6 +417,7 @@ func (e *extractor) flush() {
 			return
 		}
 		if wt := p.weight(); n > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
+			e.cutAt = ctx.topWeights[e.thresh]
 			return
 		}
 	}
