@@ -406,7 +406,12 @@ func (e *extractor) flush() {
 		if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
 			// The same marked words: keep the heavier, or the better centred.
 			lw, pw := last.weight(), p.weight()
-			if last.uniqQwords > p.uniqQwords || lw > pw {
+			if last.uniqQwords > p.uniqQwords {
+				e.cutAt = math.MaxInt
+				return
+			}
+			if lw > pw {
+				e.cutAt = lw - 1
 				return
 			}
 			e.trimAround()

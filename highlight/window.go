@@ -123,8 +123,8 @@ func (w *window) add(num int, u *unit) {
 	}
 	w.total += int(u.cp)
 	if u.word() {
-		if n := w.words() + 1; n > len(w.wordNums) {
-			w.growWordNums(n)
+		if w.nword-int(w.buf[w.head].ord) >= len(w.wordNums) { // (the window is not empty now)
+			w.growWordNums(w.words() + 1)
 		}
 		w.wordNums[w.nword&(len(w.wordNums)-1)] = num
 		w.nword++
@@ -233,7 +233,7 @@ func (w *window) wordsBefore(num int) int {
 // the words before the first and after the last (the window must hold a
 // marked word).
 func (w *window) markSpread() (before, after int) {
-	words := w.words()
+	words := w.nword - int(w.buf[w.head].ord)
 	first := w.nword - words // the window's words are the last added
 	before = w.firstMarkOrd - first
 	after = words - 1 - (w.lastMarkOrd - first)
