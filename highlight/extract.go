@@ -148,7 +148,11 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			// window.
 			e.cur = e.win.addGap(f, at, int(w.start), e.cur)
 			at = int(w.end)
-			e.onWord(w)
+			e.win.add(e.cur, w) // onWord, not growing
+			e.cur++
+			e.changed = e.changed || w.hit
+			e.shrinkHead()
+			e.weighAndSubmit()
 			zoneEnds = w.zoneAfter
 			continue
 		}
