@@ -120,8 +120,9 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 		}
 	}
 	if (totalCP > maxCP || totalWords > maxWords) && !o.UseBoundaries {
+		edges := make([]edgeUnits, len(show))
 		for i := range show {
-			show[i].edges(fields[show[i].field])
+			edges[i] = show[i].edges(fields[show[i].field])
 		}
 		// Trim one unit from each passage in turn, least relevant first.
 		first := true
@@ -129,32 +130,32 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 	trim:
 		for {
 			for i := len(show) - 1; i >= 0; i-- {
-				p := &show[i]
-				if len(p.before) == 0 && len(p.after) == 0 {
+				p, ed := &show[i], &edges[i]
+				if len(ed.before) == 0 && len(ed.after) == 0 {
 					continue
 				}
 				var dropFirst bool
 				switch {
-				case len(p.before) > len(p.after):
+				case len(ed.before) > len(ed.after):
 					dropFirst = true
-				case len(p.before) < len(p.after):
+				case len(ed.before) < len(ed.after):
 					dropFirst = false
-				case !p.before[len(p.before)-1].word && p.after[len(p.after)-1].word:
+				case !ed.before[len(ed.before)-1].word && ed.after[len(ed.after)-1].word:
 					dropFirst = true
-				case p.before[len(p.before)-1].word && !p.after[len(p.after)-1].word:
+				case ed.before[len(ed.before)-1].word && !ed.after[len(ed.after)-1].word:
 					dropFirst = false
 				default:
 					dropFirst = first
 				}
 				var u edgeUnit
 				if dropFirst {
-					u = p.before[len(p.before)-1]
-					p.before = p.before[:len(p.before)-1]
+					u = ed.before[len(ed.before)-1]
+					ed.before = ed.before[:len(ed.before)-1]
 					p.start++
 					p.from += int(u.bytes)
 				} else {
-					u = p.after[len(p.after)-1]
-					p.after = p.after[:len(p.after)-1]
+					u = ed.after[len(ed.after)-1]
+					ed.after = ed.after[:len(ed.after)-1]
 					p.to -= int(u.bytes)
 				}
 				p.tokens--
@@ -183,13 +184,19 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 	return show
 }
 
-// edges makes the lists of units trimming may drop from p, nearest to the
-// marked words first: the units before the first marked word, and the
-// afterN units after the last (trimming takes the passage's own last units
-// for them, so their bytes are those).
-func (p *passage) edges(f *ufield) {
+// edgeUnits are the units trimming may drop from a passage, nearest to
+// its marked words first.
+type edgeUnits struct {
+	before, after []edgeUnit
+}
+
+// edges makes the lists of units trimming may drop from p: the units
+// before the first marked word, and the afterN units after the last
+// (trimming takes the passage's own last units for them, so their bytes
+// are those).
+func (p *passage) edges(f *ufield) (ed edgeUnits) {
 	if p.beforeN == 0 && p.afterN == 0 {
-		return
+		return ed
 	}
 	var units []edgeUnit
 	f.walkRange(p.from, p.to, func(u *unit) {
@@ -197,15 +204,16 @@ func (p *passage) edges(f *ufield) {
 	})
 	first := p.endLimit + 1 - p.start
 	if p.beforeN+p.afterN > len(units) || first+p.afterN > len(units) {
-		return // not the units the window saw: leave the passage whole
+		return ed // not the units the window saw: leave the passage whole
 	}
-	p.before = make([]edgeUnit, p.beforeN)
-	for i := range p.before {
-		p.before[i] = units[p.beforeN-1-i]
+	ed.before = make([]edgeUnit, p.beforeN)
+	for i := range ed.before {
+		ed.before[i] = units[p.beforeN-1-i]
 	}
-	p.after = make([]edgeUnit, p.afterN)
-	for j := range p.after {
-		p.after[j] = units[first+j]
-		p.after[j].bytes = units[len(units)-p.afterN+j].bytes
+	ed.after = make([]edgeUnit, p.afterN)
+	for j := range ed.after {
+		ed.after[j] = units[first+j]
+		ed.after[j].bytes = units[len(units)-p.afterN+j].bytes
 	}
+	return ed
 }

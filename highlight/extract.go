@@ -39,10 +39,10 @@ type passage struct {
 	aroundAfter   int // words after the last marked word
 
 	// What may be trimmed from its edges to fit the limits: the units
-	// before the first and after the last marked word, nearest first.
+	// before the first and after the last marked word (choose makes
+	// their list when trimming needs them).
 	codesBetween, wordsBetween int
-	beforeN, afterN            int        // units each side trimming may drop
-	before, after              []edgeUnit // those units, nearest first (made when trimming needs them)
+	beforeN, afterN            int // units each side trimming may drop
 
 	from, to int // its bytes in the shown text
 }
@@ -90,11 +90,15 @@ type extractor struct {
 	pass    passage
 	cur     int // the number of the next unit
 	thresh  int
+	// cutAt is the weight at or under which the passage weighed last is
+	// not kept: its marked words and the context are as when an offer of
+	// it was cut (math.MinInt when that is not known).
+	cutAt int
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
-		ctx: ctx, growing: true, changed: true, win: win}
+		ctx: ctx, growing: true, changed: true, win: win, cutAt: math.MinInt}
 	e.win.reset()
 	switch {
 	case lim.snippets > 0:
@@ -144,7 +148,11 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			// window.
 			e.cur = e.win.addGap(f, at, int(w.start), e.cur)
 			at = int(w.end)
-			e.onWord(w)
+			e.win.add(e.cur, w) // onWord, not growing
+			e.cur++
+			e.changed = e.changed || w.hit
+			e.shrinkHead()
+			e.weighAndSubmit()
 			zoneEnds = w.zoneAfter
 			continue
 		}
@@ -210,7 +218,7 @@ func (e *extractor) allTerms() uint64 {
 
 func (e *extractor) onWord(u *unit) {
 	if e.growing {
-		fits := e.win.codes+int(u.cp) <= e.cpLimit() && e.win.words <= e.wordsLimit()
+		fits := e.win.codes()+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
 		if !fits && (!e.o.ForceAllWords || e.pass.qwords == e.allTerms()) {
 			e.changed = true
 			e.weighAndSubmit()
@@ -257,7 +265,7 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 	}
 	for i := range gap {
 		u := &gap[i]
-		fits := e.win.codes+int(u.cp) <= e.cpLimit() && e.win.words <= e.wordsLimit()
+		fits := e.win.codes()+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
 		if e.o.ForceAllWords && e.pass.qwords != e.allTerms() {
 			fits = true
 		}
@@ -306,18 +314,13 @@ func (e *extractor) shrinkHead() {
 		if around2 >= 0 {
 			limit = around2 + w.qwords
 		}
-		if w.codes <= cp && w.words <= limit {
+		u := &w.buf[w.head]
+		if w.total-int(u.acc) <= cp && w.nword-int(u.ord) <= limit {
 			return
 		}
-		u := &w.buf[w.head]
-		w.codes -= int(u.cp)
-		if u.isWord {
-			w.words--
-			w.wordNums.pop()
-			if u.marked() {
-				w.popMark()
-				e.changed = e.changed || u.mask() != 0
-			}
+		if u.marked() {
+			w.popMark()
+			e.changed = e.changed || u.mask() != 0
 		}
 		w.head++
 		w.start++
@@ -331,8 +334,12 @@ func (e *extractor) weighAndSubmit() {
 	if e.changed {
 		e.weigh(e.wordsLimit())
 		e.changed = false
+		e.cutAt = math.MinInt
 	} else {
 		e.updateGaps(e.wordsLimit())
+		if e.pass.weight() <= e.cutAt {
+			return // only its distance to the edges changed: cut again
+		}
 	}
 	if e.pass.qwords != 0 {
 		e.flush()
@@ -397,26 +404,35 @@ func (e *extractor) weigh(maxWords int) {
 func (e *extractor) flush() {
 	p := &e.pass
 	ctx := e.ctx
+	e.cutAt = math.MinInt
 	if n := len(ctx.passages); n > 0 {
 		last := &ctx.passages[n-1]
 		if p.startLimit <= last.startLimit && last.endLimit <= p.endLimit || last.startLimit <= p.startLimit && p.endLimit <= last.endLimit {
 			// The same marked words: keep the heavier, or the better centred.
 			lw, pw := last.weight(), p.weight()
-			if last.uniqQwords > p.uniqQwords || lw > pw {
+			if last.uniqQwords > p.uniqQwords {
+				e.cutAt = math.MaxInt
+				return
+			}
+			if lw > pw {
+				e.cutAt = lw - 1
 				return
 			}
 			e.trimAround()
 			if lw < pw || centring(p) < centring(last) {
-				*last = e.copyPass()
+				*last = e.pass
+				e.finish(last)
 			}
 			return
 		}
 		if wt := p.weight(); n > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
+			e.cutAt = ctx.topWeights[e.thresh]
 			return
 		}
 	}
 	e.trimAround()
-	ctx.passages = append(ctx.passages, e.copyPass())
+	ctx.passages = append(ctx.passages, e.pass)
+	e.finish(&ctx.passages[len(ctx.passages)-1])
 	e.updateTop(p.weight())
 }
 
@@ -428,11 +444,11 @@ func (e *extractor) trimAround() {
 	p.field = e.fieldNum
 	w := e.win
 	p.start, p.tokens = w.start, w.n()
-	p.codes, p.words = w.codes, w.words
+	p.codes, p.words = w.codes(), w.words()
 	end := w.start + w.n()
 	if d := p.aroundBefore - e.o.Around; d > 0 {
 		// Drop up to and with the d-th word.
-		from := w.wordNums.at(d-1) + 1
+		from := w.wordNum(w.nword-p.words+d-1) + 1
 		p.codes -= w.accAt(from) - w.accAt(p.start)
 		p.tokens -= from - p.start
 		p.start = from
@@ -441,7 +457,7 @@ func (e *extractor) trimAround() {
 	}
 	if d := p.aroundAfter - e.o.Around; d > 0 {
 		// Drop the last d words and what follows them.
-		to := w.wordNums.fromEnd(d - 1)
+		to := w.wordNum(w.nword - d)
 		p.codes -= w.accAt(end) - w.accAt(to)
 		p.tokens -= end - to
 		p.words -= d
@@ -469,17 +485,17 @@ func (e *extractor) updateTop(weight int) {
 	}
 }
 
-// copyPass is the current passage with its bytes and what trimming needs
-// of its edges: how many units before its first marked word and after its
-// last it may give up, and their codepoints and words. The units
-// themselves are looked at only if trimming comes to them (choose).
-func (e *extractor) copyPass() passage {
-	p := e.pass
+// finish sets what p, a copy of the current passage, needs besides its
+// weight: its bytes and what trimming needs of its edges: how many units
+// before its first marked word and after its last it may give up, and
+// their codepoints and words. The units themselves are looked at only if
+// trimming comes to them (choose).
+func (e *extractor) finish(p *passage) {
 	w := e.win
 	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
-	p.before, p.after, p.beforeN, p.afterN = nil, nil, 0, 0
+	p.beforeN, p.afterN = 0, 0
 	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
-		return p
+		return
 	}
 	// Every unit between the passage's start and its first marked word
 	// is an edge (the passage holds just around words there). After the
@@ -494,7 +510,6 @@ func (e *extractor) copyPass() passage {
 		p.codesBetween -= w.accAt(afterTo) - w.accAt(afterFrom)
 		p.wordsBetween -= w.wordsBefore(afterTo) - w.wordsBefore(afterFrom)
 	}
-	return p
 }
 
 func b2i(b bool) int {

@@ -93,6 +93,13 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 // snippets: their bytes, and the marked spans of the words inside.
 func (f *ufield) render(ps []passage, o *Options) []Snippet {
 	out := make([]Snippet, 0, len(ps))
+	// The snippets' marks share one array, about one mark per marked
+	// word shown.
+	last := 0
+	for _, p := range ps {
+		last = max(last, p.to)
+	}
+	marks := make([]MarkedRange, 0, f.hitWordsIn(ps[0].from, last))
 	id := o.StartSnippetID
 	prevTo := 0
 	for k, p := range ps {
@@ -104,6 +111,8 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		prevTo = to
 		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight()}
 		first := true
+		// The snippet's marks are marks[mk:].
+		mk := len(marks)
 		open, end, lastPos := false, int32(0), int32(0) // a mark is open until the gap after the end of its run
 		f.walkRange(from, to, func(u *unit) {
 			if first && o.EmitZones && u.word() {
@@ -119,14 +128,17 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 				return
 			}
 			lastPos = u.pos
-			if n := len(s.Marks); open && n > 0 && s.Marks[n-1].span == u.span {
-				s.Marks[n-1].End = int(u.end)
+			if n := len(marks); open && n > mk && marks[n-1].span == u.span {
+				marks[n-1].End = int(u.end)
 				return
 			}
-			s.Marks = append(s.Marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id, span: u.span})
+			marks = append(marks, MarkedRange{Range: Range{int(u.start), int(u.end)}, ID: id, span: u.span})
 			id++
 			open, end = true, f.runEnd(u.pos)
 		})
+		if len(marks) > mk {
+			s.Marks = marks[mk:len(marks):len(marks)]
+		}
 		out = append(out, s)
 	}
 	return out

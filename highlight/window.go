@@ -6,19 +6,21 @@ import "unicode/utf8"
 // start..start+len(units)-1, as the extractor counts them. Besides the
 // units it keeps, in step, what weighing a passage needs without walking
 // the window again: the running total of codepoints before each unit, the
-// ordinal of each word, and the unit numbers of its words and of its
-// marked words. Every operation costs what it adds or drops.
+// ordinal of each word (so the window's codepoints and words are those
+// added since its first unit), and the unit numbers of its words and of
+// its marked words. Every operation costs what it adds or drops.
 type window struct {
-	start        int // -1: empty
-	words, codes int
-	qwords       int // marked words
+	start  int // -1: empty
+	qwords int // marked words
 
 	buf   []wunit // the units are buf[head:]
 	head  int
 	total int // codepoints of every unit added since the reset
 	nword int // words added since the reset
 
-	wordNums deque // unit numbers of the words, in order
+	// wordNums[k&(len-1)] is the unit number of word k (counted since the
+	// reset), for the window's words: a ring, grown to hold them all.
+	wordNums []int
 	markNums deque // unit numbers of the marked words, in order
 	// The ordinals of the first and the last marked word (when there is one).
 	firstMarkOrd, lastMarkOrd int
@@ -27,7 +29,6 @@ type window struct {
 // wunit is a unit of the window: what the extractor needs of it.
 type wunit struct {
 	start, end int32
-	cp         int32
 	acc        int32 // codepoints of the units added before it (since the reset)
 	ord        int32 // a word's ordinal among the words added (since the reset)
 	term       int16 // a marked word's keyword; -1 otherwise
@@ -58,20 +59,38 @@ func (d *deque) push(x int) {
 	}
 	d.buf = append(d.buf, x)
 }
-func (d *deque) pop()              { d.head++ }
-func (d *deque) len() int          { return len(d.buf) - d.head }
-func (d *deque) at(i int) int      { return d.buf[d.head+i] }
-func (d *deque) first() int        { return d.buf[d.head] }
-func (d *deque) clear()            { d.buf, d.head = d.buf[:0], 0 }
-func (d *deque) fromEnd(i int) int { return d.buf[len(d.buf)-1-i] }
+func (d *deque) pop()         { d.head++ }
+func (d *deque) len() int     { return len(d.buf) - d.head }
+func (d *deque) at(i int) int { return d.buf[d.head+i] }
+func (d *deque) first() int   { return d.buf[d.head] }
+func (d *deque) clear()       { d.buf, d.head = d.buf[:0], 0 }
 
 func (w *window) reset() {
-	w.start, w.words, w.codes, w.qwords = -1, 0, 0, 0
+	w.start, w.qwords = -1, 0
 	w.buf, w.head = w.buf[:0], 0
 	w.total, w.nword = 0, 0
-	w.wordNums.clear()
 	w.markNums.clear()
 }
+
+// codes is the codepoints of the window's units.
+func (w *window) codes() int {
+	if w.head == len(w.buf) {
+		return 0
+	}
+	return w.total - int(w.buf[w.head].acc)
+}
+
+// words is the number of words in the window.
+func (w *window) words() int {
+	if w.head == len(w.buf) {
+		return 0
+	}
+	return w.nword - int(w.buf[w.head].ord)
+}
+
+// wordNum is the unit number of word k (counted since the reset), one of
+// the window's words.
+func (w *window) wordNum(k int) int { return w.wordNums[k&(len(w.wordNums)-1)] }
 
 // n is the number of units in the window.
 func (w *window) n() int { return len(w.buf) - w.head }
@@ -97,17 +116,18 @@ func (w *window) add(num int, u *unit) {
 	}
 	w.buf = w.buf[:len(w.buf)+1]
 	e := &w.buf[len(w.buf)-1]
-	e.start, e.end, e.cp, e.acc, e.ord = u.start, u.end, u.cp, int32(w.total), int32(w.nword)
+	e.start, e.end, e.acc, e.ord = u.start, u.end, int32(w.total), int32(w.nword)
 	e.term, e.isWord = -1, u.kind == kindWord
 	if u.hit {
 		e.term = max(u.term, 0)
 	}
 	w.total += int(u.cp)
-	w.codes += int(u.cp)
 	if u.word() {
-		w.words++
+		if w.nword-int(w.buf[w.head].ord) >= len(w.wordNums) { // (the window is not empty now)
+			w.growWordNums(w.words() + 1)
+		}
+		w.wordNums[w.nword&(len(w.wordNums)-1)] = num
 		w.nword++
-		w.wordNums.push(num)
 		if u.hit {
 			if w.markNums.len() == 0 {
 				w.firstMarkOrd = w.nword - 1
@@ -117,6 +137,20 @@ func (w *window) add(num int, u *unit) {
 			w.markNums.push(num)
 		}
 	}
+}
+
+// growWordNums makes the ring of word numbers hold at least n words, the
+// window's words kept.
+func (w *window) growWordNums(n int) {
+	size := max(16, len(w.wordNums))
+	for size < n {
+		size *= 2
+	}
+	ring := make([]int, size)
+	for k := w.nword - w.words(); k < w.nword; k++ {
+		ring[k&(size-1)] = w.wordNum(k)
+	}
+	w.wordNums = ring
 }
 
 // popMark drops the first marked word from the marked-word list.
@@ -140,9 +174,8 @@ func (w *window) addGap(p *ufield, from, to, num int) int {
 		// One character (most often a blank): one run.
 		w.buf = w.buf[:len(w.buf)+1]
 		e := &w.buf[len(w.buf)-1]
-		e.start, e.end, e.cp, e.acc, e.ord, e.term, e.isWord = int32(from), int32(to), 1, int32(w.total), int32(w.nword), -1, false
+		e.start, e.end, e.acc, e.ord, e.term, e.isWord = int32(from), int32(to), int32(w.total), int32(w.nword), -1, false
 		w.total++
-		w.codes++
 		return num + 1
 	}
 	runStart := from
@@ -167,9 +200,8 @@ func (w *window) addGap(p *ufield, from, to, num int) int {
 		}
 		w.buf = w.buf[:len(w.buf)+1]
 		e := &w.buf[len(w.buf)-1]
-		e.start, e.end, e.cp, e.acc, e.ord, e.term, e.isWord = int32(runStart), int32(i), cp, int32(w.total), int32(w.nword), -1, false
+		e.start, e.end, e.acc, e.ord, e.term, e.isWord = int32(runStart), int32(i), int32(w.total), int32(w.nword), -1, false
 		w.total += int(cp)
-		w.codes += int(cp)
 		num++
 		runStart = i
 	}
@@ -201,8 +233,9 @@ func (w *window) wordsBefore(num int) int {
 // the words before the first and after the last (the window must hold a
 // marked word).
 func (w *window) markSpread() (before, after int) {
-	first := w.nword - w.words // the window's words are the last added
+	words := w.nword - int(w.buf[w.head].ord)
+	first := w.nword - words // the window's words are the last added
 	before = w.firstMarkOrd - first
-	after = w.words - 1 - (w.lastMarkOrd - first)
+	after = words - 1 - (w.lastMarkOrd - first)
 	return before, after
 }
