@@ -82,6 +82,7 @@ func TestSoakShort(t *testing.T) {
 		assert.Positive(t, w.HeapBytes, "window %d", i)
 		assert.Positive(t, w.DataBytes, "window %d", i)
 		assert.Positive(t, w.Segments, "window %d", i)
+		assert.Positive(t, w.CPUMsPerOp, "window %d", i)
 		for _, op := range soak.Ops {
 			s := w.Ops[op]
 			assert.Positive(t, s.Count, "window %d, %s", i, op)
@@ -104,7 +105,7 @@ func TestSoakShort(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "svg", xmlRoot)
-	for _, label := range []string{"operations / s", "p99 latency (ms)", "memory (MB)", "search+highlight p99", "RSS"} {
+	for _, label := range []string{"operations / s", "server CPU ms / op", "p99 latency (ms)", "memory (MB)", "search+highlight p99", "RSS"} {
 		assert.Contains(t, string(svg), label)
 	}
 }

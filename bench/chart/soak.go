@@ -12,13 +12,13 @@ import (
 // opColors are the soak operations' line colours, in soak.Ops order.
 var opColors = []string{"#2f6db5", "#e07b28", "#3a9d5d", "#8e5cc4", "#c44e6d"}
 
-// Soak draws a soak run as three panels over its time: operations per second,
-// each operation's p99 latency, and the server's memory (RSS, and for glint
-// the Go heap). Levels, not peaks, are what the chart is for, so the scales
+// Soak draws a soak run as four panels over its time: operations per second,
+// the server's CPU time per operation, each operation's p99 latency, and the
+// server's memory (RSS, and for glint the Go heap). Levels, not peaks, are what the chart is for, so the scales
 // are linear and start at zero.
 func Soak(w io.Writer, r *soak.Result) error {
 	const width, left, right, top, panelH, gap = 860.0, 70.0, 170.0, 72.0, 150.0, 42.0
-	c := newCanvas(width, top+3*panelH+2*gap+40)
+	c := newCanvas(width, top+4*panelH+3*gap+40)
 	c.text(left, 22, "start", "title", fmt.Sprintf("Soak: %s, %d clients, %s", r.Target, r.Clients, minutes(r.DurationSec)))
 	ops, errs := r.Totals()
 	machine := r.Machine
@@ -90,6 +90,13 @@ func Soak(w io.Writer, r *soak.Result) error {
 		return short(v)
 	}, []series{{"all operations", opColors[0], perSec}})
 
+	cpu := make([]float64, len(r.Windows))
+	for i, win := range r.Windows {
+		cpu[i] = win.CPUMsPerOp
+	}
+	panel(1, "server CPU ms / op", func(v float64) string { return trimZero(fmt.Sprintf("%.2f", v)) },
+		[]series{{"CPU per operation", opColors[2], cpu}})
+
 	var lat []series
 	for k, op := range soak.Ops {
 		ys := make([]float64, len(r.Windows))
@@ -103,7 +110,7 @@ func Soak(w io.Writer, r *soak.Result) error {
 			lat = append(lat, series{op + " p99", opColors[k%len(opColors)], ys})
 		}
 	}
-	panel(1, "p99 latency (ms)", func(v float64) string { return trimZero(fmt.Sprintf("%.1f", v)) }, lat)
+	panel(2, "p99 latency (ms)", func(v float64) string { return trimZero(fmt.Sprintf("%.1f", v)) }, lat)
 
 	mem := []series{{"RSS", opColors[4], make([]float64, len(r.Windows))}}
 	var heap []float64
@@ -116,9 +123,9 @@ func Soak(w io.Writer, r *soak.Result) error {
 	if len(heap) == len(r.Windows) {
 		mem = append(mem, series{"Go heap", opColors[1], heap})
 	}
-	panel(2, "memory (MB)", func(v float64) string { return fmt.Sprintf("%.0f", v) }, mem)
+	panel(3, "memory (MB)", func(v float64) string { return fmt.Sprintf("%.0f", v) }, mem)
 
-	bottom := top + 3*panelH + 2*gap
+	bottom := top + 4*panelH + 3*gap
 	for i := 0; i <= 5; i++ {
 		sec := xmax * float64(i) / 5
 		c.text(x(sec), bottom+16, "middle", "small", minutes(sec))

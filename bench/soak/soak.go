@@ -151,21 +151,25 @@ type Result struct {
 
 // Window is what one interval measured.
 type Window struct {
-	EndSec     float64            `json:"end_sec"` // since the measured phase began
-	Ops        map[string]OpStats `json:"ops"`
-	Total      int                `json:"total"`  // operations finished in the window
-	Errors     int                `json:"errors"` // of which failed
-	PerSec     float64            `json:"per_sec"`
-	RSSBytes   int64              `json:"rss_bytes"`            // the server's resident set at the window's end; 0: unknown
-	AnonBytes  int64              `json:"rss_anon_bytes"`       // of which anonymous memory (heap, stacks)
-	FileBytes  int64              `json:"rss_file_bytes"`       // of which pages of mapped files (badger's tables and value log)
-	DataBytes  int64              `json:"data_bytes,omitempty"` // the data directory's size, when known
-	Goroutines int                `json:"goroutines,omitempty"` // glint's SHOW STATUS goroutines
-	HeapBytes  int64              `json:"heap_bytes,omitempty"` // glint's SHOW STATUS heap_bytes
-	TableDocs  int64              `json:"table_docs"`           // documents in the table (fill + inserted - deleted)
-	Segments   int                `json:"segments,omitempty"`   // glint's SHOW STATUS segments
-	Deleted    int                `json:"deleted_docs,omitempty"`
-	Merging    int                `json:"merges_pending,omitempty"`
+	EndSec float64            `json:"end_sec"` // since the measured phase began
+	Ops    map[string]OpStats `json:"ops"`
+	Total  int                `json:"total"`  // operations finished in the window
+	Errors int                `json:"errors"` // of which failed
+	PerSec float64            `json:"per_sec"`
+	// CPUMsPerOp is the server's CPU time (user + system) in the window per
+	// operation finished in it: the work an operation costs, which other
+	// programs on the machine do not change the way they change throughput.
+	CPUMsPerOp float64 `json:"cpu_ms_per_op,omitempty"`
+	RSSBytes   int64   `json:"rss_bytes"`            // the server's resident set at the window's end; 0: unknown
+	AnonBytes  int64   `json:"rss_anon_bytes"`       // of which anonymous memory (heap, stacks)
+	FileBytes  int64   `json:"rss_file_bytes"`       // of which pages of mapped files (badger's tables and value log)
+	DataBytes  int64   `json:"data_bytes,omitempty"` // the data directory's size, when known
+	Goroutines int     `json:"goroutines,omitempty"` // glint's SHOW STATUS goroutines
+	HeapBytes  int64   `json:"heap_bytes,omitempty"` // glint's SHOW STATUS heap_bytes
+	TableDocs  int64   `json:"table_docs"`           // documents in the table (fill + inserted - deleted)
+	Segments   int     `json:"segments,omitempty"`   // glint's SHOW STATUS segments
+	Deleted    int     `json:"deleted_docs,omitempty"`
+	Merging    int     `json:"merges_pending,omitempty"`
 }
 
 // OpStats is one operation's latencies in a window, in milliseconds.
@@ -235,6 +239,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 	for i, conn := range conns {
 		wg.Go(func() { r.client(runCtx, conn, cfg.Seed+uint64(i)) })
 	}
+	lastCPU, _ := load.ProcessCPUSeconds(cfg.ServerPID)
 	tick := time.NewTicker(cfg.Interval)
 	defer tick.Stop()
 	for done := false; !done; {
@@ -247,6 +252,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 		w, span := r.window(time.Since(start))
 		if done && span < cfg.Interval/2 {
 			break // the end came just after a tick: too short a window to weigh
+		}
+		if cpu, err := load.ProcessCPUSeconds(cfg.ServerPID); err == nil && cfg.ServerPID > 0 && w.Total > 0 {
+			w.CPUMsPerOp = (cpu - lastCPU) * 1000 / float64(w.Total)
+			lastCPU = cpu
 		}
 		w.RSSBytes, w.AnonBytes, w.FileBytes = rss(cfg.ServerPID)
 		w.DataBytes = dirSize(cfg.DataDir)
@@ -270,7 +279,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 // line is a window in one line of text, for a person watching the run.
 func (w Window) line(interval time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%4.0fs %7.0f ops/s err %d rss %s (anon %s) docs %d", w.EndSec, w.PerSec, w.Errors, mb(w.RSSBytes), mb(w.AnonBytes), w.TableDocs)
+	fmt.Fprintf(&b, "%4.0fs %7.0f ops/s cpu %.2f ms/op err %d rss %s (anon %s) docs %d", w.EndSec, w.PerSec, w.CPUMsPerOp, w.Errors, mb(w.RSSBytes), mb(w.AnonBytes), w.TableDocs)
 	if w.DataBytes > 0 {
 		fmt.Fprintf(&b, " data %s", mb(w.DataBytes))
 	}
