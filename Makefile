@@ -8,7 +8,7 @@
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
 #   make bench-quick  the same, short (< 2 min)
-#   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients: per-10-s latency,
+#   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
 GO                  ?= go
@@ -20,6 +20,7 @@ TEST_TIMEOUT        ?= 12m
 FUZZTIME            ?= 10s
 SOAK_CLIENTS        ?= 8
 SOAK_DURATION       ?= 10m
+SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
 
 .PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build soak
@@ -81,4 +82,4 @@ bench-quick: bench-build
 # The short version runs in make test (e2e TestSoakShort).
 soak: build
 	$(GO) run ./bench/cmd/corpus -queries brown
-	$(GO) run ./bench/cmd/soak -glintd $(BIN)/glintd -clients $(SOAK_CLIENTS) -duration $(SOAK_DURATION) -latest $(SOAK_ARGS)
+	$(GO) run ./bench/cmd/soak -glintd $(BIN)/glintd -clients $(SOAK_CLIENTS) -duration $(SOAK_DURATION) -warmup $(SOAK_WARMUP) -latest $(SOAK_ARGS)

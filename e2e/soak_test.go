@@ -24,7 +24,8 @@ import (
 // glintd (the one the tests build, with the race detector when they run
 // with it), runs the full mix with four clients for 20 seconds, and must
 // finish with no failed operation, a window every 5 seconds that saw every
-// operation, the server's memory and goroutines read, and a well-formed
+// operation (after 3 s of warm-up, not in the result), the server's
+// memory and goroutines read, and a well-formed
 // chart. It asserts nothing about speed or size.
 func TestSoakShort(t *testing.T) {
 	if testing.Short() {
@@ -57,7 +58,7 @@ func TestSoakShort(t *testing.T) {
 
 	results := filepath.Join(dir, "results")
 	cmd := exec.Command(bin, "-glintd", glintd(t), "-docs", docsFile, "-corpus", "tiny",
-		"-clients", "4", "-duration", "20s", "-interval", "5s", "-out", results)
+		"-clients", "4", "-warmup", "3s", "-duration", "20s", "-interval", "5s", "-out", results)
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
@@ -72,6 +73,7 @@ func TestSoakShort(t *testing.T) {
 	require.NoError(t, dec.Decode(&res))
 	assert.Equal(t, "tiny", res.Corpus)
 	assert.Equal(t, 4, res.Clients)
+	assert.Equal(t, 3.0, res.WarmupSec)
 	assert.Equal(t, soak.DefaultMix.String(), res.Mix)
 	assert.Empty(t, res.Errors)
 	require.Len(t, res.Windows, 4, "%s", out)

@@ -27,7 +27,11 @@ func Soak(w io.Writer, r *soak.Result) error {
 	}
 	c.text(left, 40, "start", "sub", fmt.Sprintf("%s · %s · %s corpus, %d documents loaded",
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), machine, r.Corpus, r.FillDocs))
-	c.text(left, 54, "start", "sub", fmt.Sprintf("mix %s · %d operations, %d errors", r.Mix, ops, errs))
+	line2 := fmt.Sprintf("mix %s · %d operations, %d errors", r.Mix, ops, errs)
+	if r.WarmupSec > 0 {
+		line2 += " · measured after " + minutes(r.WarmupSec) + " of the same load"
+	}
+	c.text(left, 54, "start", "sub", line2)
 	if len(r.Windows) == 0 {
 		c.text(width/2, top+panelH, "middle", "missing", "no windows measured")
 		_, err := io.WriteString(w, c.String())

@@ -95,7 +95,8 @@ type Config struct {
 	Docs        []corpus.Doc
 	Queries     []corpus.Query
 	Clients     int           // default 8
-	Duration    time.Duration // default 10 minutes
+	Duration    time.Duration // measured time; default 10 minutes
+	Warmup      time.Duration // the same load before it, not in the result (its errors are)
 	Interval    time.Duration // one window of the report; default 10 s
 	Mix         Mix           // default DefaultMix
 	FillDocs    int           // documents loaded before the run (the corpus cycled); default len(Docs)
@@ -141,11 +142,13 @@ type Result struct {
 	Clients     int         `json:"clients"`
 	DurationSec float64     `json:"duration_sec"`
 	IntervalSec float64     `json:"interval_sec"`
+	WarmupSec   float64     `json:"warmup_sec,omitempty"`
 	Mix         string      `json:"mix"`
 	FillDocs    int         `json:"fill_docs"`
 	Grow        bool        `json:"grow,omitempty"`
 	Windows     []Window    `json:"windows"`
-	// Errors holds the first few distinct error messages, per operation.
+	// Errors holds the first few distinct error messages, per operation,
+	// warm-up included.
 	Errors map[string][]string `json:"errors,omitempty"`
 }
 
@@ -216,7 +219,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 	db.SetMaxIdleConns(cfg.Clients + 1)
 	r := newRunner(&cfg)
 	res := &Result{Target: cfg.Target, Corpus: cfg.Corpus, Started: time.Now().UTC(), Clients: cfg.Clients,
-		DurationSec: cfg.Duration.Seconds(), IntervalSec: cfg.Interval.Seconds(), Mix: cfg.Mix.String(),
+		DurationSec: cfg.Duration.Seconds(), IntervalSec: cfg.Interval.Seconds(), WarmupSec: cfg.Warmup.Seconds(), Mix: cfg.Mix.String(),
 		FillDocs: cfg.FillDocs, Grow: cfg.Grow}
 
 	conns := make([]*sql.Conn, cfg.Clients)
@@ -232,12 +235,24 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 	}
 	defer status.Close()
 
-	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, conn := range conns {
 		wg.Go(func() { r.client(runCtx, conn, cfg.Seed+uint64(i)) })
+	}
+	if cfg.Warmup > 0 {
+		select {
+		case <-time.After(cfg.Warmup):
+		case <-runCtx.Done():
+		}
+		w, _ := r.window(time.Since(start)) // dropped: only its errors stay (firstErrors)
+		if progress != nil {
+			fmt.Fprintf(progress, "warm-up: %d operations, %d errors\n", w.Total, w.Errors)
+		}
+		start = time.Now()
+		r.taken = 0
 	}
 	lastCPU, _ := load.ProcessCPUSeconds(cfg.ServerPID)
 	tick := time.NewTicker(cfg.Interval)

@@ -38,7 +38,7 @@ type options struct {
 	target, mysqlAddr, glintd, glintArgs  string
 	corpusName, cache, docsFile, out, mix string
 	clients, fill, serverPID              int
-	duration, interval                    time.Duration
+	duration, interval, warmup            time.Duration
 	latest, grow                          bool
 }
 
@@ -57,6 +57,7 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 8, "clients, one connection each")
 	flag.IntVar(&o.fill, "fill", 0, "documents loaded before the run, the corpus cycled (0: the corpus once)")
 	flag.DurationVar(&o.duration, "duration", 10*time.Minute, "measured time")
+	flag.DurationVar(&o.warmup, "warmup", 0, "the same load first, not measured (caches and buffers fill)")
 	flag.DurationVar(&o.interval, "interval", 10*time.Second, "one window of the report")
 	flag.BoolVar(&o.grow, "grow", false, "let the table grow or shrink with the mix (default: inserts and deletes keep its size)")
 	flag.BoolVar(&o.latest, "latest", false, "also write latest-soak.svg (the README's chart)")
@@ -69,7 +70,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
-	if ops, errs := res.Totals(); errs > 0 {
+	if ops, errs := res.Totals(); errs > 0 || len(res.Errors) > 0 {
 		fmt.Fprintf(os.Stderr, "soak: %d of %d operations failed: %v\n", errs, ops, res.Errors)
 		os.Exit(1)
 	}
@@ -86,7 +87,7 @@ func run(ctx context.Context, o options) (*soak.Result, error) {
 	}
 	cfg := soak.Config{Target: load.Target(o.target), MySQLAddr: o.mysqlAddr, ServerPID: o.serverPID,
 		Corpus: o.corpusName, Docs: docs, Queries: corpus.Queries(docs, corpus.DefaultSeed),
-		Clients: o.clients, Duration: o.duration, Interval: o.interval, Mix: mix, FillDocs: o.fill, Grow: o.grow, Seed: 1}
+		Clients: o.clients, Duration: o.duration, Warmup: o.warmup, Interval: o.interval, Mix: mix, FillDocs: o.fill, Grow: o.grow, Seed: 1}
 
 	if o.mysqlAddr == "" {
 		if cfg.Target != load.Glint {
