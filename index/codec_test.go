@@ -39,7 +39,7 @@ func TestPostingRoundTrip(t *testing.T) {
 			require.Equal(t, ords, p.bm.ToArray())
 
 			// Positions read back, for every ordinal.
-			cur := p.cursor()
+			cur := p.cursor(new(roaring.IntIterator))
 			for _, ord := range ords {
 				require.True(t, cur.next())
 				require.Equal(t, ord, cur.ord)
@@ -49,7 +49,7 @@ func TestPostingRoundTrip(t *testing.T) {
 			require.False(t, cur.next())
 
 			// Counts only: positions are skipped lazily; reading the last one works.
-			cur = p.cursor()
+			cur = p.cursor(new(roaring.IntIterator))
 			for range ords {
 				require.True(t, cur.next())
 			}

@@ -98,9 +98,15 @@ func newSegEval(s *Snapshot, p *plan, pos int) *segEval {
 		leafOcc: make([][]span, len(p.keywords)), leafGen: make([]uint32, len(p.keywords)),
 		tf: make([]int32, len(p.leaves)), seen: make([]bool, len(p.leaves)),
 		fieldHits: make([]int64, s.segs[pos].nf), fieldMatched: make([]int, s.segs[pos].nf)}
+	n := 0
+	for _, lt := range p.leaves {
+		n += len(lt.segs[pos].postings)
+	}
+	its := make([]roaring.IntIterator, n) // one allocation for every cursor's iterator
 	for i, lt := range p.leaves {
 		for _, fp := range lt.segs[pos].postings {
-			e.curs[i] = append(e.curs[i], termCursor{field: fp.field, c: fp.p.cursor()})
+			e.curs[i] = append(e.curs[i], termCursor{field: fp.field, c: fp.p.cursor(&its[len(its)-n])})
+			n--
 		}
 	}
 	return e

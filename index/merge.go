@@ -352,6 +352,8 @@ type postingMerge struct {
 	ords   []uint32
 	counts []uint32
 	pos    []byte
+	p      posting             // the list being added, its bitmap reused
+	it     roaring.IntIterator // over p.bm
 }
 
 func (m *postingMerge) reset() {
@@ -361,13 +363,17 @@ func (m *postingMerge) reset() {
 // add appends the encoded posting list val of source src, whose documents
 // come after those added so far.
 func (m *postingMerge) add(val []byte, src *mergeSource) error {
-	p, err := decodePosting(val)
-	if err != nil {
+	if m.p.bm == nil {
+		m.p.bm = roaring.New()
+	}
+	if err := m.p.decode(val); err != nil {
 		return err
 	}
+	p := &m.p
 	n := src.seg.n()
 	counts, pos := p.counts, p.pos
-	it := p.bm.Iterator()
+	it := &m.it
+	it.Initialize(p.bm)
 	for it.HasNext() {
 		ord := it.Next()
 		c, k := binary.Uvarint(counts)
@@ -404,6 +410,7 @@ type fieldTerms struct {
 	pkey   []byte // 'P' key of the current term (own posting lists)
 	block  []byte // the rest of the current block
 	buf    []byte // the current block, or the current 'P' key
+	own    []byte // the current term's own posting list (with blocks)
 
 	ok      bool // term and posting are valid
 	term    []byte
@@ -471,7 +478,8 @@ func (c *fieldTerms) advance() bool {
 		c.err = fmt.Errorf("posting list of %q: %w", e.term, blockErr(err))
 		return false
 	}
-	c.posting, c.err = item.ValueCopy(nil)
+	c.own, c.err = item.ValueCopy(c.own[:0]) // consumed before the next advance
+	c.posting = c.own
 	return c.err == nil
 }
 

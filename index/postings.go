@@ -190,39 +190,44 @@ func (p *posting) positionsOf(ord uint32, dst []uint32) []uint32 {
 }
 
 func decodePosting(val []byte) (posting, error) {
-	p := posting{skips: &postingSkips{}}
+	p := posting{bm: roaring.New(), skips: &postingSkips{}}
+	return p, p.decode(val)
+}
+
+// decode reads val into p, whose bitmap is reused (a merge decodes a list
+// per term and source into one); p keeps slices of val.
+func (p *posting) decode(val []byte) error {
 	if len(val) < 1 || val[0] != postingVersion {
-		return p, fmt.Errorf("%w: posting version", errCorrupt)
+		return fmt.Errorf("%w: posting version", errCorrupt)
 	}
 	val = val[1:]
 	hits, k := binary.Uvarint(val)
 	if k <= 0 {
-		return p, fmt.Errorf("%w: posting hits", errCorrupt)
+		return fmt.Errorf("%w: posting hits", errCorrupt)
 	}
 	val = val[k:]
 	p.hits = hits
 	n, k := binary.Uvarint(val)
 	if k <= 0 || n > uint64(len(val)-k) {
-		return p, fmt.Errorf("%w: posting bitmap", errCorrupt)
+		return fmt.Errorf("%w: posting bitmap", errCorrupt)
 	}
-	p.bm = roaring.New()
 	if _, err := p.bm.FromBuffer(val[k : k+int(n)]); err != nil {
-		return p, fmt.Errorf("%w: posting bitmap: %v", errCorrupt, err)
+		return fmt.Errorf("%w: posting bitmap: %v", errCorrupt, err)
 	}
 	val = val[k+int(n):]
 	n, k = binary.Uvarint(val)
 	if k <= 0 || n > uint64(len(val)-k) {
-		return p, fmt.Errorf("%w: posting counts", errCorrupt)
+		return fmt.Errorf("%w: posting counts", errCorrupt)
 	}
 	p.counts = val[k : k+int(n)]
 	p.pos = val[k+int(n):]
-	return p, nil
+	return nil
 }
 
 // postingCursor walks the ordinals of a posting in order with their counts and,
 // on demand, positions (which are skipped lazily, so counting costs nothing).
 type postingCursor struct {
-	it     roaring.IntPeekable
+	it     *roaring.IntIterator
 	counts []byte
 	pos    []byte
 	skip   uint32 // position values before the current ordinal's not yet skipped
@@ -231,8 +236,11 @@ type postingCursor struct {
 	read   bool // the current ordinal's positions were consumed
 }
 
-func (p *posting) cursor() postingCursor {
-	return postingCursor{it: p.bm.Iterator(), counts: p.counts, pos: p.pos}
+// cursor starts a cursor over p with it, an iterator the caller provides (a
+// search makes thousands a second, so they come from one slab per segment).
+func (p *posting) cursor(it *roaring.IntIterator) postingCursor {
+	it.Initialize(p.bm)
+	return postingCursor{it: it, counts: p.counts, pos: p.pos}
 }
 
 // next moves to the next ordinal. It returns false at the end or on corrupt data.
