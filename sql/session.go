@@ -66,6 +66,9 @@ func (s *Session) sqlParser() *parser.Parser {
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	pieces := dialect.Split(query)
 	if len(pieces) == 0 {
+		if dialect.IsComment(query) {
+			return []*Result{{}}, nil
+		}
 		return nil, Errorf(CodeEmptyQuery, "Query was empty")
 	}
 	results := make([]*Result, 0, len(pieces))
