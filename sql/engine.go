@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
 )
 
 // Version is glint's version, reported in the handshake and @@version.
@@ -77,7 +78,7 @@ func NewEngine(db *index.DB) *Engine {
 // Stats returns the engine's live counters.
 func (e *Engine) Stats() *Stats { return &e.stats }
 
-func (e *Engine) version() string { return "8.0.36-glint-" + Version }
+func (e *Engine) version() string { return dialect.ServerVersion + "-glint-" + Version }
 
 // NewSession starts the state of one connection for the given user.
 func (e *Engine) NewSession(user string) *Session {
