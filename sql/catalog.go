@@ -27,14 +27,7 @@ func (s *Session) selectCatalog(ctx context.Context, n *ast.SelectStmt) (*Result
 	if err != nil {
 		return nil, catalogError(err)
 	}
-	r := &Result{Columns: make([]Column, len(res.Columns)), Rows: res.Rows}
-	for i, c := range res.Columns {
-		r.Columns[i] = Column{Name: c.Name, Type: [...]ColumnType{ColString, ColInt, ColUint, ColFloat}[c.Type]}
-	}
-	if r.Rows == nil {
-		r.Rows = [][]any{}
-	}
-	return r, nil
+	return catalogResult(res), nil
 }
 
 // catalogEnv is what the catalog's row engine sees of the session; tables
@@ -70,7 +63,29 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 			}
 			return v, nil
 		},
+		SetVariable: func(name string, value any) { s.userVars[strings.ToLower(name)] = value },
 	}
+}
+
+// selectSet runs a UNION: glint's full-text searches have none, so its
+// SELECTs are the catalog's (or have no table).
+func (s *Session) selectSet(ctx context.Context, n *ast.SetOprStmt) (*Result, error) {
+	res, err := catalog.SelectSet(ctx, n, s.catalogEnv(catalog.InformationSchema(s.catalogInformation())))
+	if err != nil {
+		return nil, catalogError(err)
+	}
+	return catalogResult(res), nil
+}
+
+func catalogResult(res *catalog.Result) *Result {
+	r := &Result{Columns: make([]Column, len(res.Columns)), Rows: res.Rows}
+	for i, c := range res.Columns {
+		r.Columns[i] = Column{Name: c.Name, Type: [...]ColumnType{ColString, ColInt, ColUint, ColFloat}[c.Type]}
+	}
+	if r.Rows == nil {
+		r.Rows = [][]any{}
+	}
+	return r
 }
 
 // catalogError converts an error of the catalog.
@@ -142,7 +157,7 @@ func columnInfo(c index.Column) catalog.ColumnInfo {
 	case index.TypeBigint, index.TypeTimestamp:
 		ci.DataType, ci.ColumnType, ci.Precision = "bigint", "bigint", 19
 	case index.TypeFloat:
-		ci.DataType, ci.ColumnType, ci.Precision = "float", "float", 12
+		ci.DataType, ci.ColumnType, ci.Precision, ci.Scale = "float", "float", 12, -1
 	case index.TypeBool:
 		ci.DataType, ci.ColumnType, ci.Precision = "tinyint", "tinyint(1)", 3
 	default:

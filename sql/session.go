@@ -191,6 +191,12 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		defer done()
 		r, err := s.execSelect(ctx, n, st.Settings)
 		return r, s.statementTimeError(ctx, err)
+	case *ast.SetOprStmt:
+		s.engine.stats.Selects.Add(1)
+		ctx, done := s.statementTime(ctx)
+		defer done()
+		r, err := s.selectSet(ctx, n)
+		return r, s.statementTimeError(ctx, err)
 	case *ast.InsertStmt:
 		s.engine.stats.Inserts.Add(1)
 		return s.execInsert(ctx, n)

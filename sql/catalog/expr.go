@@ -50,6 +50,37 @@ type scope struct {
 	// being compiled, so that an alias naming itself is an error.
 	aliases   []*ast.SelectField
 	expanding map[string]bool
+	// outer is the row of the enclosing query of a subquery, whose columns
+	// its names may refer to (a correlated subquery).
+	outer *outerRow
+}
+
+// outerRow is the current row of a query that runs a subquery per row.
+type outerRow struct {
+	cols   []scopeCol
+	row    []any // set before each run of the subquery
+	parent *outerRow
+	used   bool // the subquery read it: its result depends on the row
+}
+
+// outerColumn resolves a name in the enclosing queries, innermost first.
+func (sc *scope) outerColumn(table, name string) (typed, bool) {
+	for o := sc.outer; o != nil; o = o.parent {
+		inner := &scope{cols: o.cols}
+		i, err := inner.resolve(table, name)
+		if err != nil {
+			continue
+		}
+		o.used = true
+		o := o
+		return typed{eval: func(*evalCtx) (any, error) {
+			if i >= len(o.row) {
+				return nil, nil // the enclosing group has no row
+			}
+			return o.row[i], nil
+		}, typ: o.cols[i].typ, known: true}, true
+	}
+	return typed{}, false
 }
 
 // aggregate is one aggregate call; its value for a group is aggs[slot].
@@ -128,6 +159,11 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 		return sc.compile(x.Expr)
 	case *ast.ColumnNameExpr:
 		i, err := sc.resolve(x.Name.Table.O, x.Name.Name.O)
+		if err != nil {
+			if t, ok := sc.outerColumn(x.Name.Table.O, x.Name.Name.O); ok {
+				return t, nil
+			}
+		}
 		if err != nil && x.Name.Table.O == "" {
 			if f := sc.alias(x.Name.Name.L); f != nil {
 				if sc.expanding == nil {
@@ -144,7 +180,29 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 		return typed{eval: func(c *evalCtx) (any, error) { return c.row[i], nil }, typ: sc.cols[i].typ, known: true}, nil
 	case *ast.VariableExpr:
 		if x.Value != nil {
-			return typed{}, errorf(CodeUnsupported, "assigning a variable in a query (@%s := ...) is not supported", x.Name)
+			// @name := value, which connectors' catalog queries use to
+			// carry a value from one column of a row to the next.
+			if x.IsSystem || sc.env.SetVariable == nil {
+				return typed{}, errorf(CodeUnsupported, "only user variables can be assigned in a query (@%s := ...)", x.Name)
+			}
+			v, err := sc.compile(x.Value)
+			if err != nil {
+				return typed{}, err
+			}
+			name := x.Name
+			return typed{eval: func(c *evalCtx) (any, error) {
+				val, err := v.eval(c)
+				if err == nil {
+					sc.env.SetVariable(name, val)
+				}
+				return val, err
+			}, typ: v.typ, known: v.known}, nil
+		}
+		if !x.IsSystem {
+			// Read when evaluated: an assignment earlier in the row may
+			// have changed it.
+			name := x.Name
+			return dynamic(func(*evalCtx) (any, error) { return sc.env.variable(name, false) }), nil
 		}
 		v, err := sc.env.variable(x.Name, x.IsSystem)
 		if err != nil {
@@ -197,11 +255,17 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 		if !ok {
 			return typed{}, errorf(CodeUnsupported, "EXISTS takes a subquery")
 		}
-		res, err := sc.subquery(sub)
+		run, err := sc.subquery(sub)
 		if err != nil {
 			return typed{}, err
 		}
-		return constant(boolValue((len(res.Rows) > 0) != x.Not)), nil
+		return numeric(func(c *evalCtx) (any, error) {
+			res, err := run(c)
+			if err != nil {
+				return nil, err
+			}
+			return boolValue((len(res.Rows) > 0) != x.Not), nil
+		}, Int), nil
 	}
 	return typed{}, errorf(CodeUnsupported, "expression %s is not supported in information_schema queries", text(n))
 }
@@ -446,20 +510,14 @@ func (sc *scope) in(x *ast.PatternInExpr) (typed, error) {
 		return typed{}, err
 	}
 	var list []expr
+	var run func(c *evalCtx) (*Result, error)
 	if x.Sel != nil {
 		sub, ok := x.Sel.(*ast.SubqueryExpr)
 		if !ok {
 			return typed{}, errorf(CodeUnsupported, "IN takes a list or a subquery")
 		}
-		res, err := sc.subquery(sub)
-		if err != nil {
+		if run, err = sc.subquery(sub); err != nil {
 			return typed{}, err
-		}
-		if len(res.Columns) != 1 {
-			return typed{}, errorf(CodeWrongValue, "the subquery of IN must return one column, not %d", len(res.Columns))
-		}
-		for _, row := range res.Rows {
-			list = append(list, constant(row[0]).eval)
 		}
 	}
 	for _, n := range x.List {
@@ -474,8 +532,22 @@ func (sc *scope) in(x *ast.PatternInExpr) (typed, error) {
 		if a == nil || err != nil {
 			return nil, err
 		}
+		items := list
+		if run != nil {
+			res, err := run(c)
+			if err != nil {
+				return nil, err
+			}
+			if len(res.Columns) != 1 {
+				return nil, errorf(CodeWrongValue, "the subquery of IN must return one column, not %d", len(res.Columns))
+			}
+			items = make([]expr, len(res.Rows))
+			for i, row := range res.Rows {
+				items[i] = constant(row[0]).eval
+			}
+		}
 		sawNull := false
-		for _, e := range list {
+		for _, e := range items {
 			b, err := e(c)
 			if err != nil {
 				return nil, err
@@ -621,31 +693,51 @@ func (sc *scope) cast(x *ast.FuncCastExpr) (typed, error) {
 func stringExpr(e expr) typed { return typed{eval: e, typ: String, known: true} }
 
 func (sc *scope) scalarSubquery(x *ast.SubqueryExpr) (typed, error) {
-	res, err := sc.subquery(x)
+	run, err := sc.subquery(x)
 	if err != nil {
 		return typed{}, err
 	}
-	if len(res.Columns) != 1 {
-		return typed{}, errorf(CodeWrongValue, "a subquery used as a value must return one column, not %d", len(res.Columns))
-	}
-	switch len(res.Rows) {
-	case 0:
-		return constant(nil), nil
-	case 1:
-		t := constant(res.Rows[0][0])
-		t.typ, t.known = res.Columns[0].Type, true
-		return t, nil
-	}
-	return typed{}, errorf(CodeWrongValue, "a subquery used as a value returned %d rows, not one", len(res.Rows))
+	return dynamic(func(c *evalCtx) (any, error) {
+		res, err := run(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Columns) != 1 {
+			return nil, errorf(CodeWrongValue, "a subquery used as a value must return one column, not %d", len(res.Columns))
+		}
+		switch len(res.Rows) {
+		case 0:
+			return nil, nil
+		case 1:
+			return res.Rows[0][0], nil
+		}
+		return nil, errorf(CodeWrongValue, "a subquery used as a value returned %d rows, not one", len(res.Rows))
+	}), nil
 }
 
-// subquery runs an uncorrelated subquery once, at compile time.
-func (sc *scope) subquery(x *ast.SubqueryExpr) (*Result, error) {
+// subquery returns what runs a subquery for the row of an evaluation: once
+// when it does not read the enclosing row, else once per row.
+func (sc *scope) subquery(x *ast.SubqueryExpr) (func(c *evalCtx) (*Result, error), error) {
 	sel, ok := x.Query.(*ast.SelectStmt)
 	if !ok {
 		return nil, errorf(CodeUnsupported, "only a SELECT is supported as a subquery")
 	}
-	return Select(sc.ctx, sel, sc.env)
+	o := &outerRow{cols: sc.cols, parent: sc.outer}
+	var cached *Result
+	return func(c *evalCtx) (*Result, error) {
+		if cached != nil {
+			return cached, nil
+		}
+		o.row = c.row
+		res, err := selectIn(sc.ctx, sel, sc.env, o)
+		if err != nil {
+			return nil, err
+		}
+		if !o.used {
+			cached = res
+		}
+		return res, nil
+	}, nil
 }
 
 // text renders an expression back to SQL, for column names and errors.

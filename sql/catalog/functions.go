@@ -285,6 +285,30 @@ func (sc *scope) function(x *ast.FuncCallExpr) (typed, error) {
 			}
 			return f
 		})), nil
+	case "char_func":
+		// CHAR(n, ...): TiDB passes the USING charset last (NULL without one).
+		return stringExpr(func(c *evalCtx) (any, error) {
+			vs, err := values(c)
+			if err != nil {
+				return nil, err
+			}
+			var b []byte
+			for _, v := range vs[:len(vs)-1] {
+				if v == nil {
+					continue
+				}
+				n, _ := toInt(v)
+				var bs []byte
+				for u := uint32(n); u > 0; u >>= 8 {
+					bs = append([]byte{byte(u)}, bs...)
+				}
+				if len(bs) == 0 {
+					bs = []byte{0}
+				}
+				b = append(b, bs...)
+			}
+			return string(b), nil
+		}), nil
 	case "convert":
 		if len(args) != 1 {
 			return typed{}, errorf(CodeSyntax, "CONVERT() takes an expression and USING charset")

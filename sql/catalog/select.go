@@ -19,6 +19,8 @@ type Env struct {
 	Table func(schema, name string) (*Table, error)
 	// Variable returns the value of @@name (system) or @name.
 	Variable func(name string, system bool) (any, error)
+	// SetVariable sets @name (@name := value in a query); nil forbids it.
+	SetVariable func(name string, value any)
 }
 
 func (env *Env) variable(name string, system bool) (any, error) {
@@ -45,6 +47,11 @@ type orderExpr struct {
 
 // Select evaluates a SELECT whose tables are all in-memory Tables of env.
 func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
+	return selectIn(ctx, n, env, nil)
+}
+
+// selectIn is Select of a subquery of the query whose current row is outer.
+func selectIn(ctx context.Context, n *ast.SelectStmt, env *Env, outer *outerRow) (*Result, error) {
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.WindowSpecs != nil {
 		return nil, errorf(CodeUnsupported, "this form of SELECT is not supported in information_schema queries")
 	}
@@ -57,7 +64,7 @@ func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
 	}
 	rows := from.rows
 	if n.Where != nil {
-		sc := &scope{ctx: ctx, env: env, cols: from.cols}
+		sc := &scope{ctx: ctx, env: env, cols: from.cols, outer: outer}
 		cond, err := sc.compile(n.Where)
 		if err != nil {
 			return nil, err
@@ -70,7 +77,7 @@ func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
 	// The select list, HAVING and ORDER BY see the FROM's columns and the
 	// aggregates.
 	var aggs []*aggregate
-	sc := &scope{ctx: ctx, env: env, cols: from.cols, aggs: &aggs}
+	sc := &scope{ctx: ctx, env: env, cols: from.cols, aggs: &aggs, outer: outer}
 	type outCol struct {
 		name string
 		t    typed
@@ -136,7 +143,7 @@ func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
 	if n.GroupBy != nil || len(aggs) > 0 {
 		var keys []expr
 		if n.GroupBy != nil {
-			gsc := &scope{ctx: ctx, env: env, cols: from.cols}
+			gsc := &scope{ctx: ctx, env: env, cols: from.cols, outer: outer}
 			for _, item := range n.GroupBy.Items {
 				if pos, ok := item.Expr.(*ast.PositionExpr); ok {
 					if pos.P != nil || pos.N < 1 || pos.N > len(out) {
@@ -454,4 +461,120 @@ func Filter(ctx context.Context, t *Table, cond ast.ExprNode, env *Env) ([][]any
 		return nil, err
 	}
 	return filter(ctx, t.Rows, e.eval)
+}
+
+// SelectSet evaluates a UNION [ALL] of SELECTs over env's tables: the rows
+// of each in turn (the column names are the first's), without duplicates
+// unless ALL, then the ORDER BY and LIMIT of the whole.
+func SelectSet(ctx context.Context, n *ast.SetOprStmt, env *Env) (*Result, error) {
+	if n.With != nil || n.SelectList == nil {
+		return nil, errorf(CodeUnsupported, "this form of UNION is not supported in information_schema queries")
+	}
+	var out *Result
+	seen := map[string]bool{}
+	distinct := func(row []any) bool {
+		var key strings.Builder
+		for _, v := range row {
+			key.WriteString(groupKey(v) + "\x01")
+		}
+		if seen[key.String()] {
+			return false
+		}
+		seen[key.String()] = true
+		return true
+	}
+	for i, node := range n.SelectList.Selects {
+		sel, ok := node.(*ast.SelectStmt)
+		if !ok {
+			return nil, errorf(CodeUnsupported, "a UNION of nested UNIONs is not supported in information_schema queries")
+		}
+		res, err := Select(ctx, sel, env)
+		if err != nil {
+			return nil, err
+		}
+		all := sel.AfterSetOperator != nil && *sel.AfterSetOperator == ast.UnionAll
+		if sel.AfterSetOperator != nil && *sel.AfterSetOperator != ast.Union && !all {
+			return nil, errorf(CodeUnsupported, "%s is not supported in information_schema queries", sel.AfterSetOperator.String())
+		}
+		if i == 0 {
+			out = &Result{Columns: res.Columns}
+		} else if len(res.Columns) != len(out.Columns) {
+			return nil, errorf(CodeWrongValue, "the SELECTs of a UNION have %d and %d columns", len(out.Columns), len(res.Columns))
+		}
+		if !all && i > 0 {
+			// UNION (not ALL) removes duplicates among all rows so far.
+			kept := out.Rows[:0]
+			seen = map[string]bool{}
+			for _, r := range out.Rows {
+				if distinct(r) {
+					kept = append(kept, r)
+				}
+			}
+			out.Rows = kept
+			for _, r := range res.Rows {
+				if distinct(r) {
+					out.Rows = append(out.Rows, r)
+				}
+			}
+		} else {
+			out.Rows = append(out.Rows, res.Rows...)
+		}
+		for j, c := range res.Columns {
+			// Columns of different types become floats when both are
+			// numbers, strings otherwise.
+			if a := out.Columns[j].Type; a != c.Type {
+				out.Columns[j].Type = String
+				if a != String && c.Type != String {
+					out.Columns[j].Type = Float
+				}
+			}
+		}
+	}
+	for j, c := range out.Columns {
+		convertColumn(out.Rows, j, c.Type)
+	}
+	if n.OrderBy != nil {
+		t := &Table{Name: "union", Columns: out.Columns, Rows: out.Rows}
+		sc := &scope{ctx: ctx, env: env}
+		for _, c := range t.Columns {
+			sc.cols = append(sc.cols, scopeCol{table: t.Name, name: c.Name, typ: c.Type})
+		}
+		var order []orderExpr
+		for _, item := range n.OrderBy.Items {
+			if pos, ok := item.Expr.(*ast.PositionExpr); ok && pos.P == nil && pos.N >= 1 && pos.N <= len(out.Columns) {
+				k := pos.N - 1
+				order = append(order, orderExpr{eval: func(c *evalCtx) (any, error) { return c.row[k], nil }, desc: item.Desc})
+				continue
+			}
+			e, err := sc.compile(item.Expr)
+			if err != nil {
+				return nil, err
+			}
+			order = append(order, orderExpr{eval: e.eval, desc: item.Desc})
+		}
+		keys := make([][]any, len(out.Rows))
+		for i, r := range out.Rows {
+			for _, o := range order {
+				k, err := o.eval(&evalCtx{row: r})
+				if err != nil {
+					return nil, err
+				}
+				keys[i] = append(keys[i], k)
+			}
+		}
+		sortStable(len(out.Rows), func(i, j int) bool { return less(keys[i], keys[j], order) },
+			func(i, j int) {
+				out.Rows[i], out.Rows[j] = out.Rows[j], out.Rows[i]
+				keys[i], keys[j] = keys[j], keys[i]
+			})
+	}
+	offset, count, err := limit(n.Limit, env)
+	if err != nil {
+		return nil, err
+	}
+	out.Rows = out.Rows[min(offset, len(out.Rows)):]
+	if count >= 0 && count < len(out.Rows) {
+		out.Rows = out.Rows[:count]
+	}
+	return out, nil
 }

@@ -24,7 +24,8 @@ type ColumnInfo struct {
 	Primary    bool   // the primary key (NOT NULL)
 	// CharLength is CHARACTER_MAXIMUM_LENGTH for strings (0: not a string);
 	// Precision and Scale are NUMERIC_PRECISION and NUMERIC_SCALE for
-	// numbers (Precision 0: not a number).
+	// numbers (Precision 0: not a number; Scale -1: NULL, as for a float
+	// without digits given).
 	CharLength       int64
 	Precision, Scale int64
 	Comment          string
@@ -186,7 +187,10 @@ func InformationSchema(info Information) map[string]*Table {
 				}
 			}
 			if c.Precision > 0 {
-				prec, scale = uint64(c.Precision), uint64(c.Scale)
+				prec = uint64(c.Precision)
+				if c.Scale >= 0 {
+					scale = uint64(c.Scale)
+				}
 			}
 			nullable, key, privileges := "YES", "", "select,insert,update,references"
 			if c.Primary {
