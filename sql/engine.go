@@ -25,6 +25,7 @@ type Engine struct {
 	helpers helpers
 	// maxQueryTime bounds each SELECT, CALL SNIPPETS and JSON search; 0: no bound.
 	maxQueryTime time.Duration
+	maxPrepared  int // SQL-level prepared statements per session
 }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
@@ -72,7 +73,7 @@ type Stats struct {
 
 // NewEngine returns an Engine over db.
 func NewEngine(db *index.DB) *Engine {
-	return &Engine{db: db, started: time.Now(), helpers: newHelpers()}
+	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared}
 }
 
 // Stats returns the engine's live counters.

@@ -31,7 +31,8 @@ type Session struct {
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
 	vars         map[string]any
-	userVars     map[string]any // @name, set by SET @name = value
+	userVars     map[string]any       // @name, set by SET @name = value
+	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
 }
 
 type metaRow struct{ name, value string }
@@ -49,7 +50,7 @@ type warning struct {
 }
 
 func newSession(e *Engine, user string, id uint32) *Session {
-	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}, userVars: map[string]any{}}
+	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}, userVars: map[string]any{}, prepared: map[string]*Prepared{}}
 }
 
 // sqlParser is the session's TiDB parser, made on first use: a session of
@@ -232,6 +233,18 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 			return nil, err
 		}
 		return &Result{}, nil
+	case *ast.PrepareStmt:
+		return s.execPrepare(n)
+	case *ast.ExecuteStmt:
+		return s.execExecute(ctx, n)
+	case *ast.DeallocateStmt:
+		return s.execDeallocate(n)
+	case *ast.LockTablesStmt:
+		return s.execLockTables(n)
+	case *ast.UnlockTablesStmt:
+		return &Result{}, nil
+	case *ast.AlterTableStmt:
+		return s.execAlterTable(n)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt:
 		// Every statement commits on its own; transactions are accepted for
 		// clients that wrap their writes in them, and change nothing.

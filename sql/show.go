@@ -79,6 +79,11 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
 			continue
 		}
+		if w, ok := a.Value.(*ast.ColumnNameExpr); ok && a.IsSystem && w.Name.Table.O == "" {
+			// SET autocommit=OFF, SET sql_mode=ANSI: a bare word is its name.
+			s.setWord(a, w.Name.Name.O)
+			continue
+		}
 		e, err := sc.compile(a.Value)
 		if err != nil {
 			// Values built from other variables or functions glint lacks are
@@ -95,6 +100,31 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		}
 	}
 	return &Result{}, nil
+}
+
+// setWord sets a system variable to a bare word: ON and OFF are 1 and 0 for a
+// variable whose value is a number, as MySQL reads them.
+func (s *Session) setWord(a *ast.VariableAssignment, word string) {
+	var v any = word
+	if cur, _ := s.variable(a.Name); cur != nil {
+		if _, isInt := cur.(int64); isInt {
+			switch strings.ToUpper(word) {
+			case "ON", "TRUE":
+				v = int64(1)
+			case "OFF", "FALSE":
+				v = int64(0)
+			}
+		}
+	}
+	s.vars[strings.ToLower(a.Name)] = v
+}
+
+// Autocommit reports whether @@autocommit is on. glint commits every
+// statement on its own either way; clients read the flag from the status
+// of each answer.
+func (s *Session) Autocommit() bool {
+	v, _ := s.variable("autocommit")
+	return truthy(v)
 }
 
 // LikeMatch reports whether name matches a SQL LIKE pattern (% and _),
