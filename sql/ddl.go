@@ -163,6 +163,12 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 	}
 	given := map[string]bool{}
 	for _, st := range settings {
+		if mysqlOption, err := checkMySQLTableOption(st); mysqlOption {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		kind, ok := tableSettings[st.Name]
 		if !ok {
 			return nil, Errorf(CodeBadOption, "unknown table setting '%s'", st.Name)
@@ -341,3 +347,41 @@ func settingsText(sc *index.Schema) string {
 
 // quoteName writes a name as MySQL's SHOW CREATE TABLE does: in backquotes.
 func quoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// checkMySQLTableOption checks a MySQL table option, which CREATE TABLE
+// statements written for MySQL carry (mysqldump of a MySQL table writes
+// ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=...). Those that mean
+// nothing here are accepted and not kept: the storage engine and row format
+// (glint stores every table its own way), a UTF-8 character set and its
+// collations (glint's text is UTF-8; how words match is charset_table's).
+// Another character set would mean text glint does not hold: an error.
+// isOption is false for a name that is no such option.
+func checkMySQLTableOption(st dialect.Setting) (isOption bool, err error) {
+	switch st.Name {
+	case "engine", "row_format", "charset", "collate":
+	default:
+		return false, nil
+	}
+	var v string
+	switch x := st.Value.(type) {
+	case *ast.ColumnNameExpr:
+		v = x.Name.Name.O
+	case ast.ValueExpr:
+		v, _ = x.GetValue().(string)
+	}
+	if v == "" {
+		return true, Errorf(CodeBadOption, "table option '%s' takes a name", st.Name)
+	}
+	lower := strings.ToLower(v)
+	utf8 := func(s string) bool {
+		return s == "utf8" || s == "utf8mb3" || s == "utf8mb4" ||
+			strings.HasPrefix(s, "utf8_") || strings.HasPrefix(s, "utf8mb3_") || strings.HasPrefix(s, "utf8mb4_")
+	}
+	switch {
+	case st.Name == "charset" && !utf8(lower):
+		return true, Errorf(CodeBadOption, "table option charset '%s': glint keeps text as UTF-8 (utf8mb4)", v)
+	case st.Name == "collate" && !utf8(lower):
+		return true, Errorf(CodeBadOption, "table option collate '%s': glint keeps text as UTF-8, so only a utf8mb4 collation fits (how words match is the table's charset_table)", v)
+	}
+	return true, nil
+}
