@@ -50,7 +50,7 @@ func TestBISQLAlchemy(t *testing.T) {
 	python := pythonWith(t, "sqlalchemy, pandas, pymysql")
 	s := startWithBIData(t)
 	host, port := hostPort(t, s)
-	out, err := exec.Command(python, "testdata/bi/reflect_sqlalchemy.py", host, port).CombinedOutput()
+	out, err := exec.Command(python, "testdata/bi/reflect_sqlalchemy.py", host, port, "glint").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	RequireGoldenFile(t, "testdata/bi/sqlalchemy.out", string(out))
 }
@@ -60,22 +60,27 @@ func TestBISQLAlchemy(t *testing.T) {
 // the MariaDB ODBC driver, which sends them as server-side prepared
 // statements.
 func TestBIODBC(t *testing.T) {
-	python := pythonWith(t, "pyodbc")
-	drivers, _ := filepath.Glob("/usr/lib/*/odbc/libmaodbc.so")
-	if len(drivers) == 0 {
-		requireTool(t, "the MariaDB ODBC driver (odbc-mariadb)")
-	}
+	python, driver := odbcTools(t)
 	s := startWithBIData(t)
 	host, port := hostPort(t, s)
-	out, err := exec.Command(python, "testdata/bi/odbc.py", host, port, drivers[0]).CombinedOutput()
+	out, err := exec.Command(python, "testdata/bi/odbc.py", host, port, driver, "glint").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	RequireGoldenFile(t, "testdata/bi/odbc.out", string(out))
 }
 
-// TestBIJDBC runs DatabaseMetaData's catalog calls through the MariaDB JDBC
-// driver, with client-side and with server-side prepared statements.
-func TestBIJDBC(t *testing.T) {
-	jar := "/usr/share/java/mariadb-java-client.jar"
+// odbcTools returns a python3 with pyodbc and the MariaDB ODBC driver.
+func odbcTools(t *testing.T) (python, driver string) {
+	python = pythonWith(t, "pyodbc")
+	drivers, _ := filepath.Glob("/usr/lib/*/odbc/libmaodbc.so")
+	if len(drivers) == 0 {
+		requireTool(t, "the MariaDB ODBC driver (odbc-mariadb)")
+	}
+	return python, drivers[0]
+}
+
+// javaTools returns java and the MariaDB JDBC driver's jar.
+func javaTools(t *testing.T) (java, jar string) {
+	jar = "/usr/share/java/mariadb-java-client.jar"
 	if _, err := os.Stat(jar); err != nil {
 		requireTool(t, "the JDBC driver "+jar+" (libmariadb-java)")
 	}
@@ -83,6 +88,24 @@ func TestBIJDBC(t *testing.T) {
 	if err != nil {
 		requireTool(t, "java (default-jre-headless)")
 	}
+	return java, jar
+}
+
+// mysqldumpTool returns mysqldump (or mariadb-dump).
+func mysqldumpTool(t *testing.T) string {
+	for _, name := range []string{"mysqldump", "mariadb-dump"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	requireTool(t, "mysqldump (mariadb-client)")
+	return ""
+}
+
+// TestBIJDBC runs DatabaseMetaData's catalog calls through the MariaDB JDBC
+// driver, with client-side and with server-side prepared statements.
+func TestBIJDBC(t *testing.T) {
+	java, jar := javaTools(t)
 	s := startWithBIData(t)
 	host, port := hostPort(t, s)
 	for _, mode := range []string{"", "&useServerPrepStmts=true"} {
@@ -96,12 +119,7 @@ func TestBIJDBC(t *testing.T) {
 // the mysql client into a fresh glintd: the same rows, the same table, the
 // same full-text matches.
 func TestMysqldumpRoundTrip(t *testing.T) {
-	dump, err := exec.LookPath("mysqldump")
-	if err != nil {
-		if dump, err = exec.LookPath("mariadb-dump"); err != nil {
-			requireTool(t, "mysqldump (mariadb-client)")
-		}
-	}
+	dump := mysqldumpTool(t)
 	src := startWithBIData(t)
 	host, port := hostPort(t, src)
 	cmd := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "glint", "books")
@@ -153,4 +171,46 @@ print(c.get_autocommit())
 	out, err := exec.Command(python, "-c", script, host, port).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "True\nFalse\n0\nTrue\n", string(out))
+}
+
+// TestBIMariaDB runs the same clients against a MariaDB holding the same
+// tables in MySQL's types (testdata/bi/setup-mariadb.sql), where one is
+// installed. Their answers are kept beside glint's (*.mariadb.out), so the
+// two read side by side: they differ in what glint is (no MATCH() there,
+// glint's column comments, MariaDB's varchar(255) and json as longtext).
+func TestBIMariaDB(t *testing.T) {
+	m := StartMariaDB(t)
+	setup, err := os.ReadFile("testdata/bi/setup-mariadb.sql")
+	require.NoError(t, err)
+	m.Exec(t, "", "CREATE DATABASE glint")
+	m.Exec(t, "glint", string(setup))
+	host, port := m.HostPort()
+
+	t.Run("SQLAlchemy", func(t *testing.T) {
+		python := pythonWith(t, "sqlalchemy, pandas, pymysql")
+		out, err := exec.Command(python, "testdata/bi/reflect_sqlalchemy.py", host, port, "mariadb").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		RequireGoldenFile(t, "testdata/bi/sqlalchemy.mariadb.out", string(out))
+	})
+	t.Run("ODBC", func(t *testing.T) {
+		python, driver := odbcTools(t)
+		out, err := exec.Command(python, "testdata/bi/odbc.py", host, port, driver, "mariadb").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		RequireGoldenFile(t, "testdata/bi/odbc.mariadb.out", string(out))
+	})
+	t.Run("JDBC", func(t *testing.T) {
+		java, jar := javaTools(t)
+		out, err := exec.Command(java, "-cp", jar, "testdata/bi/Meta.java", host, port, "glint", "").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		RequireGoldenFile(t, "testdata/bi/jdbc.mariadb.out", string(out))
+	})
+	t.Run("mysqldump", func(t *testing.T) {
+		dump := mysqldumpTool(t)
+		file, err := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "glint", "books").Output()
+		require.NoError(t, err)
+		m.Exec(t, "", "CREATE DATABASE restored")
+		m.Exec(t, "restored", string(file))
+		q := "SELECT * FROM books ORDER BY id"
+		require.Equal(t, MustQuery(t, m.DB(t, "glint"), q), MustQuery(t, m.DB(t, "restored"), q))
+	})
 }
