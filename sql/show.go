@@ -317,6 +317,16 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 			{"Transactions", ColString}, {"XA", ColString}, {"Savepoints", ColString}}, Rows: [][]any{}}
 		r.Rows = append(r.Rows, s.catalogRows("ENGINES")...)
 		return r, nil
+	case ast.ShowGrants:
+		// glint has no privileges: a user that connects may do everything,
+		// which is what this grant says (Metabase reads it to learn which
+		// tables it may query).
+		user := s.user
+		if n.User != nil && !n.User.CurrentUser {
+			user = n.User.Username
+		}
+		return &Result{Columns: []Column{{"Grants for " + user + "@%", ColString}},
+			Rows: [][]any{{"GRANT ALL PRIVILEGES ON *.* TO `" + strings.ReplaceAll(user, "`", "``") + "`@`%`"}}}, nil
 	case ast.ShowProcedureStatus, ast.ShowFunctionStatus:
 		return &Result{Columns: []Column{{"Db", ColString}, {"Name", ColString}, {"Type", ColString}, {"Definer", ColString},
 			{"Modified", ColString}, {"Created", ColString}, {"Security_type", ColString}, {"Comment", ColString},
