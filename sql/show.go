@@ -249,7 +249,11 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 		return &Result{Columns: []Column{{"Database", ColString}, {"Create Database", ColString}},
 			Rows: [][]any{{Database, "CREATE DATABASE `" + Database + "` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"}}}, nil
 	case ast.ShowColumns:
-		return s.showColumns(n.Table.Name.O, n.Full, keep)
+		schema := n.Table.Schema.O
+		if n.DBName != "" {
+			schema = n.DBName
+		}
+		return s.showColumns(schema, n.Table.Name.O, n.Full, keep)
 	case ast.ShowIndex:
 		return s.showIndex(n.Table.Name.O)
 	case ast.ShowTableStatus:
@@ -354,12 +358,23 @@ func (s *Session) catalogRows(table string) [][]any {
 
 // showColumns answers SHOW [FULL] COLUMNS in MySQL's form, which tools
 // read (DESC keeps the reference's form: describe).
-func (s *Session) showColumns(table string, full bool, keep func(string) bool) (*Result, error) {
-	t, err := s.table(table)
-	if err != nil {
-		return nil, err
+func (s *Session) showColumns(schema, table string, full bool, keep func(string) bool) (*Result, error) {
+	var ti catalog.TableInfo
+	if strings.EqualFold(schema, catalog.Schema) || schema == "" && strings.EqualFold(s.db, catalog.Schema) {
+		ti.Columns = catalog.SchemaColumns(strings.ToUpper(table))
+		if ti.Columns == nil {
+			return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in information_schema", table)
+		}
+	} else {
+		if schema != "" && !strings.EqualFold(schema, Database) {
+			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", schema)
+		}
+		t, err := s.table(table)
+		if err != nil {
+			return nil, err
+		}
+		ti = tableInfo(t)
 	}
-	ti := tableInfo(t)
 	r := &Result{Rows: [][]any{}}
 	if full {
 		r.Columns = []Column{{"Field", ColString}, {"Type", ColString}, {"Collation", ColString}, {"Null", ColString},

@@ -171,6 +171,18 @@ func InformationSchema(info Information) map[string]*Table {
 		add("TABLES", "def", Schema, d.name, "SYSTEM VIEW", nil, uint64(10), nil, nil, nil, nil, nil, nil, nil, nil,
 			nil, nil, nil, "utf8mb3_general_ci", nil, "", "")
 	}
+	for _, d := range defs {
+		for i, c := range SchemaColumns(d.name) {
+			var charLen, octets, prec, scale, charset, collation any
+			if c.CharLength > 0 {
+				charLen, octets, charset, collation = c.CharLength, c.CharLength*3, "utf8mb3", "utf8mb3_general_ci"
+			} else {
+				prec, scale = uint64(c.Precision), uint64(0)
+			}
+			add("COLUMNS", "def", Schema, d.name, c.Name, uint64(i+1), nil, "YES", c.DataType, charLen, octets,
+				prec, scale, nil, charset, collation, c.ColumnType, "", "", "select", "", "", nil)
+		}
+	}
 	for _, t := range info.Tables {
 		var rows any
 		if t.Rows >= 0 {
@@ -232,4 +244,27 @@ func InformationSchema(info Information) map[string]*Table {
 		add("SESSION_VARIABLES", strings.ToUpper(v[0]), v[1])
 	}
 	return out
+}
+
+// SchemaColumns describes the columns of the catalog table name (upper
+// case) in MySQL's terms, or returns nil for no such table: its strings are
+// varchar(64) (names) and its numbers bigint.
+func SchemaColumns(name string) []ColumnInfo {
+	for _, d := range defs {
+		if d.name != name {
+			continue
+		}
+		out := make([]ColumnInfo, len(d.cols))
+		for i, c := range d.cols {
+			out[i] = ColumnInfo{Name: c.Name, DataType: "varchar", ColumnType: "varchar(64)", CharLength: 64}
+			switch c.Type {
+			case Int:
+				out[i] = ColumnInfo{Name: c.Name, DataType: "bigint", ColumnType: "bigint", Precision: 19}
+			case Uint:
+				out[i] = ColumnInfo{Name: c.Name, DataType: "bigint", ColumnType: "bigint unsigned", Precision: 20}
+			}
+		}
+		return out
+	}
+	return nil
 }
