@@ -3,7 +3,11 @@
 # client (mariadb or mysql) for the end-to-end tests, and Sphinx 2.2.11
 # (Debian's sphinxsearch, whose searchd is the peer of the differential test
 # in e2e/sphinxdiff), curl for the HTTP script test, and PyMySQL, a JDBC
-# driver (MariaDB Connector/J) and a Java runtime for the TLS test.
+# driver (MariaDB Connector/J) and a Java runtime for the TLS test; and the
+# BI tools' own client libraries for the catalog tests (e2e/catalog_test.go):
+# SQLAlchemy and pandas, the MariaDB ODBC driver with unixODBC and pyodbc, and
+# mysqldump (with the client). mariadb-server is optional: the catalog tests
+# also run against it when it is installed, so it is not installed here.
 # Idempotent: installs nothing, and asks apt nothing, when all are there.
 set -euo pipefail
 
@@ -29,6 +33,16 @@ if [[ ! -f /usr/share/java/mariadb-java-client.jar ]]; then
 fi
 if ! command -v java >/dev/null 2>&1; then
 	missing+=(default-jre-headless)
+fi
+python_has() { /usr/bin/python3 -c "import $1" 2>/dev/null; }
+python_has sqlalchemy || missing+=(python3-sqlalchemy)
+python_has pandas || missing+=(python3-pandas)
+python_has pyodbc || missing+=(python3-pyodbc)
+if ! command -v odbcinst >/dev/null 2>&1; then
+	missing+=(unixodbc)
+fi
+if ! ls /usr/lib/*/odbc/libmaodbc.so >/dev/null 2>&1; then
+	missing+=(odbc-mariadb)
 fi
 if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0

@@ -221,7 +221,10 @@ func (s *Server) handleWrite(kind writeKind) http.HandlerFunc {
 			writeHTTPError(w, err)
 			return
 		}
-		writeJSON(w, out[0].status, out[0].body)
+		// The reference answers a write with HTTP 200 and its own status
+		// (201 for a document created) in the body; the official clients
+		// take any other HTTP status for a failure.
+		writeJSON(w, http.StatusOK, out[0].body)
 	}
 }
 

@@ -308,6 +308,7 @@ func (c *mysqlConn) HandleOtherCommand(cmd byte, _ []byte) (err error) {
 // go-mysql should write last: nothing more (every result was written here), an
 // OK packet, or the error that ends the answer.
 func (c *mysqlConn) reply(results []*sql.Result, execErr error, binary bool) (*mysql.Result, error) {
+	c.syncAutocommit()
 	for i, r := range results {
 		last := i == len(results)-1 && execErr == nil
 		if last && !isResultSet(r) {
@@ -344,11 +345,28 @@ func (c *mysqlConn) writeResult(r *sql.Result, binary, more bool) error {
 	if !isResultSet(r) {
 		return c.conn.WriteValue(&mysql.Result{AffectedRows: r.AffectedRows, InsertId: r.InsertID, Warnings: r.Warnings})
 	}
-	status := mysql.SERVER_STATUS_AUTOCOMMIT
+	status := uint16(0)
+	if c.conn.HasStatus(mysql.SERVER_STATUS_AUTOCOMMIT) {
+		status |= mysql.SERVER_STATUS_AUTOCOMMIT
+	}
 	if more {
 		status |= mysql.SERVER_MORE_RESULTS_EXISTS
 	}
 	return writeResultSet(c.conn, r, binary, status)
+}
+
+// autocommitter is a Session that says whether @@autocommit is on.
+type autocommitter interface{ Autocommit() bool }
+
+// syncAutocommit makes the status flags' autocommit bit agree with the
+// session's @@autocommit (connectors read it after SET autocommit=0);
+// a session that does not say has it on.
+func (c *mysqlConn) syncAutocommit() {
+	if a, ok := c.sess.(autocommitter); ok && !a.Autocommit() {
+		c.conn.UnsetStatus(mysql.SERVER_STATUS_AUTOCOMMIT)
+		return
+	}
+	c.conn.SetStatus(mysql.SERVER_STATUS_AUTOCOMMIT)
 }
 
 func isResultSet(r *sql.Result) bool { return r.IsResultSet() && len(r.Columns) > 0 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,7 @@ type wireConn struct {
 
 	rejectPending bool // an oversized packet was found; reject it at the next Read
 	rejected      bool // error 1153 was sent: the connection is finished
+	greeted       bool // the first write (the server's greeting) is done
 
 	closeOnce sync.Once
 	closeErr  error
@@ -96,7 +98,38 @@ func (c *wireConn) Write(p []byte) (int, error) {
 	if c.rejected {
 		return 0, errPacketTooLarge
 	}
+	if !c.greeted {
+		c.greeted = true
+		if q, ok := greetingWithAutocommit(p); ok {
+			return c.bw.Write(q)
+		}
+	}
 	return c.bw.Write(p)
+}
+
+// greetingWithAutocommit returns a copy of the initial handshake packet p
+// with SERVER_STATUS_AUTOCOMMIT in its status flags. go-mysql writes the
+// greeting with no status and has no hook to set one; clients read it
+// (PyMySQL decides from it whether to send SET autocommit), and every glint
+// session starts with @@autocommit on. ok is false when p is not a
+// protocol 10 greeting in one packet, which is then written as it is.
+func greetingWithAutocommit(p []byte) (q []byte, ok bool) {
+	if len(p) < 5 || int(p[0])|int(p[1])<<8|int(p[2])<<16 != len(p)-4 || p[3] != 0 || p[4] != 10 {
+		return nil, false
+	}
+	i := bytes.IndexByte(p[5:], 0)
+	if i < 0 {
+		return nil, false
+	}
+	// server version, NUL, connection id (4), auth data (8), filler (1),
+	// capabilities (2), character set (1), then the status (2).
+	at := 5 + i + 1 + 4 + 8 + 1 + 2 + 1
+	if at+2 > len(p) {
+		return nil, false
+	}
+	q = bytes.Clone(p)
+	q[at] |= byte(mysql.SERVER_STATUS_AUTOCOMMIT)
+	return q, true
 }
 
 // flush sends what is buffered.

@@ -115,8 +115,16 @@ func typeName(c index.Column) string {
 }
 
 func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
-	if n.ReferTable != nil || len(n.Constraints) > 0 || n.Partition != nil || len(n.Options) > 0 {
+	if n.ReferTable != nil || n.Partition != nil || len(n.Options) > 0 {
 		return nil, Errorf(CodeUnsupported, "CREATE TABLE takes only a column list and table settings")
+	}
+	for _, c := range n.Constraints {
+		// SHOW CREATE TABLE writes PRIMARY KEY (`id`), as MySQL tools expect,
+		// so a dump of it is read back.
+		if c.Tp != ast.ConstraintPrimaryKey || len(c.Keys) != 1 || c.Keys[0].Column == nil ||
+			!strings.EqualFold(c.Keys[0].Column.Name.O, "id") {
+			return nil, Errorf(CodeUnsupported, "CREATE TABLE takes no keys or constraints but PRIMARY KEY (id): every table has the document id as its key")
+		}
 	}
 	schema := index.Schema{Name: n.Table.Name.O}
 	seen := map[string]bool{}
@@ -124,6 +132,9 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 		name := def.Name.Name.O
 		canonical := ""
 		for _, opt := range def.Options {
+			if strings.EqualFold(name, "id") && (opt.Tp == ast.ColumnOptionNotNull || opt.Tp == ast.ColumnOptionPrimaryKey) {
+				continue // the document id is never NULL and is the key
+			}
 			if opt.Tp != ast.ColumnOptionComment {
 				return nil, Errorf(CodeSyntax, "column '%s': only a type is allowed after the column name", name)
 			}
@@ -152,6 +163,12 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 	}
 	given := map[string]bool{}
 	for _, st := range settings {
+		if mysqlOption, err := checkMySQLTableOption(st); mysqlOption {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		kind, ok := tableSettings[st.Name]
 		if !ok {
 			return nil, Errorf(CodeBadOption, "unknown table setting '%s'", st.Name)
@@ -306,15 +323,65 @@ func (s *Session) tableError(name string, err error) error {
 // createTableText renders the statement that re-creates a table.
 func createTableText(sc *index.Schema) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (\nid bigint", sc.Name)
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n  `id` bigint NOT NULL", quoteName(sc.Name))
 	for _, c := range sc.Columns {
-		fmt.Fprintf(&b, ",\n%s %s", c.Name, typeName(c))
+		fmt.Fprintf(&b, ",\n  %s %s", quoteName(c.Name), typeName(c))
 	}
-	b.WriteString("\n)")
-	settings := append([]index.Setting(nil), sc.Settings...)
-	sort.SliceStable(settings, func(i, j int) bool { return settings[i].Name < settings[j].Name })
-	for _, st := range settings {
-		fmt.Fprintf(&b, " %s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
+	b.WriteString(",\n  PRIMARY KEY (`id`)\n)")
+	if st := settingsText(sc); st != "" {
+		b.WriteString(" " + st)
 	}
 	return b.String()
+}
+
+// settingsText is a table's settings as CREATE TABLE takes them, in name order.
+func settingsText(sc *index.Schema) string {
+	settings := append([]index.Setting(nil), sc.Settings...)
+	sort.SliceStable(settings, func(i, j int) bool { return settings[i].Name < settings[j].Name })
+	parts := make([]string, len(settings))
+	for i, st := range settings {
+		parts[i] = fmt.Sprintf("%s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
+	}
+	return strings.Join(parts, " ")
+}
+
+// quoteName writes a name as MySQL's SHOW CREATE TABLE does: in backquotes.
+func quoteName(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// checkMySQLTableOption checks a MySQL table option, which CREATE TABLE
+// statements written for MySQL carry (mysqldump of a MySQL table writes
+// ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=...). Those that mean
+// nothing here are accepted and not kept: the storage engine and row format
+// (glint stores every table its own way), a UTF-8 character set and its
+// collations (glint's text is UTF-8; how words match is charset_table's).
+// Another character set would mean text glint does not hold: an error.
+// isOption is false for a name that is no such option.
+func checkMySQLTableOption(st dialect.Setting) (isOption bool, err error) {
+	switch st.Name {
+	case "engine", "row_format", "charset", "collate":
+	default:
+		return false, nil
+	}
+	var v string
+	switch x := st.Value.(type) {
+	case *ast.ColumnNameExpr:
+		v = x.Name.Name.O
+	case ast.ValueExpr:
+		v, _ = x.GetValue().(string)
+	}
+	if v == "" {
+		return true, Errorf(CodeBadOption, "table option '%s' takes a name", st.Name)
+	}
+	lower := strings.ToLower(v)
+	utf8 := func(s string) bool {
+		return s == "utf8" || s == "utf8mb3" || s == "utf8mb4" ||
+			strings.HasPrefix(s, "utf8_") || strings.HasPrefix(s, "utf8mb3_") || strings.HasPrefix(s, "utf8mb4_")
+	}
+	switch {
+	case st.Name == "charset" && !utf8(lower):
+		return true, Errorf(CodeBadOption, "table option charset '%s': glint keeps text as UTF-8 (utf8mb4)", v)
+	case st.Name == "collate" && !utf8(lower):
+		return true, Errorf(CodeBadOption, "table option collate '%s': glint keeps text as UTF-8, so only a utf8mb4 collation fits (how words match is the table's charset_table)", v)
+	}
+	return true, nil
 }

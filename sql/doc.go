@@ -7,7 +7,10 @@
 // A statement is a pipeline: parse (dialect.Parse), plan (planSelect compiles the
 // WHERE clause, the select list and ORDER BY into expressions), execute (candidates
 // from the full-text index or a scan, a bounded heap for ORDER BY and LIMIT, and
-// only then the stored text of the rows that are returned).
+// only then the stored text of the rows that are returned). A SELECT or UNION
+// that reads information_schema is not a search: it goes to the catalog's own
+// row engine (package sql/catalog, wired in catalog.go), over tables built
+// from the schemas of the moment.
 //
 //	db, _ := index.Open(index.DefaultOptions("data"))
 //	s := sql.NewEngine(db).NewSession("root")

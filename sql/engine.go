@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
 )
 
 // Version is glint's version, reported in the handshake and @@version.
@@ -24,6 +25,7 @@ type Engine struct {
 	helpers helpers
 	// maxQueryTime bounds each SELECT, CALL SNIPPETS and JSON search; 0: no bound.
 	maxQueryTime time.Duration
+	maxPrepared  int // SQL-level prepared statements per session
 }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
@@ -71,13 +73,13 @@ type Stats struct {
 
 // NewEngine returns an Engine over db.
 func NewEngine(db *index.DB) *Engine {
-	return &Engine{db: db, started: time.Now(), helpers: newHelpers()}
+	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared}
 }
 
 // Stats returns the engine's live counters.
 func (e *Engine) Stats() *Stats { return &e.stats }
 
-func (e *Engine) version() string { return "8.0.36-glint-" + Version }
+func (e *Engine) version() string { return dialect.ServerVersion + "-glint-" + Version }
 
 // NewSession starts the state of one connection for the given user.
 func (e *Engine) NewSession(user string) *Session {

@@ -480,8 +480,11 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		}
 		return isNullExpr{x: v, not: x.Not}, nil
 	case *ast.VariableExpr:
+		if x.Value != nil {
+			return nil, Errorf(CodeUnsupported, "assigning a variable in a query (@%s := ...) is not supported", x.Name)
+		}
 		if !x.IsSystem {
-			return nil, Errorf(CodeUnsupported, "user variables (@%s) are not supported", x.Name)
+			return constExpr{sc.sess.userVars[strings.ToLower(x.Name)]}, nil // NULL when never set, as in MySQL
 		}
 		v, ok := sc.sess.variable(x.Name)
 		if !ok {

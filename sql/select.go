@@ -71,6 +71,12 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if meta, ok := showMetaCall(n); ok {
 		return s.showMeta(ctx, meta)
 	}
+	if s.readsCatalog(n) {
+		if len(options) > 0 {
+			return nil, Errorf(CodeSyntax, "OPTION applies to full-text tables, not to information_schema")
+		}
+		return s.selectCatalog(ctx, n)
+	}
 	if n.From == nil {
 		if len(options) > 0 {
 			return nil, Errorf(CodeSyntax, "OPTION needs a table in FROM")

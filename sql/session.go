@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -30,6 +31,8 @@ type Session struct {
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
 	vars         map[string]any
+	userVars     map[string]any       // @name, set by SET @name = value
+	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
 }
 
 type metaRow struct{ name, value string }
@@ -47,7 +50,7 @@ type warning struct {
 }
 
 func newSession(e *Engine, user string, id uint32) *Session {
-	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}}
+	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}, userVars: map[string]any{}, prepared: map[string]*Prepared{}}
 }
 
 // sqlParser is the session's TiDB parser, made on first use: a session of
@@ -66,6 +69,9 @@ func (s *Session) sqlParser() *parser.Parser {
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	pieces := dialect.Split(query)
 	if len(pieces) == 0 {
+		if dialect.IsComment(query) {
+			return []*Result{{}}, nil
+		}
 		return nil, Errorf(CodeEmptyQuery, "Query was empty")
 	}
 	results := make([]*Result, 0, len(pieces))
@@ -145,12 +151,17 @@ func (s *Session) ExecPrepared(ctx context.Context, p *Prepared, args []any) (*R
 }
 
 // UseDB sets the current database (COM_INIT_DB, USE). glint has one database,
-// named "glint"; another name is a CodeNoSuchDB error.
+// named "glint", and the catalog, information_schema; another name is a
+// CodeNoSuchDB error.
 func (s *Session) UseDB(name string) error {
-	if !strings.EqualFold(name, Database) {
-		return Errorf(CodeNoSuchDB, "unknown database '%s' (glint has one database, '%s')", name, Database)
+	switch {
+	case strings.EqualFold(name, Database):
+		s.db = Database
+	case strings.EqualFold(name, catalog.Schema):
+		s.db = catalog.Schema
+	default:
+		return Errorf(CodeNoSuchDB, "unknown database '%s' (glint has one database, '%s', and '%s')", name, Database, catalog.Schema)
 	}
-	s.db = Database
 	return nil
 }
 
@@ -181,6 +192,12 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		defer done()
 		r, err := s.execSelect(ctx, n, st.Settings)
 		return r, s.statementTimeError(ctx, err)
+	case *ast.SetOprStmt:
+		s.engine.stats.Selects.Add(1)
+		ctx, done := s.statementTime(ctx)
+		defer done()
+		r, err := s.selectSet(ctx, n)
+		return r, s.statementTimeError(ctx, err)
 	case *ast.InsertStmt:
 		s.engine.stats.Inserts.Add(1)
 		return s.execInsert(ctx, n)
@@ -199,10 +216,10 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 	case *ast.OptimizeTableStmt:
 		return s.execOptimize(ctx, n)
 	case *ast.ShowStmt:
-		return s.execShow(n)
+		return s.execShow(ctx, n)
 	case *ast.ExplainStmt:
 		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns {
-			return s.execShow(show) // DESC t
+			return s.describe(show.Table.Name.O, func(string) bool { return true }) // DESC t
 		}
 	case *ast.SetStmt:
 		return s.execSet(n)
@@ -216,6 +233,18 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 			return nil, err
 		}
 		return &Result{}, nil
+	case *ast.PrepareStmt:
+		return s.execPrepare(n)
+	case *ast.ExecuteStmt:
+		return s.execExecute(ctx, n)
+	case *ast.DeallocateStmt:
+		return s.execDeallocate(n)
+	case *ast.LockTablesStmt:
+		return s.execLockTables(n)
+	case *ast.UnlockTablesStmt:
+		return &Result{}, nil
+	case *ast.AlterTableStmt:
+		return s.execAlterTable(n)
 	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt:
 		// Every statement commits on its own; transactions are accepted for
 		// clients that wrap their writes in them, and change nothing.

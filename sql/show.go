@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"context"
 	"path"
 	"runtime"
 	"runtime/metrics"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -77,6 +79,11 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
 			continue
 		}
+		if w, ok := a.Value.(*ast.ColumnNameExpr); ok && a.IsSystem && w.Name.Table.O == "" {
+			// SET autocommit=OFF, SET sql_mode=ANSI: a bare word is its name.
+			s.setWord(a, w.Name.Name.O)
+			continue
+		}
 		e, err := sc.compile(a.Value)
 		if err != nil {
 			// Values built from other variables or functions glint lacks are
@@ -84,11 +91,40 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 			continue
 		}
 		v, err := e.eval(nil)
-		if err == nil {
+		switch {
+		case err != nil:
+		case !a.IsSystem:
+			s.userVars[strings.ToLower(a.Name)] = v
+		default:
 			s.vars[strings.ToLower(a.Name)] = v
 		}
 	}
 	return &Result{}, nil
+}
+
+// setWord sets a system variable to a bare word: ON and OFF are 1 and 0 for a
+// variable whose value is a number, as MySQL reads them.
+func (s *Session) setWord(a *ast.VariableAssignment, word string) {
+	var v any = word
+	if cur, _ := s.variable(a.Name); cur != nil {
+		if _, isInt := cur.(int64); isInt {
+			switch strings.ToUpper(word) {
+			case "ON", "TRUE":
+				v = int64(1)
+			case "OFF", "FALSE":
+				v = int64(0)
+			}
+		}
+	}
+	s.vars[strings.ToLower(a.Name)] = v
+}
+
+// Autocommit reports whether @@autocommit is on. glint commits every
+// statement on its own either way; clients read the flag from the status
+// of each answer.
+func (s *Session) Autocommit() bool {
+	v, _ := s.variable("autocommit")
+	return truthy(v)
 }
 
 // LikeMatch reports whether name matches a SQL LIKE pattern (% and _),
@@ -112,48 +148,116 @@ func LikeMatch(pattern, name string) bool {
 	return err == nil && ok
 }
 
-// showPattern returns the LIKE pattern of a SHOW statement, or "" for none.
-func showPattern(n *ast.ShowStmt) (string, error) {
-	if n.Where != nil {
-		return "", Errorf(CodeUnsupported, "SHOW ... WHERE is not supported; use LIKE")
-	}
+// showFilter returns what keeps a row of a SHOW statement: its LIKE
+// pattern on the row's name, or its WHERE condition on the row (evaluated by
+// the catalog's row engine over the result's columns).
+func (s *Session) showFilter(n *ast.ShowStmt) (func(name string) bool, error) {
 	if n.Pattern == nil {
-		return "", nil
+		return func(string) bool { return true }, nil
 	}
 	v, ok := n.Pattern.Pattern.(ast.ValueExpr)
 	if !ok {
-		return "", Errorf(CodeSyntax, "LIKE takes a quoted pattern")
+		return nil, Errorf(CodeSyntax, "LIKE takes a quoted pattern")
 	}
 	p, ok := v.GetValue().(string)
 	if !ok {
-		return "", Errorf(CodeSyntax, "LIKE takes a quoted pattern")
+		return nil, Errorf(CodeSyntax, "LIKE takes a quoted pattern")
 	}
-	return p, nil
+	return func(name string) bool { return LikeMatch(p, name) }, nil
 }
 
-func (s *Session) execShow(n *ast.ShowStmt) (*Result, error) {
-	pattern, err := showPattern(n)
+// showWhere keeps the rows of r for which SHOW ... WHERE holds.
+func (s *Session) showWhere(ctx context.Context, n *ast.ShowStmt, r *Result) (*Result, error) {
+	if n.Where == nil || r == nil || !r.IsResultSet() {
+		return r, nil
+	}
+	t := &catalog.Table{Name: "show", Columns: make([]catalog.Column, len(r.Columns)), Rows: r.Rows}
+	for i, c := range r.Columns {
+		t.Columns[i] = catalog.Column{Name: c.Name, Type: [...]catalog.Type{catalog.String, catalog.Int, catalog.Uint, catalog.Float}[c.Type]}
+	}
+	rows, err := catalog.Filter(ctx, t, n.Where, s.catalogEnv(nil))
+	if err != nil {
+		return nil, catalogError(err)
+	}
+	if rows == nil {
+		rows = [][]any{}
+	}
+	return &Result{Columns: r.Columns, Rows: rows}, nil
+}
+
+func (s *Session) execShow(ctx context.Context, n *ast.ShowStmt) (*Result, error) {
+	r, err := s.show(n)
 	if err != nil {
 		return nil, err
 	}
-	keep := func(name string) bool { return pattern == "" || LikeMatch(pattern, name) }
+	return s.showWhere(ctx, n, r)
+}
+
+func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
+	keep, err := s.showFilter(n)
+	if err != nil {
+		return nil, err
+	}
+	if n.DBName != "" && n.Tp != ast.ShowCreateDatabase && !strings.EqualFold(n.DBName, Database) && !strings.EqualFold(n.DBName, catalog.Schema) {
+		return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", n.DBName)
+	}
+	inCatalog := strings.EqualFold(n.DBName, catalog.Schema) || n.DBName == "" && strings.EqualFold(s.db, catalog.Schema)
 	switch n.Tp {
 	case ast.ShowTables:
-		r := &Result{Columns: []Column{{"Table", ColString}, {"Type", ColString}}}
-		for _, name := range s.engine.db.TableNames() {
+		var names []string
+		if inCatalog {
+			for name := range catalog.InformationSchema(catalog.Information{}) {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+		} else {
+			names = s.engine.db.TableNames()
+		}
+		if n.Full {
+			// MySQL's form, which tools read: SQLAlchemy keeps the BASE TABLE rows.
+			db, typ := Database, "BASE TABLE"
+			if inCatalog {
+				db, typ = catalog.Schema, "SYSTEM VIEW"
+			}
+			r := &Result{Columns: []Column{{"Tables_in_" + db, ColString}, {"Table_type", ColString}}, Rows: [][]any{}}
+			for _, name := range names {
+				if keep(name) {
+					r.Rows = append(r.Rows, []any{name, typ})
+				}
+			}
+			return r, nil
+		}
+		r := &Result{Columns: []Column{{"Table", ColString}, {"Type", ColString}}, Rows: [][]any{}}
+		for _, name := range names {
 			if keep(name) {
 				r.Rows = append(r.Rows, []any{name, "rt"})
 			}
 		}
 		return r, nil
 	case ast.ShowDatabases:
-		r := &Result{Columns: []Column{{"Database", ColString}}}
-		if keep(Database) {
-			r.Rows = append(r.Rows, []any{Database})
+		r := &Result{Columns: []Column{{"Database", ColString}}, Rows: [][]any{}}
+		for _, name := range []string{catalog.Schema, Database} {
+			if keep(name) {
+				r.Rows = append(r.Rows, []any{name})
+			}
 		}
 		return r, nil
+	case ast.ShowCreateDatabase:
+		if !strings.EqualFold(n.DBName, Database) {
+			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", n.DBName)
+		}
+		return &Result{Columns: []Column{{"Database", ColString}, {"Create Database", ColString}},
+			Rows: [][]any{{Database, "CREATE DATABASE `" + Database + "` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"}}}, nil
 	case ast.ShowColumns:
-		return s.describe(n.Table.Name.O, keep)
+		schema := n.Table.Schema.O
+		if n.DBName != "" {
+			schema = n.DBName
+		}
+		return s.showColumns(schema, n.Table.Name.O, n.Full, keep)
+	case ast.ShowIndex:
+		return s.showIndex(n.Table.Name.O)
+	case ast.ShowTableStatus:
+		return s.showTableStatus(keep)
 	case ast.ShowCreateTable:
 		t, err := s.table(n.Table.Name.O)
 		if err != nil {
@@ -176,13 +280,13 @@ func (s *Session) execShow(n *ast.ShowStmt) (*Result, error) {
 			}
 		}
 		sort.Strings(names)
-		r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
+		r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}, Rows: [][]any{}}
 		for _, k := range names {
 			r.Rows = append(r.Rows, []any{k, displayString(vars[k])})
 		}
 		return r, nil
 	case ast.ShowStatus:
-		r := &Result{Columns: []Column{{"Counter", ColString}, {"Value", ColString}}}
+		r := &Result{Columns: []Column{{"Counter", ColString}, {"Value", ColString}}, Rows: [][]any{}}
 		for _, c := range s.statusCounters() {
 			if keep(c.name) {
 				r.Rows = append(r.Rows, []any{c.name, c.value})
@@ -190,17 +294,146 @@ func (s *Session) execShow(n *ast.ShowStmt) (*Result, error) {
 		}
 		return r, nil
 	case ast.ShowWarnings:
-		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}}
+		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}, Rows: [][]any{}}
 		for _, w := range s.warnings {
 			r.Rows = append(r.Rows, []any{w.level, int64(w.code), w.msg})
 		}
 		return r, nil
-	case ast.ShowEngines, ast.ShowCharset, ast.ShowCollation, ast.ShowProcedureStatus,
-		ast.ShowFunctionStatus, ast.ShowTriggers, ast.ShowEvents, ast.ShowPlugins, ast.ShowIndex:
-		// Tools ask for these while exploring a server; glint has none of them.
-		return &Result{Columns: []Column{{"Name", ColString}}}, nil
+	case ast.ShowCharset:
+		r := &Result{Columns: []Column{{"Charset", ColString}, {"Description", ColString}, {"Default collation", ColString}, {"Maxlen", ColInt}}, Rows: [][]any{}}
+		for _, row := range s.catalogRows("CHARACTER_SETS") {
+			if keep(row[0].(string)) {
+				r.Rows = append(r.Rows, []any{row[0], row[2], row[1], int64(row[3].(uint64))})
+			}
+		}
+		return r, nil
+	case ast.ShowCollation:
+		r := &Result{Columns: []Column{{"Collation", ColString}, {"Charset", ColString}, {"Id", ColInt}, {"Default", ColString},
+			{"Compiled", ColString}, {"Sortlen", ColInt}, {"Pad_attribute", ColString}}, Rows: [][]any{}}
+		for _, row := range s.catalogRows("COLLATIONS") {
+			if keep(row[0].(string)) {
+				r.Rows = append(r.Rows, []any{row[0], row[1], int64(row[2].(uint64)), row[3], row[4], int64(row[5].(uint64)), row[6]})
+			}
+		}
+		return r, nil
+	case ast.ShowEngines:
+		r := &Result{Columns: []Column{{"Engine", ColString}, {"Support", ColString}, {"Comment", ColString},
+			{"Transactions", ColString}, {"XA", ColString}, {"Savepoints", ColString}}, Rows: [][]any{}}
+		r.Rows = append(r.Rows, s.catalogRows("ENGINES")...)
+		return r, nil
+	case ast.ShowGrants:
+		// glint has no privileges: a user that connects may do everything,
+		// which is what this grant says (Metabase reads it to learn which
+		// tables it may query).
+		user := s.user
+		if n.User != nil && !n.User.CurrentUser {
+			user = n.User.Username
+		}
+		return &Result{Columns: []Column{{"Grants for " + user + "@%", ColString}},
+			Rows: [][]any{{"GRANT ALL PRIVILEGES ON *.* TO `" + strings.ReplaceAll(user, "`", "``") + "`@`%`"}}}, nil
+	case ast.ShowProcedureStatus, ast.ShowFunctionStatus:
+		return &Result{Columns: []Column{{"Db", ColString}, {"Name", ColString}, {"Type", ColString}, {"Definer", ColString},
+			{"Modified", ColString}, {"Created", ColString}, {"Security_type", ColString}, {"Comment", ColString},
+			{"character_set_client", ColString}, {"collation_connection", ColString}, {"Database Collation", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowTriggers:
+		return &Result{Columns: []Column{{"Trigger", ColString}, {"Event", ColString}, {"Table", ColString}, {"Statement", ColString},
+			{"Timing", ColString}, {"Created", ColString}, {"sql_mode", ColString}, {"Definer", ColString},
+			{"character_set_client", ColString}, {"collation_connection", ColString}, {"Database Collation", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowEvents:
+		return &Result{Columns: []Column{{"Db", ColString}, {"Name", ColString}, {"Definer", ColString}, {"Time zone", ColString},
+			{"Type", ColString}, {"Execute at", ColString}, {"Interval value", ColString}, {"Interval field", ColString},
+			{"Starts", ColString}, {"Ends", ColString}, {"Status", ColString}, {"Originator", ColInt},
+			{"character_set_client", ColString}, {"collation_connection", ColString}, {"Database Collation", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowPlugins:
+		return &Result{Columns: []Column{{"Name", ColString}, {"Status", ColString}, {"Type", ColString}, {"Library", ColString},
+			{"License", ColString}}, Rows: [][]any{}}, nil
 	}
 	return nil, Errorf(CodeUnsupported, "this SHOW statement is not supported")
+}
+
+// catalogRows are the rows of one of the catalog's tables.
+func (s *Session) catalogRows(table string) [][]any {
+	return catalog.InformationSchema(s.catalogInformation())[table].Rows
+}
+
+// showColumns answers SHOW [FULL] COLUMNS in MySQL's form, which tools
+// read (DESC keeps the reference's form: describe).
+func (s *Session) showColumns(schema, table string, full bool, keep func(string) bool) (*Result, error) {
+	var ti catalog.TableInfo
+	if strings.EqualFold(schema, catalog.Schema) || schema == "" && strings.EqualFold(s.db, catalog.Schema) {
+		ti.Columns = catalog.SchemaColumns(strings.ToUpper(table))
+		if ti.Columns == nil {
+			return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in information_schema", table)
+		}
+	} else {
+		if schema != "" && !strings.EqualFold(schema, Database) {
+			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", schema)
+		}
+		t, err := s.table(table)
+		if err != nil {
+			return nil, err
+		}
+		ti = tableInfo(t)
+	}
+	r := &Result{Rows: [][]any{}}
+	if full {
+		r.Columns = []Column{{"Field", ColString}, {"Type", ColString}, {"Collation", ColString}, {"Null", ColString},
+			{"Key", ColString}, {"Default", ColString}, {"Extra", ColString}, {"Privileges", ColString}, {"Comment", ColString}}
+	} else {
+		r.Columns = []Column{{"Field", ColString}, {"Type", ColString}, {"Null", ColString}, {"Key", ColString},
+			{"Default", ColString}, {"Extra", ColString}}
+	}
+	for _, c := range ti.Columns {
+		if !keep(c.Name) {
+			continue
+		}
+		null, key := "YES", ""
+		if c.Primary {
+			null, key = "NO", "PRI"
+		}
+		if full {
+			var collation any
+			if c.CharLength > 0 {
+				collation = catalog.Collation
+			}
+			r.Rows = append(r.Rows, []any{c.Name, c.ColumnType, collation, null, key, nil, "", "select,insert,update,references", c.Comment})
+		} else {
+			r.Rows = append(r.Rows, []any{c.Name, c.ColumnType, null, key, nil, ""})
+		}
+	}
+	return r, nil
+}
+
+// showIndex answers SHOW INDEX: every table has one, its primary key on id.
+func (s *Session) showIndex(table string) (*Result, error) {
+	t, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{
+		Columns: []Column{{"Table", ColString}, {"Non_unique", ColInt}, {"Key_name", ColString}, {"Seq_in_index", ColInt},
+			{"Column_name", ColString}, {"Collation", ColString}, {"Cardinality", ColInt}, {"Sub_part", ColInt},
+			{"Packed", ColString}, {"Null", ColString}, {"Index_type", ColString}, {"Comment", ColString},
+			{"Index_comment", ColString}, {"Visible", ColString}, {"Expression", ColString}},
+		Rows: [][]any{{t.Schema().Name, int64(0), "PRIMARY", int64(1), "id", "A", int64(t.Snapshot().Count()), nil, nil, "",
+			"BTREE", "", "", "YES", nil}},
+	}, nil
+}
+
+// showTableStatus answers SHOW TABLE STATUS in MySQL's form.
+func (s *Session) showTableStatus(keep func(string) bool) (*Result, error) {
+	r := &Result{Columns: []Column{{"Name", ColString}, {"Engine", ColString}, {"Version", ColInt}, {"Row_format", ColString},
+		{"Rows", ColInt}, {"Avg_row_length", ColInt}, {"Data_length", ColInt}, {"Max_data_length", ColInt},
+		{"Index_length", ColInt}, {"Data_free", ColInt}, {"Auto_increment", ColInt}, {"Create_time", ColString},
+		{"Update_time", ColString}, {"Check_time", ColString}, {"Collation", ColString}, {"Checksum", ColInt},
+		{"Create_options", ColString}, {"Comment", ColString}}, Rows: [][]any{}}
+	for _, ti := range s.catalogInformation().Tables {
+		if keep(ti.Name) {
+			r.Rows = append(r.Rows, []any{ti.Name, catalog.Engine, int64(10), "Dynamic", ti.Rows, nil, nil, nil, nil, nil, nil,
+				nil, nil, nil, catalog.Collation, nil, ti.Options, ""})
+		}
+	}
+	return r, nil
 }
 
 // describe answers DESC t: one row per column with its type and properties.

@@ -211,6 +211,20 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 			for _, n := range x {
 				in = append(in, n)
 			}
+		case string:
+			// The text glint sends for a multi ("1,2,3", "" for none), as
+			// mysqldump writes it back.
+			for _, part := range strings.Split(x, ",") {
+				part = strings.TrimSpace(part)
+				if part == "" && strings.TrimSpace(x) == "" {
+					break
+				}
+				n, err := strconv.ParseInt(part, 10, 64)
+				if err != nil {
+					return nil, fmt.Sprintf("expects integers, or their list as text like '1,2,3', got string %s", quoteForError(x))
+				}
+				in = append(in, n)
+			}
 		default:
 			in = []any{x}
 		}

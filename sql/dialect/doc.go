@@ -77,7 +77,12 @@
 //
 // # Limits
 //
-// The content of /*! ... */ and /*+ ... */ comments, which MySQL and TiDB read as
-// code, is never rewritten. The sql_mode is MySQL's default: a backslash escapes
+// Versioned comments are read as MySQL 8.0.36 reads them (VersionID):
+// "/*!40100 SET x=1 */" is the statement SET x=1, rewritten like any other code;
+// "/*!99999 ... */", MariaDB's "/*M! ... */" and TiDB's "/*T! ... */" are
+// comments, and TiDB never sees any of them as code of its own (they reach it
+// as spaces). A text of comments only is no statement (Split); IsComment tells
+// it from an empty one, since MySQL answers the first with OK. The content of
+// /*+ ... */ hints is never rewritten. The sql_mode is MySQL's default: a backslash escapes
 // in strings and "..." is a string, not an identifier.
 package dialect

@@ -17,6 +17,7 @@ func seeds(t testing.TB) []string {
 		"", ";", "SELECT 1; SELECT 2", "SELECT '?', ?, `?` -- ?", "SELECT ?'x'?", "CALL f(1 AS a, {b=2} AS c)",
 		"SELECT HIGHLIGHT({a={b=1}}) FROM t OPTION x=(a=(1))", "CREATE TABLE t (a text indexed stored indexed)",
 		"SHOW META LIKE 'x' extra", "SELECT 'a\\", "SELECT `a", "/* x", "SELECT 1 -- x\n; SELECT 2",
+		"/*!40101 SET x=1 */;/*!99999 y */", "/*!50001 '*/' */", "/*M!100100 a */", "/*!40000 a", "/*T![f] b */",
 	}
 	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
@@ -117,6 +118,9 @@ func FuzzSplit(f *testing.F) {
 			require.Equal(t, []Piece{{Text: p.Text}}, withoutTokens(Split(p.Text)))
 		}
 		checkCovers(t, text, lex(text))
+		if IsComment(text) {
+			require.Empty(t, pieces, "a text of comments only has no statement")
+		}
 	})
 }
 

@@ -28,7 +28,19 @@ type token struct {
 	start, end   int
 	unterminated bool   // a string, quoted identifier or block comment that runs to the end of the text
 	value        string // a terminated string's value, decoded as TiDB reads it (scanString)
+	// blank: a comment TiDB must not read as code, which the rewrite turns
+	// into a space: the markers of an executed versioned comment (its
+	// content is lexed as code) and a versioned comment MySQL ignores.
+	blank bool
+	// marker is markOpen or markClose for the markers of an executed
+	// versioned comment, 0 otherwise.
+	marker uint8
 }
+
+const (
+	markOpen  = 1
+	markClose = 2
+)
 
 // trivia reports whether the token is white space or a comment.
 func (t token) trivia() bool { return t.kind == tokSpace || t.kind == tokComment }
@@ -43,8 +55,13 @@ func (t token) trivia() bool { return t.kind == tokSpace || t.kind == tokComment
 // and
 //
 //   - "-- " (two dashes and white space, or the end of the text), "#" and "/* */"
-//     start comments; "/*! */" and "/*+ */" are comments too, whose content is never
-//     rewritten;
+//     start comments; "/*+ */" (hints) and "/*M! */" (MariaDB's code) are
+//     comments too;
+//   - "/*! ... */" and "/*!NNNNN ... */" are versioned comments, read as MySQL
+//     reads them (see VersionID): when NNNNN is at most VersionID, or absent, the
+//     markers are comments and what lies between them is lexed as code (the
+//     comment ends at the first "*/" outside a literal); otherwise, and for
+//     TiDB's "/*T! */", the whole is a comment. Both kinds are blank;
 //   - white space is what TiDB skips: the bytes for which unicode.IsSpace holds.
 //
 // lex never fails: an unterminated literal or comment runs to the end of the text
@@ -53,11 +70,32 @@ func lex(text string) []token {
 	var toks []token
 	var escs []int   // scratch of scanString
 	prev := tokSpace // the kind of the token just before, trivia included
+	opened := -1     // the index in toks of the open marker of the versioned comment lexed, or -1
 	for i := 0; i < len(text); {
 		start := i
-		kind, unterminated, value := tokPunct, false, ""
+		kind, unterminated, value, blank, marker := tokPunct, false, "", false, uint8(0)
 		c := text[i]
 		switch {
+		case opened >= 0 && strings.HasPrefix(text[i:], "*/"):
+			kind, blank, marker, opened = tokComment, true, markClose, -1
+			i += 2
+		case strings.HasPrefix(text[i:], "/*!") && opened < 0:
+			kind, blank = tokComment, true
+			var executed bool
+			if i, executed = versionedOpen(text, i); executed {
+				opened, marker = len(toks), markOpen
+			} else if n := strings.Index(text[i:], "*/"); n >= 0 {
+				i += n + 2
+			} else {
+				i, unterminated = len(text), true
+			}
+		case strings.HasPrefix(text[i:], "/*T!"):
+			kind, blank = tokComment, true
+			if n := strings.Index(text[i+2:], "*/"); n >= 0 {
+				i += 2 + n + 2
+			} else {
+				i, unterminated = len(text), true
+			}
 		case isSpace(c):
 			kind = tokSpace
 			for i < len(text) && isSpace(text[i]) {
@@ -90,10 +128,42 @@ func lex(text string) []token {
 		default:
 			i++
 		}
-		toks = append(toks, token{kind: kind, start: start, end: i, unterminated: unterminated, value: value})
+		toks = append(toks, token{kind: kind, start: start, end: i, unterminated: unterminated, value: value, blank: blank, marker: marker})
 		prev = kind
 	}
+	if opened >= 0 {
+		toks[opened].unterminated = true
+	}
 	return toks
+}
+
+// ServerVersion is the MySQL version glint announces (the server's version
+// string starts with it), and VersionID the same as MySQL's versioned
+// comments write it: /*!80036 ... */ is code here, /*!80037 ... */ a comment.
+const (
+	ServerVersion = "8.0.36"
+	VersionID     = 80036
+)
+
+// versionedOpen reads the open marker of the versioned comment at text[i:]
+// ("/*!" and five digits, or "/*!" alone). It returns the end of the marker and
+// whether the comment's content is code: no version, or one of at most
+// VersionID. A sixth digit belongs to the version too, as MySQL reads it
+// (mariadb-dump starts with /*!999999 ... */, meant to be skipped everywhere).
+func versionedOpen(text string, i int) (end int, executed bool) {
+	i += 3
+	n := 0
+	for n < 6 && i+n < len(text) && isDigit(text[i+n]) {
+		n++
+	}
+	if n < 5 {
+		return i, true
+	}
+	v := 0
+	for _, c := range []byte(text[i : i+n]) {
+		v = v*10 + int(c-'0')
+	}
+	return i + n, v <= VersionID
 }
 
 // significant returns the tokens that are neither white space nor comments.

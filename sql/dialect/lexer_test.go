@@ -41,7 +41,16 @@ func TestLex(t *testing.T) {
 		{"double minus is not a comment", "1--1", []string{"number:1", "punct:-", "punct:-", "number:1"}},
 		{"hash comment", "a#x;y\nb", []string{"word:a", "comment:#x;y", "space:\n", "word:b"}},
 		{"block comment", "a/* ; ' */b", []string{"word:a", "comment:/* ; ' */", "word:b"}},
-		{"version comment is a comment", "/*!40101 SET x=1 */", []string{"comment:/*!40101 SET x=1 */"}},
+		{"versioned comment at most the version is code", "/*!40101 SET x=1 */", []string{
+			"comment:/*!40101", "space: ", "word:SET", "space: ", "word:x", "punct:=", "number:1", "space: ", "comment:*/"}},
+		{"versioned comment without a version", "/*!SET*/", []string{"comment:/*!", "word:SET", "comment:*/"}},
+		{"versioned comment of the announced version", "/*!80036 a*/", []string{"comment:/*!80036", "space: ", "word:a", "comment:*/"}},
+		{"versioned comment above the version", "/*!80037 a */b", []string{"comment:/*!80037 a */", "word:b"}},
+		{"six-digit version", "/*!999999\\- enable the sandbox mode */", []string{"comment:/*!999999\\- enable the sandbox mode */"}},
+		{"literal inside a versioned comment", "/*!50001 '*/' */", []string{"comment:/*!50001", "space: ", "string:'*/'", "space: ", "comment:*/"}},
+		{"MariaDB code is a comment", "/*M!100100 SET x=1 */", []string{"comment:/*M!100100 SET x=1 */"}},
+		{"TiDB code is a comment", "/*T![clustered_index] a */", []string{"comment:/*T![clustered_index] a */"}},
+		{"unterminated versioned comment", "/*!40101 a", []string{"comment:/*!40101 (unterminated)", "space: ", "word:a"}},
 		{"numbers", "1 1.5 .5 1e-3 1E+2 0x1F 2e", []string{
 			"number:1", "space: ", "number:1.5", "space: ", "number:.5", "space: ", "number:1e-3", "space: ",
 			"number:1E+2", "space: ", "number:0x1F", "space: ", "number:2e"}},

@@ -68,6 +68,13 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	if err := r.functionsAndMaps(cut); err != nil {
 		return nil, err
 	}
+	for _, t := range toks {
+		// TiDB reads every /*! */ as code and /*T! */ too: it sees the
+		// versioned comments as lex cut them, as spaces.
+		if t.blank && t.end <= s[cut-1].end {
+			r.edits = append(r.edits, edit{start: t.start, end: t.end, text: " "})
+		}
+	}
 	var si *standIns
 	if withStandIns {
 		si = r.standIns(cut)

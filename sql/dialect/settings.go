@@ -39,10 +39,14 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 		if !ok {
 			return nil, r.errorAtToken(i, n, "%s: expected name=value", label)
 		}
-		if !r.punct(i+1, '=') {
-			return nil, r.errorAtToken(i+1, n, "%s: expected '=' after '%s'", label, name)
+		eq := i + 1 // the '='
+		if !commas {
+			name, eq = r.mysqlTableOption(i, name)
 		}
-		end, err := r.value(label, name, i+2)
+		if !r.punct(eq, '=') {
+			return nil, r.errorAtToken(eq, n, "%s: expected '=' after '%s'", label, name)
+		}
+		end, err := r.value(label, name, eq+1)
 		if err != nil {
 			return nil, err
 		}
@@ -50,8 +54,8 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 			b.insert(", ", r.s[i].start)
 		}
 		b.insert(quoteString(name)+", ", r.s[i].start)
-		b.copy(r.s[i+2].start, r.s[end-1].end)
-		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(i+2, '(')})
+		b.copy(r.s[eq+1].start, r.s[end-1].end)
+		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(eq+1, '(')})
 		i = end
 		switch {
 		case i == n:
@@ -124,4 +128,23 @@ func (tl *tail) parse(p *parser.Parser, src string) ([]Setting, error) {
 		settings[i] = Setting{Name: strings.ToLower(it.name), Value: value, Pos: it.pos}
 	}
 	return settings, nil
+}
+
+// mysqlTableOption reads the names of MySQL's table options that take more
+// than one word, as SHOW CREATE TABLE of MySQL writes them: DEFAULT CHARSET,
+// [DEFAULT] CHARACTER SET, DEFAULT COLLATE. It returns the option's one-word
+// name (charset, collate) and the index of the '=' after it; other names are
+// returned as they are, with the '=' right after them.
+func (r *rewriter) mysqlTableOption(i int, name string) (string, int) {
+	j := i
+	if r.word(j, "DEFAULT") && (r.word(j+1, "CHARSET") || r.word(j+1, "CHARACTER") || r.word(j+1, "COLLATE")) {
+		j++
+	}
+	switch {
+	case r.word(j, "CHARACTER") && r.word(j+1, "SET"):
+		return "charset", j + 2
+	case j > i:
+		return strings.ToLower(r.text(r.s[j])), j + 1
+	}
+	return name, i + 1
 }

@@ -3,7 +3,8 @@ package dialect
 import "strings"
 
 // Split cuts a text into statements at ';' outside literals and comments,
-// dropping statements that are only white space and comments.
+// versioned comments read as code included (mysqldump's triggers hold ';'
+// inside one), dropping statements that are only white space and comments.
 //
 // Each Piece's Text is trimmed of the white space around it (comments stay), and
 // text[p.Offset:p.Offset+len(p.Text)] == p.Text. An unterminated literal or
@@ -13,9 +14,16 @@ import "strings"
 func Split(text string) []Piece {
 	var pieces []Piece
 	toks := lex(text)
-	first := 0 // index of the first token of the current statement
+	first := 0         // index of the first token of the current statement
+	versioned := false // inside an executed versioned comment
 	for i, t := range toks {
-		if t.kind == tokPunct && text[t.start] == ';' {
+		switch t.marker {
+		case markOpen:
+			versioned = true
+		case markClose:
+			versioned = false
+		}
+		if t.kind == tokPunct && text[t.start] == ';' && !versioned {
 			pieces = appendPiece(pieces, text, toks[first:i])
 			first = i + 1
 		}
@@ -52,4 +60,22 @@ func appendPiece(pieces []Piece, text string, toks []token) []Piece {
 		}
 	}
 	return append(pieces, piece)
+}
+
+// IsComment reports whether text holds comments and no code, such as a
+// versioned comment for another version ("/*!99999 SET x=1 */") or MariaDB's
+// "/*M! */". MySQL answers such a statement with OK, and an empty one (no
+// comment either) with error 1065.
+func IsComment(text string) bool {
+	if len(Split(text)) > 0 {
+		return false
+	}
+	comment := false
+	for _, t := range lex(text) {
+		if t.unterminated {
+			return false
+		}
+		comment = comment || t.kind == tokComment
+	}
+	return comment
 }

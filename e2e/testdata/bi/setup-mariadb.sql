@@ -1,0 +1,3 @@
+CREATE TABLE books (id bigint unsigned NOT NULL, title text, content text, price float, year int unsigned, published bigint, author varchar(255), tags varchar(255), meta json, ok tinyint(1), PRIMARY KEY (id));
+INSERT INTO books VALUES (1, 'The Hobbit', 'In a hole in the ground there lived a hobbit', 9.5, 1937, 1000, 'Tolkien', '1,2', '{"a":1}', 1), (2, 'Dune', 'A beginning is the time for taking the most delicate care', 12.25, 1965, 2000, 'Herbert', '3', '{}', 0), (3, 'Emma', 'Emma Woodhouse, handsome, clever, and rich', 7, 1815, 3000, 'Austen', '', '[1]', 1);
+CREATE TABLE notes (id bigint unsigned NOT NULL, body text, n bigint, PRIMARY KEY (id));
