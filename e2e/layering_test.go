@@ -19,6 +19,7 @@ var layers = map[string]int{
 	"index/tokenize":           1,
 	"index/query":              2,
 	"sql/dialect":              2,
+	"sql/catalog":              2,
 	"index":                    3,
 	"highlight":                3,
 	"sql":                      4,
