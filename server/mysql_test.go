@@ -341,13 +341,6 @@ func TestErrorsKeepConnectionUsable(t *testing.T) {
 	}
 }
 
-func TestEveryCodeIsMapped(t *testing.T) {
-	for code := sql.CodeInternal; code <= sql.CodeUnknownVariable; code++ {
-		_, ok := wireErrors[code]
-		assert.True(t, ok, "sql.Code %d has no MySQL error", code)
-	}
-}
-
 func TestHandshakeDatabase(t *testing.T) {
 	ts := startServer(t, Config{})
 	db, err := dbsql.Open("mysql", "root@tcp("+ts.mysqlAddr+")/glint")

@@ -1,17 +1,20 @@
 package sql
 
 import (
+	"net/http"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/go-mysql-org/go-mysql/mysql"
 	"strings"
 	"syscall"
 
 	"github.com/glint-search/glint/index"
 )
 
-// Code classifies an error. The server maps each Code to a MySQL error number and
-// SQLSTATE in exactly one place; HTTP maps it to a status.
+// Code classifies an error (or a warning). Each has one row in codes: its
+// name, MySQL error number and SQLSTATE, and HTTP status.
 type Code int
 
 // Error codes.
@@ -38,7 +41,63 @@ const (
 	CodeUnknownStatement              // EXECUTE or DEALLOCATE of an unknown prepared statement (1243)
 	CodeTooManyStatements             // a prepared statement past max_prepared_statements (1461)
 	CodeDiskFull                      // the data directory's disk is full; nothing of the statement was written (1114)
+
+	numCodes // not a code: how many there are
 )
+
+// codes is the one table from a Code to its name (golden files print it),
+// MySQL error number and SQLSTATE (errors and SHOW WARNINGS) and HTTP status.
+var codes = [numCodes]codeInfo{
+	CodeInternal:          {"Internal", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusInternalServerError},
+	CodeSyntax:            {"Syntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeEmptyQuery:        {"EmptyQuery", mysql.ER_EMPTY_QUERY, "42000", http.StatusBadRequest},
+	CodeNoSuchTable:       {"NoSuchTable", mysql.ER_NO_SUCH_TABLE, "42S02", http.StatusBadRequest},
+	CodeTableExists:       {"TableExists", mysql.ER_TABLE_EXISTS_ERROR, "42S01", http.StatusBadRequest},
+	CodeNoSuchColumn:      {"NoSuchColumn", mysql.ER_BAD_FIELD_ERROR, "42S22", http.StatusBadRequest},
+	CodeDuplicateID:       {"DuplicateID", mysql.ER_DUP_ENTRY, "23000", http.StatusConflict},
+	CodeWrongValue:        {"WrongValue", mysql.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "HY000", http.StatusBadRequest},
+	CodeWrongCount:        {"WrongCount", mysql.ER_WRONG_VALUE_COUNT_ON_ROW, "21S01", http.StatusBadRequest},
+	CodeBadOption:         {"BadOption", mysql.ER_WRONG_ARGUMENTS, "HY000", http.StatusBadRequest},
+	CodeQuerySyntax:       {"QuerySyntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeUnsupported:       {"Unsupported", mysql.ER_NOT_SUPPORTED_YET, "42000", http.StatusBadRequest},
+	CodeCancelled:         {"Cancelled", mysql.ER_QUERY_INTERRUPTED, "70100", http.StatusServiceUnavailable},
+	CodeAccessDenied:      {"AccessDenied", mysql.ER_ACCESS_DENIED_ERROR, "28000", http.StatusUnauthorized},
+	CodePacketTooLarge:    {"PacketTooLarge", mysql.ER_NET_PACKET_TOO_LARGE, "08S01", http.StatusRequestEntityTooLarge},
+	CodeNotPreparable:     {"NotPreparable", mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
+	CodeNoSuchDB:          {"NoSuchDB", mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
+	CodeUnknownVariable:   {"UnknownVariable", mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
+	CodeQueryTimeout:      {"QueryTimeout", erQueryTimeout, "HY000", http.StatusServiceUnavailable},
+	CodeUnknownStatement:  {"UnknownStatement", mysql.ER_UNKNOWN_STMT_HANDLER, "HY000", http.StatusBadRequest},
+	CodeTooManyStatements: {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
+	CodeDiskFull:          {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
+}
+
+// erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),
+// which go-mysql does not name.
+const erQueryTimeout = 3024
+
+// String is the code's name, as golden files print it.
+func (c Code) String() string { return c.info().name }
+
+// MySQL is the code's MySQL error number and SQLSTATE.
+func (c Code) MySQL() (number uint16, state string) { return c.info().number, c.info().state }
+
+// HTTPStatus is the HTTP status of an error of this code.
+func (c Code) HTTPStatus() int { return c.info().status }
+
+type codeInfo struct {
+	name   string
+	number uint16
+	state  string
+	status int
+}
+
+func (c Code) info() codeInfo {
+	if c < 0 || int(c) >= len(codes) || codes[c].name == "" {
+		return codes[CodeInternal]
+	}
+	return codes[c]
+}
 
 // Error is an error of a statement, with a Code and a message that names the
 // problem (and its place, where there is one).

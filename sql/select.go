@@ -447,7 +447,7 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 		// Every word is a stopword (or too short to be indexed): nothing
 		// can match.
 		s.metaQuery = &metaQuery{}
-		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQuerySyntax),
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax,
 			msg: "MATCH(): the query has no word that is indexed (only stopwords or words shorter than min_word_len), so it matches nothing"})
 		return nil
 	}
@@ -472,7 +472,7 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 	}
 	s.metaQuery = &metaQuery{terms: res.Terms}
 	for _, w := range res.Warnings {
-		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQuerySyntax), msg: "MATCH(): " + w})
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax, msg: "MATCH(): " + w})
 	}
 	found := res.Matches
 	if matchIsRequired(where, sc.match) {
@@ -567,7 +567,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
 		// As in the Sphinx family: the matches found so far, and a warning.
 		p.timedOut, err = true, nil
-		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQueryTimeout),
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeQueryTimeout,
 			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
 	}
 	if err != nil {

@@ -45,7 +45,7 @@ type metaQuery struct {
 
 type warning struct {
 	level string
-	code  int
+	code  Code // SHOW WARNINGS shows its MySQL number
 	msg   string
 }
 

@@ -296,7 +296,8 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 	case ast.ShowWarnings:
 		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}, Rows: [][]any{}}
 		for _, w := range s.warnings {
-			r.Rows = append(r.Rows, []any{w.level, int64(w.code), w.msg})
+			number, _ := w.code.MySQL()
+			r.Rows = append(r.Rows, []any{w.level, int64(number), w.msg})
 		}
 		return r, nil
 	case ast.ShowCharset:

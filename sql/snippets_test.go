@@ -67,7 +67,7 @@ func TestSnippetsFileSandbox(t *testing.T) {
 	require.Equal(t, "snippet:str\n(empty string)\nthe <b>hole</b> was dry\n",
 		exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files_scattered)"))
 	require.Contains(t, exec("CALL SNIPPETS(('missing.txt', 'sub/b.txt'), 't', 'hole', 1 AS load_files)"), "does not exist")
-	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "error 7: CALL SNIPPETS: file 'sub' is a directory, not a regular file")
+	require.Contains(t, exec("CALL SNIPPETS('sub', 't', 'hole', 1 AS load_files)"), "error WrongValue: CALL SNIPPETS: file 'sub' is a directory, not a regular file")
 }
 
 // TestSnippetsFileNotRegular: load_files never blocks on a FIFO (open or
@@ -96,13 +96,13 @@ func TestSnippetsFileNotRegular(t *testing.T) {
 	require.Equal(t, "ok 0\n", exec("CREATE TABLE t (content text)"))
 	for _, c := range []struct{ stmt, want string }{
 		{"CALL SNIPPETS('fifo', 't', 'hole', 1 AS load_files)",
-			"error 7: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
+			"error WrongValue: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
 		{"CALL SNIPPETS('fifo', 't', 'hole', 1 AS load_files_scattered)",
-			"error 7: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
+			"error WrongValue: CALL SNIPPETS: file 'fifo' is a named pipe (FIFO), not a regular file\n"},
 		{"CALL SNIPPETS('big.txt', 't', 'hole', 1 AS load_files)",
-			"error 7: CALL SNIPPETS: file 'big.txt' (67108865 bytes) is larger than 64 MB\n"},
+			"error WrongValue: CALL SNIPPETS: file 'big.txt' (67108865 bytes) is larger than 64 MB\n"},
 		{"CALL SNIPPETS(('half.txt', 'half.txt'), 't', 'hole', 1 AS load_files)",
-			"error 7: CALL SNIPPETS: file 'half.txt' (33554433 bytes) takes the files of the statement over 64 MB together\n"},
+			"error WrongValue: CALL SNIPPETS: file 'half.txt' (33554433 bytes) takes the files of the statement over 64 MB together\n"},
 	} {
 		require.Equal(t, c.want, exec(c.stmt), c.stmt)
 	}

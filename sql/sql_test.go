@@ -62,7 +62,7 @@ func render(results []*Result, err error) string {
 		if !ok {
 			fmt.Fprintf(&b, "error (not an *Error %T): %v\n", err, err)
 		} else {
-			fmt.Fprintf(&b, "error %d: %s\n", e.Code, e.Msg)
+			fmt.Fprintf(&b, "error %s: %s\n", e.Code, e.Msg)
 		}
 	}
 	return b.String()
