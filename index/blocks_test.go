@@ -287,9 +287,9 @@ func TestSegmentsWithoutTermBlocks(t *testing.T) {
 	schema.Tokenization = cfg
 	tb := newTableT(t, db, schema)
 
-	termBlocks = false
+	db.knobs.noTermBlocks = true
 	insert(t, tb, doc(1, "old", "running common", 1), doc(2, "old", "runner", 1))
-	termBlocks = true
+	db.knobs.noTermBlocks = false
 	var docs []Document
 	for id := uint64(100); id < 300; id++ {
 		docs = append(docs, doc(id, "new", "common word", 1))

@@ -46,6 +46,7 @@ func (a *arena) copy(b []byte) []byte {
 // docstore record to put, and returns the segment's in-memory form.
 func buildSegment(ctx context.Context, t *Table, seg uint32, docs []pendingDoc, nextID uint64,
 	put func(key, val []byte) error) (*segment, error) {
+	termBlocks := !t.db.knobs.noTermBlocks
 	l := t.layout
 	n := len(docs)
 	s := newSegment(t, seg, n)
@@ -226,10 +227,6 @@ func newSegment(t *Table, seg uint32, n int) *segment {
 		keys:    &segmentKeys{t: t, tid: t.tid, seg: seg},
 	}
 }
-
-// termBlocks is off only in tests, which write segments as they were
-// before term blocks (a 'P' key for every term) to check they are still read.
-var termBlocks = true
 
 const (
 	maxBuildWorkers  = 4

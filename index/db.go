@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -44,6 +45,7 @@ type DB struct {
 	mergeFactor int                       // 0: no background merges
 	maint       maintenance
 	searching   atomic.Int32 // searches running (search.go)
+	knobs       knobs
 
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name
@@ -266,6 +268,13 @@ func (db *DB) Close() error {
 	db.wmu.Unlock()
 	<-db.maint.done
 	return err
+}
+
+// knobs are what only tests change, on one DB rather than in package state.
+type knobs struct {
+	noTermBlocks     bool                      // write segments as before term blocks: a 'P' key per term (still read)
+	searchWorkers    int                       // > 0: the goroutines of every search
+	beforeMergeStage func(ctx context.Context) // runs before a merge stages its segment
 }
 
 // SyncError is a failed fsync under SyncWrites. What was written just before

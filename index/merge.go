@@ -50,9 +50,6 @@ import (
 // collector finds them unreachable); if the server stops first, the next Open
 // removes them (the retired marker stays until they are gone).
 
-// mergeStagingHook, set only by tests, runs before a merge stages its segment.
-var mergeStagingHook func(ctx context.Context)
-
 // DefaultMergeFactor is the merge factor when Options leaves it 0.
 const DefaultMergeFactor = 8
 
@@ -206,8 +203,8 @@ func (t *Table) mergeWith(ctx context.Context, background bool, pick func([]*seg
 		num := t.nextSeg
 		t.nextSeg++
 		t.mu.Unlock()
-		if mergeStagingHook != nil {
-			mergeStagingHook(ctx)
+		if hook := db.knobs.beforeMergeStage; hook != nil {
+			hook(ctx)
 		}
 		var err error
 		staged, err = t.stage(ctx, num, func(put func(k, v []byte) error) (*segment, error) {

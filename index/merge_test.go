@@ -133,11 +133,9 @@ func writeMergeHistory(t *testing.T, tb *Table) {
 			docs = append(docs, mergeDoc(r, id))
 			id++
 		}
-		if i == 4 {
-			termBlocks = false
-		}
+		tb.db.knobs.noTermBlocks = i == 4
 		added := insert(t, tb, docs...)
-		termBlocks = true
+		tb.db.knobs.noTermBlocks = false
 		if i == 2 {
 			third = added
 		}
@@ -432,7 +430,7 @@ func TestDDLInterruptsMerge(t *testing.T) {
 		started := make(chan struct{})
 		interrupted := make(chan error, 1)
 		var again atomic.Bool
-		mergeStagingHook = func(ctx context.Context) {
+		db.knobs.beforeMergeStage = func(ctx context.Context) {
 			if again.Swap(true) {
 				return // the merge made again after the statement
 			}
@@ -450,7 +448,7 @@ func TestDDLInterruptsMerge(t *testing.T) {
 		require.NoError(t, ddl())
 		require.NoError(t, <-interrupted)
 		waitMerges(t, db)
-		mergeStagingHook = nil
+		db.knobs.beforeMergeStage = nil
 		lo, hi := pickMerge(keep.Snapshot().segs, 2)
 		require.Equal(t, lo, hi, "the merge was made after the statement")
 	}

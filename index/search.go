@@ -232,15 +232,12 @@ const (
 // the given work: one per CPU that no other search is using, at most one
 // per searchParallelWork.
 func (db *DB) searchWorkers(work int) int {
-	if searchWorkersForTest > 0 {
-		return searchWorkersForTest
+	if n := db.knobs.searchWorkers; n > 0 {
+		return n
 	}
 	idle := runtime.GOMAXPROCS(0) - int(db.searching.Load()) + 1
 	return max(1, min(idle, work/searchParallelWork))
 }
-
-// searchWorkersForTest, when set, is the number of goroutines of every search.
-var searchWorkersForTest int
 
 // segCandidates is a segment's candidate ordinals for a plan.
 type segCandidates struct {

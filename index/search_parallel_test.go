@@ -86,17 +86,16 @@ func TestParallelSearch(t *testing.T) {
 		return err
 	}))
 	s := tb.Snapshot()
-	t.Cleanup(func() { searchWorkersForTest = 0 })
 	queries := append([]string{`"common alpha common"`, "common -alpha", `"alpha beta"~5`, "alpha NEAR/3 beta",
 		"alpha | beta | gamma", "@title alpha"}, mergeQueries...)
 	for _, text := range queries {
 		q, err := s.ParseQuery(text)
 		require.NoError(t, err)
-		searchWorkersForTest = 1
+		tb.db.knobs.searchWorkers = 1
 		want, err := s.SearchWith(ctx, q, SearchOptions{})
 		require.NoError(t, err)
 		for _, w := range []int{2, 3, 7} {
-			searchWorkersForTest = w
+			tb.db.knobs.searchWorkers = w
 			got, err := s.SearchWith(ctx, q, SearchOptions{})
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s with %d goroutines", text, w)
