@@ -286,3 +286,27 @@ func TestArrayBitmap(t *testing.T) {
 		require.Equal(t, arrayHeader+2*len(ords), len(got)-1)
 	}
 }
+
+// postingBuilder collects the occurrences of one term, as encodePosting takes
+// them.
+type postingBuilder struct {
+	ords    []uint32
+	counts  []uint32
+	pos     []byte
+	lastPos uint32
+}
+
+// add records that word position pos (1-based, increasing within a document)
+// of document ord holds the term. Documents must come in ascending ord order.
+func (p *postingBuilder) add(ord, pos uint32) {
+	n := len(p.ords)
+	if n == 0 || p.ords[n-1] != ord {
+		p.ords = append(p.ords, ord)
+		p.counts = append(p.counts, 0)
+		p.lastPos = 0
+		n++
+	}
+	p.counts[n-1]++
+	p.pos = binary.AppendUvarint(p.pos, uint64(pos-p.lastPos))
+	p.lastPos = pos
+}

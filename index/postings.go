@@ -23,27 +23,8 @@ const postingVersion = 1
 //	positions                    per ordinal, in ordinal order, its counts[i]
 //	                             1-based word positions as uvarint deltas
 //	                             (first one from 0)
-type postingBuilder struct {
-	ords    []uint32
-	counts  []uint32
-	pos     []byte
-	lastPos uint32
-}
-
-// add records that word position pos (1-based, increasing within a document)
-// of document ord holds the term. Documents must come in ascending ord order.
-func (p *postingBuilder) add(ord, pos uint32) {
-	n := len(p.ords)
-	if n == 0 || p.ords[n-1] != ord {
-		p.ords = append(p.ords, ord)
-		p.counts = append(p.counts, 0)
-		p.lastPos = 0
-		n++
-	}
-	p.counts[n-1]++
-	p.pos = binary.AppendUvarint(p.pos, uint64(pos-p.lastPos))
-	p.lastPos = pos
-}
+//
+// encodePosting writes it, decodePosting reads it.
 
 // appendWriter is an io.Writer that appends to a slice.
 type appendWriter struct{ b []byte }

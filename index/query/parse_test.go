@@ -261,7 +261,7 @@ func FuzzParse(f *testing.F) {
 			if err := check(n, text); err != nil {
 				t.Fatalf("%s: %q: %v: %s", name, text, err, String(n))
 			}
-			if len(Keywords(nil, n)) > MaxKeywords {
+			if len(keywords(nil, n)) > MaxKeywords {
 				t.Fatalf("%s: %q: too many keywords", name, text)
 			}
 		}

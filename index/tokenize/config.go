@@ -103,10 +103,6 @@ var settingNames = map[string]bool{
 	"html_index_attrs": true, "stopword_step": true, "expand_keywords": true,
 }
 
-// IsSetting reports whether name (in any case) is a tokenization setting,
-// one that ParseSettings resolves.
-func IsSetting(name string) bool { return settingNames[strings.ToLower(name)] }
-
 // Limits of numeric settings.
 const (
 	maxPhraseBoundaryStep = 1 << 20

@@ -153,8 +153,6 @@ func TestParseSettingsResolves(t *testing.T) {
 		IndexExactWords:    true,
 		IndexSP:            true,
 	}, c)
-	require.True(t, IsSetting("Charset_Table"))
-	require.False(t, IsSetting("rt_field"))
 }
 
 // TestConfigJSON checks that a Config survives the catalog (JSON) and

@@ -106,8 +106,9 @@
 // stem_en, stem_ru stems each language with its own stemmer. An unknown
 // value is an error.
 //
-// index_exact_words also indexes ExactTerm(folded word) at each word's
-// position, for the =word operator. It has an effect only with morphology
+// index_exact_words also indexes each word's exact form (the case-folded,
+// unstemmed word behind a reserved mark byte; Tokenizer.Exact gives it) at
+// the word's position, for the =word operator. It has an effect only with morphology
 // or wordforms (as in Sphinx); without them ParseSettings resolves it to
 // false, since the ordinary terms are then the exact forms.
 //

@@ -143,11 +143,11 @@ func TestQueryTokenizer(t *testing.T) {
 	require.Equal(t, tok.Config(), q.Config())
 	text := "a<<b. Running &amp; x"
 	require.Equal(t, []Token{
-		tk("a", 1, 0, 1), tk(ExactTerm("a"), 1, 0, 1), tk("b", 2, 3, 4), tk(ExactTerm("b"), 2, 3, 4),
-		tk("run", 3, 6, 13), tk(ExactTerm("running"), 3, 6, 13), tk("amp", 4, 15, 18), tk(ExactTerm("amp"), 4, 15, 18),
-		tk("x", 5, 20, 21), tk(ExactTerm("x"), 5, 20, 21),
+		tk("a", 1, 0, 1), tk(exactTerm("a"), 1, 0, 1), tk("b", 2, 3, 4), tk(exactTerm("b"), 2, 3, 4),
+		tk("run", 3, 6, 13), tk(exactTerm("running"), 3, 6, 13), tk("amp", 4, 15, 18), tk(exactTerm("amp"), 4, 15, 18),
+		tk("x", 5, 20, 21), tk(exactTerm("x"), 5, 20, 21),
 	}, q.Append(nil, text))
-	require.Equal(t, ExactTerm("amp"), tok.Exact("&amp;"), "Exact tokenizes as a query")
+	require.Equal(t, exactTerm("amp"), tok.Exact("&amp;"), "Exact tokenizes as a query")
 	def := Default()
 	require.Same(t, def, def.Query())
 	plain := newTok(t, "morphology=stem_en")

@@ -26,10 +26,6 @@ const (
 	StopwordTerm = "\x02w"
 )
 
-// ExactTerm is the term under which index_exact_words indexes the exact
-// (case-folded, unstemmed) form of a word, at the word's position.
-func ExactTerm(folded string) string { return string(exactMark) + folded }
-
 // ZoneOpenTerm is emitted at the position of the first word inside an
 // element of zone name (index_zones); ZoneCloseTerm at the position of the
 // last word inside it. An element without words gives a close position one

@@ -308,10 +308,10 @@ func TestIndexExactWords(t *testing.T) {
 	tok := newTok(t, "morphology=stem_en", "index_exact_words=1")
 	runTokenCases(t, tok, []tokenCase{
 		{"every word", "Running dogs", []Token{
-			tk("run", 1, 0, 7), tk(ExactTerm("running"), 1, 0, 7),
-			tk("dog", 2, 8, 12), tk(ExactTerm("dogs"), 2, 8, 12)}},
+			tk("run", 1, 0, 7), tk(exactTerm("running"), 1, 0, 7),
+			tk("dog", 2, 8, 12), tk(exactTerm("dogs"), 2, 8, 12)}},
 	})
-	require.Equal(t, ExactTerm("running"), tok.Exact("Running"))
+	require.Equal(t, exactTerm("running"), tok.Exact("Running"))
 	require.Equal(t, "run", newTok(t, "morphology=stem_en").Exact("Running"), "no exact forms: the ordinary term")
 	t.Run("without morphology it resolves to off", func(t *testing.T) {
 		tok := newTok(t, "index_exact_words=1")
@@ -321,7 +321,7 @@ func TestIndexExactWords(t *testing.T) {
 	t.Run("with wordforms only", func(t *testing.T) {
 		tok := newTok(t, "wordforms=/forms.txt", "index_exact_words=1")
 		require.True(t, tok.Config().IndexExactWords)
-		require.Equal(t, []Token{tk("walk", 1, 0, 5), tk(ExactTerm("walks"), 1, 0, 5), tk("x", 2, 6, 7), tk(ExactTerm("x"), 2, 6, 7)},
+		require.Equal(t, []Token{tk("walk", 1, 0, 5), tk(exactTerm("walks"), 1, 0, 5), tk("x", 2, 6, 7), tk(exactTerm("x"), 2, 6, 7)},
 			tok.Append(nil, "walks x"))
 	})
 }
@@ -355,17 +355,17 @@ func TestWordforms(t *testing.T) {
 	}, tok.Config().Wordforms)
 	runTokenCases(t, tok, []tokenCase{
 		{"single word, not stemmed further", "Walks walking", []Token{
-			tk("walk", 1, 0, 5), tk(ExactTerm("walks"), 1, 0, 5),
-			tk("walk", 2, 6, 13), tk(ExactTerm("walking"), 2, 6, 13)}},
+			tk("walk", 1, 0, 5), tk(exactTerm("walks"), 1, 0, 5),
+			tk("walk", 2, 6, 13), tk(exactTerm("walking"), 2, 6, 13)}},
 		{"multi-word source takes one position", "going to go", []Token{
-			tk("gonna", 1, 0, 8), tk("go", 2, 9, 11), tk(ExactTerm("go"), 2, 9, 11)}},
+			tk("gonna", 1, 0, 8), tk("go", 2, 9, 11), tk(exactTerm("go"), 2, 9, 11)}},
 		{"multi-word destination takes several", "USA now", []Token{
-			tk("united", 1, 0, 3), tk(ExactTerm("usa"), 1, 0, 3), tk("states", 2, 0, 3),
-			tk("now", 3, 4, 7), tk(ExactTerm("now"), 3, 4, 7)}},
+			tk("united", 1, 0, 3), tk(exactTerm("usa"), 1, 0, 3), tk("states", 2, 0, 3),
+			tk("now", 3, 4, 7), tk(exactTerm("now"), 3, 4, 7)}},
 		{"longest source wins", "New  York City, new york", []Token{tk("nyc", 1, 0, 14), tk("ny", 2, 16, 24)}},
 		{"punctuation that is no boundary does not stop a match", "new york, city", []Token{tk("nyc", 1, 0, 14)}},
 		{"partial multi-word match backs up", "going home", []Token{
-			tk("go", 1, 0, 5), tk(ExactTerm("going"), 1, 0, 5), tk("home", 2, 6, 10), tk(ExactTerm("home"), 2, 6, 10)}},
+			tk("go", 1, 0, 5), tk(exactTerm("going"), 1, 0, 5), tk("home", 2, 6, 10), tk(exactTerm("home"), 2, 6, 10)}},
 	})
 	t.Run("not across a phrase boundary", func(t *testing.T) {
 		tok := newTok(t, "wordforms=/forms.txt", "phrase_boundary=U+2C")
@@ -486,7 +486,7 @@ func TestExact(t *testing.T) {
 	require.Equal(t, "hello", Default().Exact("Hello"))
 	require.Equal(t, "", newTok(t, "stopwords=the").Exact("the"))
 	tok := newTok(t, "morphology=stem_en", "index_exact_words=1", "blend_chars=-")
-	require.Equal(t, ExactTerm("well-being"), tok.Exact("Well-Being"))
+	require.Equal(t, exactTerm("well-being"), tok.Exact("Well-Being"))
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -515,3 +515,7 @@ func TestIterReuseAcrossTokenizers(t *testing.T) {
 		require.Equal(t, tok.Append(nil, text), got)
 	}
 }
+
+// exactTerm is the term under which index_exact_words indexes the exact
+// (case-folded, unstemmed) form of a word.
+func exactTerm(folded string) string { return string(exactMark) + folded }
