@@ -8,7 +8,7 @@ import (
 )
 
 // Options are the highlighting options: the common ones of the
-// specification (section 4.3), the ones dialect.md names, and the SQL-only
+// reference's highlighting page, the dialect's own, and the SQL-only
 // separators. The zero value is not useful: start from DefaultOptions.
 // Every option, with its names, type, range and default, is one row of
 // optionTable; SQL HIGHLIGHT() and SNIPPET(), CALL SNIPPETS and the JSON
@@ -112,7 +112,7 @@ type Spec struct {
 }
 
 // jsonName is a member name of the JSON highlight object that sets an
-// option of the table with a value of its own (spec 4.1).
+// option of the table with a value of its own (docs/http.md).
 type jsonName struct {
 	name    string
 	target  string
@@ -374,7 +374,7 @@ func (o *Options) IsSet(name string) bool {
 	return ok && o.set&(1<<i) != 0
 }
 
-// SetJSON sets one member of the JSON highlight object (spec 4.1): the
+// SetJSON sets one member of the JSON highlight object (docs/http.md): the
 // JSON names (pre_tags, post_tags, no_match_size, order, encoder,
 // fragment_size, number_of_fragments) and every common option, with JSON
 // values (true and false count as 1 and 0; pre_tags and post_tags may be

@@ -11,9 +11,9 @@ import (
 	"github.com/glint-search/glint/sql"
 )
 
-// POST /search: the JSON search of spec 4.1 with dialect.md's additions. The
+// POST /search: the reference's JSON search (docs/http.md has every member). The
 // body becomes a sql.SearchRequest, which the session plans like a SELECT;
-// the answer is spec 2.1's shape:
+// the answer has the reference's shape:
 //
 //	{"took":ms,"timed_out":false,"hits":{"total":n,"total_relation":"eq",
 //	 "hits":[{"_id":1,"_score":1500,"_source":{...},"highlight":{"title":["..."]}}]}}
@@ -628,7 +628,7 @@ func searchOptions(v *jval, req *sql.SearchRequest) error {
 	return nil
 }
 
-// appendSearchResponse renders spec 2.1's answer.
+// appendSearchResponse renders the answer (docs/http.md).
 func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 	b = append(b, `{"took":`...)
 	b = appendJSONValue(b, r.Took.Milliseconds())

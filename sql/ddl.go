@@ -34,7 +34,7 @@ var settingValues = map[string][]string{
 	"dict": {"keywords", "crc"},
 }
 
-// tableSettings are the table settings of dialect.md ("Tables"). Settings that a
+// tableSettings are the table settings of CREATE TABLE. Settings that a
 // later capability acts on are validated, stored and shown already.
 var tableSettings = map[string]settingKind{
 	"charset_table":        settingText,

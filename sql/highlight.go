@@ -18,7 +18,7 @@ import (
 )
 
 // highlightExpr is HIGHLIGHT([options], [field_list], [query]) in the select
-// list (spec 4.2). It runs after LIMIT, on the rows that are returned: their
+// list (the reference's highlighting page). It runs after LIMIT, on the rows that are returned: their
 // stored text comes in the page's one batch read (scope.usesText).
 type highlightExpr struct {
 	fn     string // HIGHLIGHT or SNIPPET, for errors

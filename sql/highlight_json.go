@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// jsonHighlightExpr is the highlight object of a search request (spec 4.1):
+// jsonHighlightExpr is the highlight object of a search request (the reference's highlighting page; docs/http.md):
 // per hit, each field's snippets as a list ([]FieldSnippets), the JSON
 // rendering of the same highlighter output that HIGHLIGHT() joins into one
 // string. It runs after LIMIT, on the stored text of the page's one batch

@@ -14,7 +14,7 @@ import (
 // maxMatchesLimit is the largest OPTION max_matches.
 const maxMatchesLimit = 100_000_000
 
-// selectOptions is the OPTION tail of a SELECT (dialect.md, "Searching").
+// selectOptions is the OPTION tail of a SELECT (README, Decisions).
 type selectOptions struct {
 	maxMatches   int            // -1: not given
 	ranker       index.Ranker   // the zero value is the default ranker

@@ -108,7 +108,7 @@ type SourceFilter struct {
 	None               bool
 }
 
-// HighlightRequest is the JSON highlight object (spec 4.1).
+// HighlightRequest is the JSON highlight object (docs/http.md).
 type HighlightRequest struct {
 	Path    string
 	Options []OptionValue // global options, in the order given
@@ -134,7 +134,7 @@ type OptionValue struct {
 	Value any
 }
 
-// SearchResponse is the answer to a SearchRequest (spec 2.1).
+// SearchResponse is the answer to a SearchRequest (docs/http.md).
 type SearchResponse struct {
 	Took  time.Duration
 	Total int // matching documents

@@ -1,6 +1,6 @@
-// Package query parses the full-text query language (dialect.md, "Full-text
-// query syntax") into a typed tree that the index evaluates and the
-// highlighter walks. Parsing is one step: query words go through the table's
+// Package query parses the full-text query language (docs/fulltext.md) into
+// a typed tree that the index evaluates and compiles into the text matcher
+// the highlighter uses. Parsing is one step: query words go through the table's
 // tokenizer (its Query form, without HTML stripping), so a query word is
 // normalized exactly like an indexed word.
 //

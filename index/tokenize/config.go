@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Setting is one table setting as written (dialect.md, "Tables").
+// Setting is one table setting as written in CREATE TABLE.
 type Setting struct {
 	Name  string
 	Value string

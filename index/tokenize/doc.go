@@ -19,7 +19,7 @@
 //
 // # Settings
 //
-// A table's tokenization settings (dialect.md, "Tables") are resolved once by
+// A table's tokenization settings (of CREATE TABLE) are resolved once by
 // ParseSettings, at CREATE TABLE: values are checked, files are read, and the
 // result is a Config that the catalog keeps as JSON, so that the table goes on
 // tokenizing the same way when the files change. New compiles a Config into a
