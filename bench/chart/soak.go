@@ -59,8 +59,12 @@ func Soak(w io.Writer, r *soak.Result) error {
 		}
 		ymax = niceCeil(ymax)
 		y := func(v float64) float64 { return y0 + panelH - v/ymax*panelH }
-		for i := 0; i <= 4; i++ {
-			v := ymax * float64(i) / 4
+		ticks := 4.0
+		if m := ymax / math.Pow(10, math.Floor(math.Log10(ymax))); m == 5 || m == 1 {
+			ticks = 5 // 1 or 5 times a power of ten: steps of a fifth are round
+		}
+		for i := 0.0; i <= ticks; i++ {
+			v := ymax * i / ticks
 			c.line(left, y(v), left+plotW, y(v), "grid")
 			c.text(left-6, y(v)+4, "end", "small", unit(v))
 		}

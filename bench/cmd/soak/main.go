@@ -40,6 +40,7 @@ type options struct {
 	clients, fill, serverPID              int
 	duration, interval, warmup            time.Duration
 	latest, grow                          bool
+	redraw                                string
 }
 
 func main() {
@@ -60,9 +61,17 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 0, "the same load first, not measured (caches and buffers fill)")
 	flag.DurationVar(&o.interval, "interval", 10*time.Second, "one window of the report")
 	flag.BoolVar(&o.grow, "grow", false, "let the table grow or shrink with the mix (default: inserts and deletes keep its size)")
+	flag.StringVar(&o.redraw, "redraw", "", "draw the chart of this soak-<stamp>.json again (into -out) instead of running")
 	flag.BoolVar(&o.latest, "latest", false, "also write latest-soak.svg (the README's chart)")
 	flag.Parse()
 
+	if o.redraw != "" {
+		if err := redraw(o); err != nil {
+			fmt.Fprintln(os.Stderr, "soak:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := run(ctx, o)
@@ -136,12 +145,27 @@ func readDocs(ctx context.Context, o options) ([]corpus.Doc, error) {
 	return corpus.Load(ctx, o.cache, name)
 }
 
+// redraw reads a results file and writes its chart again.
+func redraw(o options) error {
+	b, err := os.ReadFile(o.redraw)
+	if err != nil {
+		return err
+	}
+	var res soak.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return fmt.Errorf("%s: %w", o.redraw, err)
+	}
+	return write(o, &res)
+}
+
 // write saves the result as JSON and its chart as SVG.
 func write(o options, res *soak.Result) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	res.Machine = machine()
+	if res.Machine == "" {
+		res.Machine = machine()
+	}
 	stamp := "soak-" + res.Started.Format("20060102-150405")
 	js, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
