@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/parse.golden")
+var rewrite = flag.Bool("rewrite", false, "rewrite testdata/parse.golden with the trees parsed now")
 
 // setups are the tokenizers the golden cases name.
 func setups(t testing.TB) map[string]*tokenize.Tokenizer {
@@ -66,7 +66,7 @@ func TestParseGolden(t *testing.T) {
 		}
 		fmt.Fprintf(&out, "%s\t%s\n\t=> %s\n", setup, text, got)
 	}
-	if *update {
+	if *rewrite {
 		require.NoError(t, os.WriteFile("testdata/parse.golden", []byte(out.String()), 0o644))
 		return
 	}
