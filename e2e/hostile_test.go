@@ -58,6 +58,14 @@ func TestHostileInputs(t *testing.T) {
 	}
 	in.WriteString(")")
 	digits := strings.Repeat("9", 90)
+	// Nesting past the limits that keep the recursive compilers from
+	// overflowing the stack (two million parentheses did, and killed
+	// glintd): 100,000 parentheses, a chain of 100,000 additions,
+	// subqueries 200 deep.
+	parens := strings.Repeat("(", 100_000) + "1=1" + strings.Repeat(")", 100_000)
+	chain := strings.Repeat("1+", 100_000) + "1"
+	subqueries := strings.Repeat("(SELECT 1 FROM information_schema.TABLES WHERE 1 IN ", 200) + "(SELECT 1)" + strings.Repeat(")", 200)
+	tooDeep := "expression nested deeper than 1000 levels (parentheses, operators or function calls)"
 
 	tests := []struct {
 		name   string
@@ -76,6 +84,11 @@ func TestHostileInputs(t *testing.T) {
 			"HIGHLIGHT(): highlight option 'start_snippet_id': must be from -1073741824 to 1073741824, not 99999999999999999999"},
 		{"number literal of 90 digits", "SELECT id FROM t WHERE id = " + digits, 1064,
 			"a number of 90 digits: a number literal has at most 65 (write a longer one with an exponent, like 1.5e80) at line 1 column 29 near '" + digits[:40] + "'"},
+		{"parentheses 100,000 deep", "SELECT id FROM t WHERE " + parens, 1064, tooDeep},
+		{"100,000 additions", "SELECT " + chain, 1064, tooDeep},
+		{"catalog expression 100,000 deep", "SELECT TABLE_NAME FROM information_schema.TABLES WHERE " + parens, 1064, tooDeep},
+		{"subqueries 200 deep", "SELECT 1 FROM information_schema.TABLES WHERE 1 IN " + subqueries, 1064,
+			"subqueries nested deeper than 64 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

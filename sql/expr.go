@@ -53,6 +53,7 @@ type scope struct {
 	usesLayout map[int]bool
 	usesAgg    bool
 	usesMatch  bool
+	depth      int // of the compile calls under way (maxExprDepth)
 
 	highlights []*highlightExpr // HIGHLIGHT() calls, which the planner gives the MATCH() query
 }
@@ -393,8 +394,17 @@ func (e isNullExpr) eval(r *row) (any, error) {
 	return boolValue((v == nil) != e.not), nil
 }
 
+// maxExprDepth bounds the nesting of an expression (parentheses, operators,
+// function arguments): compiling and evaluating recurse, and a statement of a
+// few megabytes could otherwise nest deep enough to overflow the stack.
+const maxExprDepth = 1000
+
 // compile turns a TiDB expression into an expr within scope sc.
 func (sc *scope) compile(n ast.ExprNode) (expr, error) {
+	if sc.depth++; sc.depth > maxExprDepth {
+		return nil, Errorf(CodeSyntax, "expression nested deeper than %d levels (parentheses, operators or function calls)", maxExprDepth)
+	}
+	defer func() { sc.depth-- }()
 	switch x := n.(type) {
 	case ast.ValueExpr:
 		v, err := literal(dialect.Value(x))

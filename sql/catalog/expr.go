@@ -53,6 +53,7 @@ type scope struct {
 	// outer is the row of the enclosing query of a subquery, whose columns
 	// its names may refer to (a correlated subquery).
 	outer *outerRow
+	depth int // of the compile calls under way (maxExprDepth)
 }
 
 // outerRow is the current row of a query that runs a subquery per row.
@@ -148,6 +149,10 @@ func (sc *scope) alias(name string) *ast.SelectField {
 
 // compile turns an expression into a typed expr within sc.
 func (sc *scope) compile(n ast.ExprNode) (typed, error) {
+	if sc.depth++; sc.depth > maxExprDepth {
+		return typed{}, errorf(CodeSyntax, "expression nested deeper than %d levels (parentheses, operators or function calls)", maxExprDepth)
+	}
+	defer func() { sc.depth-- }()
 	switch x := n.(type) {
 	case ast.ValueExpr:
 		v, err := literal(x.GetValue())

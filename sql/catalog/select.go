@@ -50,8 +50,25 @@ func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
 	return selectIn(ctx, n, env, nil)
 }
 
+// maxQueryDepth bounds how deep subqueries and derived tables nest, and
+// maxExprDepth how deep an expression does: both are compiled and run by
+// recursion, and a statement of a few megabytes could otherwise nest deep
+// enough to overflow the stack.
+const (
+	maxQueryDepth = 64
+	maxExprDepth  = 1000
+)
+
+// queryDepthKey holds, in a context, how many queries enclose the one at hand.
+type queryDepthKey struct{}
+
 // selectIn is Select of a subquery of the query whose current row is outer.
 func selectIn(ctx context.Context, n *ast.SelectStmt, env *Env, outer *outerRow) (*Result, error) {
+	depth, _ := ctx.Value(queryDepthKey{}).(int)
+	if depth >= maxQueryDepth {
+		return nil, errorf(CodeSyntax, "subqueries nested deeper than %d levels", maxQueryDepth)
+	}
+	ctx = context.WithValue(ctx, queryDepthKey{}, depth+1)
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.WindowSpecs != nil {
 		return nil, errorf(CodeUnsupported, "this form of SELECT is not supported in information_schema queries")
 	}
