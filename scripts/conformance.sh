@@ -39,6 +39,10 @@ trap cleanup EXIT
 mkdir -p "$work/files/snippets"
 
 # Port 0: the kernel picks free ports; glintd prints the addresses it got.
+# The output files exist before glintd starts: the background job opens them
+# itself, maybe after the first look below.
+: >"$work/glintd.out"
+: >"$work/glintd.err"
 bin/glintd --data "$work/data" --mysql-listen 127.0.0.1:0 --http-listen 127.0.0.1:0 \
 	--snippets-file-prefix "$work/files/snippets/" >"$work/glintd.out" 2>"$work/glintd.err" &
 pid=$!
