@@ -1,12 +1,12 @@
 package e2e
 
-// Disk faults: a full disk, a read-only or locked data directory, and damaged
-// files found at start, each injected under the real glintd. Every test checks
-// that nothing acknowledged is lost.
+// Disk faults: a full disk, a read-only or locked data directory, damaged
+// files found at start, and a failed fsync (fsync_test.go), each injected
+// under the real glintd. Every test checks that nothing acknowledged is lost.
 //
-// The disk-full and read-only tests mount a tmpfs, which needs root; they skip
-// without it unless GLINT_REQUIRE_FAULTS=1 (make test sets it, so CI fails
-// rather than skips).
+// The disk-full and read-only tests mount a tmpfs, the fsync test a FUSE file
+// system, which needs root; they skip without it unless GLINT_REQUIRE_FAULTS=1
+// (make test sets it, so CI fails rather than skips).
 
 import (
 	"context"
@@ -27,23 +27,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// skipFault skips a test that cannot set up its fault, or fails it under
+// GLINT_REQUIRE_FAULTS=1.
+func skipFault(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("GLINT_REQUIRE_FAULTS") == "1" {
+		t.Fatalf("%s (GLINT_REQUIRE_FAULTS=1)", why)
+	}
+	t.Skipf("%s (GLINT_REQUIRE_FAULTS=1 makes this a failure)", why)
+}
+
 // mountTmpfs mounts a tmpfs of sizeMB on a new directory, unmounted when the
 // test ends (after the servers it started are stopped).
 func mountTmpfs(t *testing.T, sizeMB int) string {
 	t.Helper()
-	skip := func(why string) {
-		t.Helper()
-		if os.Getenv("GLINT_REQUIRE_FAULTS") == "1" {
-			t.Fatalf("%s (GLINT_REQUIRE_FAULTS=1)", why)
-		}
-		t.Skipf("%s (GLINT_REQUIRE_FAULTS=1 makes this a failure)", why)
-	}
 	if os.Geteuid() != 0 {
-		skip("mounting a tmpfs needs root")
+		skipFault(t, "mounting a tmpfs needs root")
 	}
 	dir := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm", sizeMB), "tmpfs", dir).CombinedOutput(); err != nil {
-		skip(fmt.Sprintf("mount -t tmpfs: %v: %s", err, out))
+		skipFault(t, fmt.Sprintf("mount -t tmpfs: %v: %s", err, out))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {

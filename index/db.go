@@ -60,9 +60,24 @@ type catalogEntry struct {
 }
 
 // badgerLogger passes badger's warnings and errors to a *log.Logger.
-type badgerLogger struct{ l *log.Logger }
+type badgerLogger struct {
+	l *log.Logger
+	// vlogSyncFailed, if set, is told of a failed sync of the value log in a
+	// commit under SyncWrites, which badger logs but does not return.
+	vlogSyncFailed func(error)
+}
+
+// vlogSyncError is the format of badger's (v4) log line for a failed sync of
+// the value log in a commit. e2e TestFsyncFailure ("value log only") fails if
+// a badger upgrade changes it.
+const vlogSyncError = "Error while curlf sync: %v\n"
 
 func (b badgerLogger) Errorf(f string, a ...any) {
+	if f == vlogSyncError && len(a) == 1 && b.vlogSyncFailed != nil {
+		if err, ok := a[0].(error); ok {
+			b.vlogSyncFailed(err)
+		}
+	}
 	if b.l != nil {
 		b.l.Printf("badger error: "+strings.TrimSuffix(f, "\n"), a...)
 	}
@@ -102,7 +117,7 @@ func badgerOptions(o Options, b budget) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
 		WithSyncWrites(o.SyncWrites).
-		WithLogger(badgerLogger{o.Logger}).
+		WithLogger(badgerLogger{l: o.Logger}).
 		WithMemTableSize(b.memTable).
 		WithNumMemtables(3).
 		WithBlockCacheSize(b.blockCache).
@@ -145,12 +160,17 @@ func Open(o Options) (*DB, error) {
 			return nil, err
 		}
 	}
-	bdb, err := badger.Open(badgerOptions(o, b))
+	db.syncWrites = o.SyncWrites && !o.InMemory
+	bo := badgerOptions(o, b)
+	if db.syncWrites {
+		bo = bo.WithLogger(badgerLogger{l: o.Logger, vlogSyncFailed: func(err error) { db.writeFailed(err) }})
+	}
+	bdb, err := badger.Open(bo)
 	if err != nil {
 		return nil, db.openError(err)
 	}
 	db.bdb = bdb
-	db.syncWrites, db.sync = o.SyncWrites && !o.InMemory, bdb.Sync
+	db.sync = bdb.Sync
 	cacheBytes := o.PostingCacheBytes
 	if cacheBytes == 0 {
 		cacheBytes = b.postingCache
@@ -243,7 +263,7 @@ func (db *DB) recover() error {
 		return err
 	}
 	if len(garbage) > 0 {
-		if err := db.bdb.DropPrefix(garbage...); err != nil {
+		if err := db.dropPrefix(garbage...); err != nil {
 			return fmt.Errorf("index: removing leftovers: %w", err)
 		}
 	}
@@ -270,6 +290,14 @@ func (db *DB) Close() error {
 	return err
 }
 
+// dropPrefix removes every key under the prefixes, unless a sync failed.
+func (db *DB) dropPrefix(prefixes ...[]byte) error {
+	if err := db.refused(); err != nil {
+		return err
+	}
+	return db.writeFailed(db.bdb.DropPrefix(prefixes...))
+}
+
 // knobs are what only tests change, on one DB rather than in package state.
 type knobs struct {
 	noTermBlocks     bool                      // write segments as before term blocks: a 'P' key per term (still read)
@@ -291,27 +319,62 @@ func (e *SyncError) Error() string {
 func (e *SyncError) Unwrap() error { return e.Err }
 
 // update runs fn in a read-write transaction and, with SyncWrites, syncs
-// badger's memtable log and value log (the value log's own sync error is
-// only logged by badger) before it returns: a nil error means what fn wrote
-// and every write before it is on disk. After a failed sync every update
-// fails with the same *SyncError.
+// badger's memtable log before it returns (badger's commit syncs both logs
+// too; see writeFailed): a nil error means what fn wrote and every write
+// before it is on disk. After a failed sync, in the commit or after it,
+// every update fails with the same *SyncError.
 func (db *DB) update(fn func(txn *badger.Txn) error) error {
-	if failed := db.syncFailed.Load(); failed != nil {
-		return failed
+	if err := db.refused(); err != nil {
+		return err
 	}
-	if err := db.bdb.Update(fn); err != nil {
+	txn := db.bdb.NewTransaction(true)
+	defer txn.Discard()
+	if err := fn(txn); err != nil {
+		return err
+	}
+	if err := db.writeFailed(txn.Commit()); err != nil {
 		return err
 	}
 	if !db.syncWrites {
 		return nil
 	}
 	if err := db.sync(); err != nil {
-		failed := &SyncError{Err: err}
-		db.syncFailed.CompareAndSwap(nil, failed)
-		db.logf("%v", failed)
+		return db.writeFailed(err)
+	}
+	return nil
+}
+
+// refused is the *SyncError every write returns once a sync failed, or nil.
+// Writes that go to badger other than through update (staged segments,
+// DropPrefix) ask it first.
+func (db *DB) refused() error {
+	if failed := db.syncFailed.Load(); failed != nil {
 		return failed
 	}
 	return nil
+}
+
+// writeFailed turns err, from committing a badger write, into a *SyncError
+// under SyncWrites, and refuses every later write. With SyncWrites badger
+// syncs its logs in the commit itself, so an error there is most often a
+// failed fsync (msync of the memtable log) whose write is already in the
+// memtable, and readable, without being durable. A failed sync of the value
+// log badger only logs (badgerLogger passes it here), and its DB.Sync skips
+// the value log under SyncWrites, so a nil err still returns the *SyncError
+// when a sync failed meanwhile. Errors badger raises before writing anything
+// pass unchanged.
+func (db *DB) writeFailed(err error) error {
+	if err == nil {
+		return db.refused()
+	}
+	if !db.syncWrites || errors.Is(err, badger.ErrDBClosed) ||
+		errors.Is(err, badger.ErrBlockedWrites) || errors.Is(err, badger.ErrTxnTooBig) || errors.Is(err, badger.ErrConflict) {
+		return err
+	}
+	if db.syncFailed.CompareAndSwap(nil, &SyncError{Err: err}) {
+		db.logf("%v", db.syncFailed.Load())
+	}
+	return db.syncFailed.Load()
 }
 
 // logf reports a background failure to the logger of Options.
@@ -427,7 +490,7 @@ func (db *DB) DropTable(name string) error {
 	t.dropped = true
 	db.mu.Unlock()
 	// The table is gone; its keys are garbage that Open also removes.
-	if err := db.bdb.DropPrefix(tableKey(tid)); err != nil {
+	if err := db.dropPrefix(tableKey(tid)); err != nil {
 		return fmt.Errorf("index: drop table %s: removing data: %w", name, err)
 	}
 	return nil
@@ -457,7 +520,7 @@ func (db *DB) TruncateTable(name string) error {
 	}
 	t.reset(e.ID)
 	db.mu.Unlock()
-	if err := db.bdb.DropPrefix(tableKey(old)); err != nil {
+	if err := db.dropPrefix(tableKey(old)); err != nil {
 		return fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
 	}
 	return nil

@@ -220,6 +220,9 @@ func (db *DB) removeSegment(r retiredSegment) error {
 	if db.closed || r.t.dropped || r.t.tid != r.tid {
 		return nil // the next Open, or the DROP or TRUNCATE, removes them
 	}
+	if err := db.refused(); err != nil {
+		return err
+	}
 	wb := db.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	err := db.bdb.View(func(txn *badger.Txn) error {
@@ -239,7 +242,7 @@ func (db *DB) removeSegment(r retiredSegment) error {
 		}
 	}
 	if err == nil {
-		err = wb.Flush()
+		err = db.writeFailed(wb.Flush())
 	}
 	if err != nil {
 		return err

@@ -213,6 +213,9 @@ type stagedSegment struct {
 // unstage removes the keys of a segment that will not be registered. On
 // failure the pending marker stays, and the next Open removes them.
 func (t *Table) unstage(s *stagedSegment) {
+	if t.db.refused() != nil {
+		return
+	}
 	wb := t.db.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	for _, k := range s.keys {
@@ -223,16 +226,19 @@ func (t *Table) unstage(s *stagedSegment) {
 	if wb.Delete(segKey(t.tid, kindPending, s.num)) != nil {
 		return
 	}
-	_ = wb.Flush()
+	_ = t.db.writeFailed(wb.Flush())
 }
 
 // stage writes the postings and stored text of a new segment, which build
 // makes and passes to put, under a pending marker, and returns the segment
 // (not yet visible).
 func (t *Table) stage(ctx context.Context, seg uint32, build func(put func(k, v []byte) error) (*segment, error)) (*stagedSegment, error) {
+	if err := t.db.refused(); err != nil {
+		return nil, fmt.Errorf("index: write to %s: %w", t.schema.Name, err)
+	}
 	db := t.db.bdb
 	marker := segKey(t.tid, kindPending, seg)
-	if err := db.Update(func(txn *badger.Txn) error { return txn.Set(marker, nil) }); err != nil {
+	if err := t.db.writeFailed(db.Update(func(txn *badger.Txn) error { return txn.Set(marker, nil) })); err != nil {
 		return nil, fmt.Errorf("index: write to %s: %w", t.schema.Name, err)
 	}
 	s := &stagedSegment{num: seg}
@@ -248,7 +254,9 @@ func (t *Table) stage(ctx context.Context, seg uint32, build func(put func(k, v 
 	var err error
 	s.seg, err = build(put)
 	if err == nil {
-		err = wb.Flush()
+		err = t.db.writeFailed(wb.Flush())
+	} else if werr := wb.Error(); werr != nil {
+		err = t.db.writeFailed(werr) // one of the batch's commits failed
 	}
 	if err != nil {
 		t.unstage(s)
