@@ -94,6 +94,14 @@ type extractor struct {
 	// not kept: its marked words and the context are as when an offer of
 	// it was cut (math.MinInt when that is not known).
 	cutAt int
+
+	// Of the window's passage: the ordinals of its first and last marked
+	// words (weigh); where it starts (the ordinal of the word its first
+	// unit is or comes before, the codepoints added before it) and its
+	// bytes (trimAround).
+	firstOrd, lastOrd  int
+	startOrd, startAcc int
+	from, to           int
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
@@ -305,25 +313,12 @@ func (e *extractor) unitEnds() {
 // shrinkHead drops units from the head of the window until it fits the
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
-	w := e.win
-	cp, limit, around2 := e.cpLimit(), e.lim.words, -1
-	if limit == 0 { // as many words as the marked ones and `around` each side
+	around2 := -1
+	if e.lim.words == 0 { // as many words as the marked ones and `around` each side
 		around2 = 2 * e.o.Around
 	}
-	for w.n() > 1 {
-		if around2 >= 0 {
-			limit = around2 + w.qwords
-		}
-		u := &w.buf[w.head]
-		if w.total-int(u.acc) <= cp && w.nword-int(u.ord) <= limit {
-			return
-		}
-		if u.marked() {
-			w.popMark()
-			e.changed = e.changed || u.mask() != 0
-		}
-		w.head++
-		w.start++
+	if e.win.shrink(e.cpLimit(), e.lim.words, around2) {
+		e.changed = true
 	}
 }
 
@@ -363,27 +358,29 @@ func (e *extractor) weigh(maxWords int) {
 	p.maxLCS, p.qwords = 1, 0
 	p.qwordCount, p.uniqQwords, p.qwordsWeight = 0, 0, 0
 	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
-	lcs, prevOrd := 1, int32(-2)
+	lcs, prevOrd := 1, -2
 	var prevMask uint64
-	for i := 0; i < w.markNums.len(); i++ {
-		num := w.markNums.at(i)
-		u := w.at(num)
-		m := u.mask()
+	for i := 0; i < w.marks.len(); i++ {
+		ord := w.marks.at(i)
+		r := w.word(ord)
+		m := r.mask()
 		if m == 0 {
 			prevMask = 0
 			continue
 		}
+		if p.qwords == 0 {
+			p.startLimit, e.firstOrd = w.base+int(r.num), ord
+		}
+		p.endLimit, e.lastOrd = w.base+int(r.num), ord
 		p.qwords |= m
-		p.startLimit = min(p.startLimit, num)
-		p.endLimit = max(p.endLimit, num)
 		p.qwordCount++
-		if u.ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
+		if ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
 			lcs++
 			p.maxLCS = max(p.maxLCS, lcs)
 		} else {
 			lcs = 1
 		}
-		prevOrd, prevMask = u.ord, m
+		prevOrd, prevMask = ord, m
 	}
 	p.aroundBefore, p.aroundAfter = w.markSpread()
 	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
@@ -445,23 +442,28 @@ func (e *extractor) trimAround() {
 	w := e.win
 	p.start, p.tokens = w.start, w.n()
 	p.codes, p.words = w.codes(), w.words()
-	end := w.start + w.n()
+	e.startOrd, e.startAcc, e.from, e.to = w.hword, w.headAcc, w.headStart, w.endByte
 	if d := p.aroundBefore - e.o.Around; d > 0 {
-		// Drop up to and with the d-th word.
-		from := w.wordNum(w.nword-p.words+d-1) + 1
-		p.codes -= w.accAt(from) - w.accAt(p.start)
+		// Drop up to and with the d-th word: the passage starts with the
+		// gap before the next.
+		k := w.hword + d
+		r := w.word(k)
+		from := w.base + int(r.gnum)
+		p.codes -= int(r.gacc) - w.headAcc
 		p.tokens -= from - p.start
 		p.start = from
 		p.words -= d
 		p.aroundBefore -= d
+		e.startOrd, e.startAcc, e.from = k, int(r.gacc), int(r.gstart)
 	}
 	if d := p.aroundAfter - e.o.Around; d > 0 {
 		// Drop the last d words and what follows them.
-		to := w.wordNum(w.nword - d)
-		p.codes -= w.accAt(end) - w.accAt(to)
-		p.tokens -= end - to
+		r := w.word(w.nword - d)
+		p.codes -= w.total - int(r.acc)
+		p.tokens -= w.end - (w.base + int(r.num))
 		p.words -= d
 		p.aroundAfter -= d
+		e.to = int(r.start)
 	}
 }
 
@@ -492,7 +494,7 @@ func (e *extractor) updateTop(weight int) {
 // trimming comes to them (choose).
 func (e *extractor) finish(p *passage) {
 	w := e.win
-	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
+	p.from, p.to = e.from, e.to
 	p.beforeN, p.afterN = 0, 0
 	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return
@@ -504,11 +506,13 @@ func (e *extractor) finish(p *passage) {
 	p.beforeN = p.startLimit - p.start
 	afterFrom, afterTo := p.endLimit+1, w.start+min(p.tokens, w.n())
 	p.afterN = max(0, afterTo-afterFrom)
-	p.codesBetween = p.codes - (w.accAt(p.startLimit) - w.accAt(p.start))
-	p.wordsBetween = p.words - (w.wordsBefore(p.startLimit) - w.wordsBefore(p.start))
+	p.codesBetween = p.codes - (int(w.word(e.firstOrd).acc) - e.startAcc)
+	p.wordsBetween = p.words - (e.firstOrd - e.startOrd)
 	if p.afterN > 0 {
-		p.codesBetween -= w.accAt(afterTo) - w.accAt(afterFrom)
-		p.wordsBetween -= w.wordsBefore(afterTo) - w.wordsBefore(afterFrom)
+		// The unit after the last marked word is the first of the gap
+		// before the next word (or that word).
+		p.codesBetween -= w.accAt(afterTo) - int(w.word(e.lastOrd+1).gacc)
+		p.wordsBetween -= w.wordsBefore(afterTo) - (e.lastOrd + 1)
 	}
 }
 
