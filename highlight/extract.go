@@ -147,6 +147,9 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				f.prev = unit{start: -1, span: -1}
 			}
 		}
+		if plain && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 && e.cutAt != math.MinInt {
+			at = e.slide(&c, at)
+		}
 		if !c.next(f, len(f.text)) {
 			break
 		}
@@ -201,6 +204,82 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	if e.growing {
 		e.weighAndSubmit()
 	}
+}
+
+// slide takes into the window the words after the cursor that change
+// nothing but where the window lies: words not marked, that drop no marked
+// word and keep the window within the limits, and whose offer is cut as
+// the last one was (only its distance to the edges changes). It stops
+// before the first word that does more, for the loop to take, and returns
+// where the gap before that word starts. (The window must have stopped
+// growing, hold marked words, and have been weighed; the field must have
+// no blended words, boundary characters or snippet_boundary.)
+func (e *extractor) slide(c *wordCursor, at int) int {
+	f, w := e.f, e.win
+	words, text := f.words, f.text
+	nextHit := int32(math.MaxInt32) // the position of the next marked word
+	if c.hi < len(f.hits) {
+		nextHit = f.hits[c.hi].pos
+	}
+	limit, cp := e.wordsLimit(), e.cpLimit()
+	first, last := w.marks.first(), w.last
+	p := &e.pass
+	weight := p.qwordCount + p.qwordsWeight*p.maxLCS // less minGap
+	// (The last word is the loop's: the units after it follow.)
+	for c.i+1 < len(words) {
+		wd := &words[c.i]
+		s, end := int(wd.Start), int(wd.End)
+		if wd.Pos >= nextHit || end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
+			break
+		}
+		gapCP, wordCP := s-at, end-s
+		if !f.ascii {
+			gapCP, wordCP = int(f.cps(text[at:s])), int(f.cps(text[s:end]))
+		}
+		// The word comes in, and the window's first word goes if the
+		// window is then over the word limit.
+		hword, headAcc := w.hword, w.headAcc
+		drop := w.nword+1-hword > limit
+		if drop {
+			if w.word(hword).term >= 0 {
+				break
+			}
+			hword++
+			headAcc = int(w.word(hword).gacc)
+		}
+		if w.total+gapCP+wordCP-headAcc > cp {
+			break
+		}
+		if weight+min(limit-1, first-hword, w.nword-last) > e.cutAt {
+			break
+		}
+		num := e.cur
+		switch {
+		case s == at+1:
+			w.total += gapCP
+			w.endByte = s
+			num++
+		case s > at:
+			num = w.addGap(f, at, s, num)
+		}
+		r := w.word(w.nword)
+		r.num, r.start, r.end, r.acc, r.term = int32(num-w.base), wd.Start, wd.End, int32(w.total), -1
+		w.total += wordCP
+		w.nword++
+		w.end, w.endByte = num+1, end
+		if drop {
+			next := w.word(hword)
+			w.hword, w.start, w.headAcc, w.headStart = hword, w.base+int(next.gnum), headAcc, int(next.gstart)
+		}
+		if w.nword-w.hword+1 > len(w.ring) {
+			w.grow()
+		}
+		w.openGap(num+1, end)
+		e.cur, at = num+1, end
+		c.i++
+		c.at, c.prevHit, c.prevLast, c.prevEnd = end, false, wd.Pos, end
+	}
+	return at
 }
 
 func (e *extractor) cpLimit() int {
