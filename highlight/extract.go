@@ -154,16 +154,18 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			break
 		}
 		w := &f.w
-		if plain && !e.growing && !zoneEnds && w.spzBefore == 0 {
+		if plain && !zoneEnds && w.spzBefore == 0 && (!e.growing || e.fits(at, w)) {
 			// The common case: the runs of the gap go straight into the
-			// window.
+			// window (as onGap and onWord would take them).
 			e.cur = e.win.addGap(f, at, int(w.start), e.cur)
 			at = int(w.end)
-			e.win.add(e.cur, w) // onWord, not growing
+			e.win.add(e.cur, w)
 			e.cur++
 			e.changed = e.changed || w.hit
-			e.shrinkHead()
-			e.weighAndSubmit()
+			if !e.growing {
+				e.shrinkHead()
+				e.weighAndSubmit()
+			}
 			zoneEnds = w.zoneAfter
 			continue
 		}
@@ -280,6 +282,16 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 		c.at, c.prevHit, c.prevLast, c.prevEnd = end, false, wd.Pos, end
 	}
 	return at
+}
+
+// fits reports whether the runs of text[at:u.start] and word u fit in the
+// window: a growing window then takes them as they are.
+func (e *extractor) fits(at int, u *unit) bool {
+	gapCP := int(u.start) - at
+	if !e.f.ascii {
+		gapCP = int(e.f.cps(e.f.text[at:u.start]))
+	}
+	return e.win.codes()+gapCP+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
 }
 
 func (e *extractor) cpLimit() int {
