@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // The second stage: candidate passages. A window slides over a field's
@@ -147,7 +148,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				f.prev = unit{start: -1, span: -1}
 			}
 		}
-		if plain && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 && e.cutAt != math.MinInt {
+		if plain && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 {
 			at = e.slide(&c, at)
 		}
 		if !c.next(f, len(f.text)) {
@@ -208,52 +209,50 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	}
 }
 
-// slide takes into the window the words after the cursor that change
-// nothing but where the window lies: words not marked, that drop no marked
-// word and keep the window within the limits, and whose offer is cut as
-// the last one was (only its distance to the edges changes). It stops
-// before the first word that does more, for the loop to take, and returns
-// where the gap before that word starts. (The window must have stopped
-// growing, hold marked words, and have been weighed; the field must have
-// no blended words, boundary characters or snippet_boundary.)
+// slide takes the words after the cursor into the window, as the loop
+// below would, when the field is plain (no blended words, boundary
+// characters or snippet_boundary) and the window has stopped growing and
+// holds marked words: the words straight from the layout, and what each
+// changes done where it is simple (a word that is not marked comes in,
+// one that is not marked goes). The window is weighed only when its marked
+// words change or its offer would not be cut as the last one was: else
+// only the offer's distance to the edges changes. It stops before a word
+// it cannot take as simply (or once the window holds no marked word), for
+// the loop to take, and returns where the gap before that word starts.
 func (e *extractor) slide(c *wordCursor, at int) int {
 	f, w := e.f, e.win
-	words, text := f.words, f.text
-	nextHit := int32(math.MaxInt32) // the position of the next marked word
-	if c.hi < len(f.hits) {
-		nextHit = f.hits[c.hi].pos
+	words, text, hits := f.words, f.text, f.hits
+	around2 := -1
+	if e.lim.words == 0 {
+		around2 = 2 * e.o.Around
 	}
-	limit, cp := e.wordsLimit(), e.cpLimit()
-	first, last := w.marks.first(), w.last
-	p := &e.pass
-	weight := p.qwordCount + p.qwordsWeight*p.maxLCS // less minGap
+	cp := e.cpLimit()
+	// What the offer of the window weighs but for its distance to the
+	// edges, and the most of that at which it is cut.
+	var limit, first, base, cut int
+	weighed := func() {
+		limit, first = e.wordsLimit(), w.marks.first()
+		base = e.pass.qwordCount + e.pass.qwordsWeight*e.pass.maxLCS
+		cut = math.MinInt
+		if e.cutAt != math.MinInt {
+			cut = e.cutAt - base
+		}
+	}
+	weighed()
 	// (The last word is the loop's: the units after it follow.)
-	for c.i+1 < len(words) {
+	for c.i+1 < len(words) && w.qwords > 0 {
 		wd := &words[c.i]
 		s, end := int(wd.Start), int(wd.End)
-		if wd.Pos >= nextHit || end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
+		if end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
 			break
 		}
+		for c.hi < len(hits) && hits[c.hi].pos < wd.Pos {
+			c.hi++
+		}
+		hit := c.hi < len(hits) && hits[c.hi].pos == wd.Pos
 		gapCP, wordCP := s-at, end-s
 		if !f.ascii {
 			gapCP, wordCP = int(f.cps(text[at:s])), int(f.cps(text[s:end]))
-		}
-		// The word comes in, and the window's first word goes if the
-		// window is then over the word limit.
-		hword, headAcc := w.hword, w.headAcc
-		drop := w.nword+1-hword > limit
-		if drop {
-			if w.word(hword).term >= 0 {
-				break
-			}
-			hword++
-			headAcc = int(w.word(hword).gacc)
-		}
-		if w.total+gapCP+wordCP-headAcc > cp {
-			break
-		}
-		if weight+min(limit-1, first-hword, w.nword-last) > e.cutAt {
-			break
 		}
 		num := e.cur
 		switch {
@@ -266,20 +265,52 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 		}
 		r := w.word(w.nword)
 		r.num, r.start, r.end, r.acc, r.term = int32(num-w.base), wd.Start, wd.End, int32(w.total), -1
+		if hit {
+			r.term = max(int16(hits[c.hi].term), 0)
+			w.qwords++
+			w.marks.push(w.nword)
+			w.last = w.nword
+			// (The cursor's span, as next counts it.)
+			if !(c.prevHit && wd.Pos <= c.prevLast+1 && !(f.retain && strings.IndexByte(text[c.prevEnd:s], '<') >= 0)) {
+				c.span++
+			}
+		}
 		w.total += wordCP
 		w.nword++
 		w.end, w.endByte = num+1, end
-		if drop {
-			next := w.word(hword)
-			w.hword, w.start, w.headAcc, w.headStart = hword, w.base+int(next.gnum), headAcc, int(next.gstart)
-		}
 		if w.nword-w.hword+1 > len(w.ring) {
 			w.grow()
 		}
 		w.openGap(num+1, end)
 		e.cur, at = num+1, end
 		c.i++
-		c.at, c.prevHit, c.prevLast, c.prevEnd = end, false, wd.Pos, end
+		c.at, c.prevHit, c.prevLast, c.prevEnd = end, hit, wd.Pos, end
+		// The window's first word goes when the window is over the word
+		// limit now.
+		if hit {
+			e.changed = true
+			limit++ // (one more marked word)
+			if around2 < 0 {
+				limit = e.lim.words
+			}
+		}
+		if h := w.word(w.hword); w.nword-w.hword == limit+1 && h.term < 0 &&
+			w.total-int(w.word(w.hword+1).gacc) <= cp {
+			next := w.word(w.hword + 1)
+			w.hword++
+			w.start, w.headAcc, w.headStart = w.base+int(next.gnum), int(next.gacc), int(next.gstart)
+		} else if w.nword-w.hword > limit || w.total-w.headAcc > cp {
+			e.shrinkHead()
+			if w.qwords > 0 { // (marked words may have gone)
+				limit, first = e.wordsLimit(), w.marks.first()
+			}
+		}
+		if e.changed || min(limit-1, first-w.hword, w.nword-1-w.last) > cut {
+			e.weighAndSubmit()
+			if w.qwords > 0 {
+				weighed()
+			}
+		}
 	}
 	return at
 }
