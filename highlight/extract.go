@@ -239,17 +239,28 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 		}
 	}
 	weighed()
+	nextHit := int32(math.MaxInt32) // the position of hits[c.hi]
+	if c.hi < len(hits) {
+		nextHit = hits[c.hi].pos
+	}
 	// (The last word is the loop's: the units after it follow.)
-	for c.i+1 < len(words) && w.qwords > 0 {
+	for c.i+1 < len(words) {
 		wd := &words[c.i]
 		s, end := int(wd.Start), int(wd.End)
 		if end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
 			break
 		}
-		for c.hi < len(hits) && hits[c.hi].pos < wd.Pos {
-			c.hi++
+		hit := false
+		if wd.Pos >= nextHit {
+			for c.hi < len(hits) && hits[c.hi].pos < wd.Pos {
+				c.hi++
+			}
+			hit = c.hi < len(hits) && hits[c.hi].pos == wd.Pos
+			nextHit = math.MaxInt32
+			if c.hi < len(hits) {
+				nextHit = hits[c.hi].pos
+			}
 		}
-		hit := c.hi < len(hits) && hits[c.hi].pos == wd.Pos
 		gapCP, wordCP := s-at, end-s
 		if !f.ascii {
 			gapCP, wordCP = int(f.cps(text[at:s])), int(f.cps(text[s:end]))
@@ -301,15 +312,14 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 			w.start, w.headAcc, w.headStart = w.base+int(next.gnum), int(next.gacc), int(next.gstart)
 		} else if w.nword-w.hword > limit || w.total-w.headAcc > cp {
 			e.shrinkHead()
-			if w.qwords > 0 { // (marked words may have gone)
-				limit, first = e.wordsLimit(), w.marks.first()
+			if w.qwords == 0 {
+				break // (for the loop to skip ahead)
 			}
+			limit, first = e.wordsLimit(), w.marks.first() // (marked words may have gone)
 		}
 		if e.changed || min(limit-1, first-w.hword, w.nword-1-w.last) > cut {
 			e.weighAndSubmit()
-			if w.qwords > 0 {
-				weighed()
-			}
+			weighed()
 		}
 	}
 	return at
@@ -542,6 +552,9 @@ func (e *extractor) flush() {
 				*last = e.pass
 				e.finish(last)
 			}
+			// The next offer with these marked words replaces it only
+			// if it weighs as much or more.
+			e.cutAt = last.weight() - 1
 			return
 		}
 		if wt := p.weight(); n > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
@@ -553,6 +566,7 @@ func (e *extractor) flush() {
 	ctx.passages = append(ctx.passages, e.pass)
 	e.finish(&ctx.passages[len(ctx.passages)-1])
 	e.updateTop(p.weight())
+	e.cutAt = p.weight() - 1 // (as above: it is the last passage now)
 }
 
 // trimAround sets the current passage to the window less the words more
