@@ -252,6 +252,10 @@ func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 // writeMarker writes a marker, its first %SNIPPET_ID% (or %PASSAGE_ID%)
 // replaced by id.
 func writeMarker(b *strings.Builder, marker string, id int) {
+	if strings.IndexByte(marker, '%') < 0 { // (most markers)
+		b.WriteString(marker)
+		return
+	}
 	for _, macro := range [...]string{"%PASSAGE_ID%", "%SNIPPET_ID%"} {
 		if i := strings.Index(marker, macro); i >= 0 {
 			b.WriteString(marker[:i])
