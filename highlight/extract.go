@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // The second stage: candidate passages. A window slides over a field's
@@ -94,6 +95,14 @@ type extractor struct {
 	// not kept: its marked words and the context are as when an offer of
 	// it was cut (math.MinInt when that is not known).
 	cutAt int
+
+	// Of the window's passage: the ordinals of its first and last marked
+	// words (weigh); where it starts (the ordinal of the word its first
+	// unit is or comes before, the codepoints added before it) and its
+	// bytes (trimAround).
+	firstOrd, lastOrd  int
+	startOrd, startAcc int
+	from, to           int
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
@@ -139,20 +148,25 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				f.prev = unit{start: -1, span: -1}
 			}
 		}
+		if plain && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 {
+			at = e.slide(&c, at)
+		}
 		if !c.next(f, len(f.text)) {
 			break
 		}
 		w := &f.w
-		if plain && !e.growing && !zoneEnds && w.spzBefore == 0 {
+		if plain && !zoneEnds && w.spzBefore == 0 && (!e.growing || e.fits(at, w)) {
 			// The common case: the runs of the gap go straight into the
-			// window.
+			// window (as onGap and onWord would take them).
 			e.cur = e.win.addGap(f, at, int(w.start), e.cur)
 			at = int(w.end)
-			e.win.add(e.cur, w) // onWord, not growing
+			e.win.add(e.cur, w)
 			e.cur++
 			e.changed = e.changed || w.hit
-			e.shrinkHead()
-			e.weighAndSubmit()
+			if !e.growing {
+				e.shrinkHead()
+				e.weighAndSubmit()
+			}
 			zoneEnds = w.zoneAfter
 			continue
 		}
@@ -193,6 +207,132 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	if e.growing {
 		e.weighAndSubmit()
 	}
+}
+
+// slide takes the words after the cursor into the window, as the loop
+// below would, when the field is plain (no blended words, boundary
+// characters or snippet_boundary) and the window has stopped growing and
+// holds marked words: the words straight from the layout, and what each
+// changes done where it is simple (a word that is not marked comes in,
+// one that is not marked goes). The window is weighed only when its marked
+// words change or its offer would not be cut as the last one was: else
+// only the offer's distance to the edges changes. It stops before a word
+// it cannot take as simply (or once the window holds no marked word), for
+// the loop to take, and returns where the gap before that word starts.
+func (e *extractor) slide(c *wordCursor, at int) int {
+	f, w := e.f, e.win
+	words, text, hits := f.words, f.text, f.hits
+	around2 := -1
+	if e.lim.words == 0 {
+		around2 = 2 * e.o.Around
+	}
+	cp := e.cpLimit()
+	// What the offer of the window weighs but for its distance to the
+	// edges, and the most of that at which it is cut.
+	var limit, first, base, cut int
+	weighed := func() {
+		limit, first = e.wordsLimit(), w.marks.first()
+		base = e.pass.qwordCount + e.pass.qwordsWeight*e.pass.maxLCS
+		cut = math.MinInt
+		if e.cutAt != math.MinInt {
+			cut = e.cutAt - base
+		}
+	}
+	weighed()
+	nextHit := int32(math.MaxInt32) // the position of hits[c.hi]
+	if c.hi < len(hits) {
+		nextHit = hits[c.hi].pos
+	}
+	// (The last word is the loop's: the units after it follow.)
+	for c.i+1 < len(words) {
+		wd := &words[c.i]
+		s, end := int(wd.Start), int(wd.End)
+		if end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
+			break
+		}
+		hit := false
+		if wd.Pos >= nextHit {
+			for c.hi < len(hits) && hits[c.hi].pos < wd.Pos {
+				c.hi++
+			}
+			hit = c.hi < len(hits) && hits[c.hi].pos == wd.Pos
+			nextHit = math.MaxInt32
+			if c.hi < len(hits) {
+				nextHit = hits[c.hi].pos
+			}
+		}
+		gapCP, wordCP := s-at, end-s
+		if !f.ascii {
+			gapCP, wordCP = int(f.cps(text[at:s])), int(f.cps(text[s:end]))
+		}
+		num := e.cur
+		switch {
+		case s == at+1:
+			w.total += gapCP
+			w.endByte = s
+			num++
+		case s > at:
+			num = w.addGap(f, at, s, num)
+		}
+		r := w.word(w.nword)
+		r.num, r.start, r.end, r.acc, r.term = int32(num-w.base), wd.Start, wd.End, int32(w.total), -1
+		if hit {
+			r.term = max(int16(hits[c.hi].term), 0)
+			w.qwords++
+			w.marks.push(w.nword)
+			w.last = w.nword
+			// (The cursor's span, as next counts it.)
+			if !(c.prevHit && wd.Pos <= c.prevLast+1 && !(f.retain && strings.IndexByte(text[c.prevEnd:s], '<') >= 0)) {
+				c.span++
+			}
+		}
+		w.total += wordCP
+		w.nword++
+		w.end, w.endByte = num+1, end
+		if w.nword-w.hword+1 > len(w.ring) {
+			w.grow()
+		}
+		w.openGap(num+1, end)
+		e.cur, at = num+1, end
+		c.i++
+		c.at, c.prevHit, c.prevLast, c.prevEnd = end, hit, wd.Pos, end
+		// The window's first word goes when the window is over the word
+		// limit now.
+		if hit {
+			e.changed = true
+			limit++ // (one more marked word)
+			if around2 < 0 {
+				limit = e.lim.words
+			}
+		}
+		if h := w.word(w.hword); w.nword-w.hword == limit+1 && h.term < 0 &&
+			w.total-int(w.word(w.hword+1).gacc) <= cp {
+			next := w.word(w.hword + 1)
+			w.hword++
+			w.start, w.headAcc, w.headStart = w.base+int(next.gnum), int(next.gacc), int(next.gstart)
+		} else if w.nword-w.hword > limit || w.total-w.headAcc > cp {
+			e.shrinkHead()
+			if w.qwords == 0 {
+				break // (for the loop to skip ahead)
+			}
+			limit, first = e.wordsLimit(), w.marks.first() // (marked words may have gone)
+		}
+		if e.changed || min(limit-1, first-w.hword, w.nword-1-w.last) > cut {
+			e.weighAndSubmit()
+			weighed()
+		}
+	}
+	return at
+}
+
+// fits reports whether the runs of text[at:u.start] and word u fit in the
+// window: a growing window then takes them as they are.
+func (e *extractor) fits(at int, u *unit) bool {
+	gapCP := int(u.start) - at
+	if !e.f.ascii {
+		gapCP = int(e.f.cps(e.f.text[at:u.start]))
+	}
+	return e.win.codes()+gapCP+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
 }
 
 func (e *extractor) cpLimit() int {
@@ -305,25 +445,12 @@ func (e *extractor) unitEnds() {
 // shrinkHead drops units from the head of the window until it fits the
 // limits (it keeps the last unit).
 func (e *extractor) shrinkHead() {
-	w := e.win
-	cp, limit, around2 := e.cpLimit(), e.lim.words, -1
-	if limit == 0 { // as many words as the marked ones and `around` each side
+	around2 := -1
+	if e.lim.words == 0 { // as many words as the marked ones and `around` each side
 		around2 = 2 * e.o.Around
 	}
-	for w.n() > 1 {
-		if around2 >= 0 {
-			limit = around2 + w.qwords
-		}
-		u := &w.buf[w.head]
-		if w.total-int(u.acc) <= cp && w.nword-int(u.ord) <= limit {
-			return
-		}
-		if u.marked() {
-			w.popMark()
-			e.changed = e.changed || u.mask() != 0
-		}
-		w.head++
-		w.start++
+	if e.win.shrink(e.cpLimit(), e.lim.words, around2) {
+		e.changed = true
 	}
 }
 
@@ -363,27 +490,29 @@ func (e *extractor) weigh(maxWords int) {
 	p.maxLCS, p.qwords = 1, 0
 	p.qwordCount, p.uniqQwords, p.qwordsWeight = 0, 0, 0
 	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
-	lcs, prevOrd := 1, int32(-2)
+	lcs, prevOrd := 1, -2
 	var prevMask uint64
-	for i := 0; i < w.markNums.len(); i++ {
-		num := w.markNums.at(i)
-		u := w.at(num)
-		m := u.mask()
+	for i := 0; i < w.marks.len(); i++ {
+		ord := w.marks.at(i)
+		r := w.word(ord)
+		m := r.mask()
 		if m == 0 {
 			prevMask = 0
 			continue
 		}
+		if p.qwords == 0 {
+			p.startLimit, e.firstOrd = w.base+int(r.num), ord
+		}
+		p.endLimit, e.lastOrd = w.base+int(r.num), ord
 		p.qwords |= m
-		p.startLimit = min(p.startLimit, num)
-		p.endLimit = max(p.endLimit, num)
 		p.qwordCount++
-		if u.ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
+		if ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
 			lcs++
 			p.maxLCS = max(p.maxLCS, lcs)
 		} else {
 			lcs = 1
 		}
-		prevOrd, prevMask = u.ord, m
+		prevOrd, prevMask = ord, m
 	}
 	p.aroundBefore, p.aroundAfter = w.markSpread()
 	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
@@ -423,6 +552,9 @@ func (e *extractor) flush() {
 				*last = e.pass
 				e.finish(last)
 			}
+			// The next offer with these marked words replaces it only
+			// if it weighs as much or more.
+			e.cutAt = last.weight() - 1
 			return
 		}
 		if wt := p.weight(); n > e.thresh && p.qwords&^ctx.qwords == 0 && wt <= ctx.topWeights[e.thresh] {
@@ -434,6 +566,7 @@ func (e *extractor) flush() {
 	ctx.passages = append(ctx.passages, e.pass)
 	e.finish(&ctx.passages[len(ctx.passages)-1])
 	e.updateTop(p.weight())
+	e.cutAt = p.weight() - 1 // (as above: it is the last passage now)
 }
 
 // trimAround sets the current passage to the window less the words more
@@ -445,23 +578,28 @@ func (e *extractor) trimAround() {
 	w := e.win
 	p.start, p.tokens = w.start, w.n()
 	p.codes, p.words = w.codes(), w.words()
-	end := w.start + w.n()
+	e.startOrd, e.startAcc, e.from, e.to = w.hword, w.headAcc, w.headStart, w.endByte
 	if d := p.aroundBefore - e.o.Around; d > 0 {
-		// Drop up to and with the d-th word.
-		from := w.wordNum(w.nword-p.words+d-1) + 1
-		p.codes -= w.accAt(from) - w.accAt(p.start)
+		// Drop up to and with the d-th word: the passage starts with the
+		// gap before the next.
+		k := w.hword + d
+		r := w.word(k)
+		from := w.base + int(r.gnum)
+		p.codes -= int(r.gacc) - w.headAcc
 		p.tokens -= from - p.start
 		p.start = from
 		p.words -= d
 		p.aroundBefore -= d
+		e.startOrd, e.startAcc, e.from = k, int(r.gacc), int(r.gstart)
 	}
 	if d := p.aroundAfter - e.o.Around; d > 0 {
 		// Drop the last d words and what follows them.
-		to := w.wordNum(w.nword - d)
-		p.codes -= w.accAt(end) - w.accAt(to)
-		p.tokens -= end - to
+		r := w.word(w.nword - d)
+		p.codes -= w.total - int(r.acc)
+		p.tokens -= w.end - (w.base + int(r.num))
 		p.words -= d
 		p.aroundAfter -= d
+		e.to = int(r.start)
 	}
 }
 
@@ -492,7 +630,7 @@ func (e *extractor) updateTop(weight int) {
 // trimming comes to them (choose).
 func (e *extractor) finish(p *passage) {
 	w := e.win
-	p.from, p.to = int(w.at(p.start).start), int(w.at(p.start+p.tokens-1).end)
+	p.from, p.to = e.from, e.to
 	p.beforeN, p.afterN = 0, 0
 	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return
@@ -504,11 +642,13 @@ func (e *extractor) finish(p *passage) {
 	p.beforeN = p.startLimit - p.start
 	afterFrom, afterTo := p.endLimit+1, w.start+min(p.tokens, w.n())
 	p.afterN = max(0, afterTo-afterFrom)
-	p.codesBetween = p.codes - (w.accAt(p.startLimit) - w.accAt(p.start))
-	p.wordsBetween = p.words - (w.wordsBefore(p.startLimit) - w.wordsBefore(p.start))
+	p.codesBetween = p.codes - (int(w.word(e.firstOrd).acc) - e.startAcc)
+	p.wordsBetween = p.words - (e.firstOrd - e.startOrd)
 	if p.afterN > 0 {
-		p.codesBetween -= w.accAt(afterTo) - w.accAt(afterFrom)
-		p.wordsBetween -= w.wordsBefore(afterTo) - w.wordsBefore(afterFrom)
+		// The unit after the last marked word is the first of the gap
+		// before the next word (or that word).
+		p.codesBetween -= w.accAt(afterTo) - int(w.word(e.lastOrd+1).gacc)
+		p.wordsBetween -= w.wordsBefore(afterTo) - (e.lastOrd + 1)
 	}
 }
 

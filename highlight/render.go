@@ -2,6 +2,7 @@ package highlight
 
 import (
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -113,6 +114,16 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		first := true
 		// The snippet's marks are marks[mk:].
 		mk := len(marks)
+		if !o.EmitZones {
+			var ok bool
+			if marks, id, ok = f.marksIn(from, to, marks, id); ok {
+				if len(marks) > mk {
+					s.Marks = marks[mk:len(marks):len(marks)]
+				}
+				out = append(out, s)
+				continue
+			}
+		}
 		open, end, lastPos := false, int32(0), int32(0) // a mark is open until the gap after the end of its run
 		f.walkRange(from, to, func(u *unit) {
 			if first && o.EmitZones && u.word() {
@@ -142,6 +153,68 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		out = append(out, s)
 	}
 	return out
+}
+
+// marksIn appends the marks of text[from:to] to marks, numbered from id,
+// as render finds them walking its units, but looking at the marked words
+// alone. It can when the words are plain: no blended words, and the words
+// of the range lie in the text, in order, none inside another; it reports
+// false (and appends nothing) otherwise.
+func (f *ufield) marksIn(from, to int, marks []MarkedRange, id int) ([]MarkedRange, int, bool) {
+	if len(f.blends) > 0 {
+		return marks, id, false
+	}
+	words := f.words
+	first := sort.Search(len(words), func(i int) bool { return int(words[i].Start) >= from })
+	h := sort.Search(len(f.hitWords), func(k int) bool { return f.hitWords[k] >= first })
+	lastHit := -1 // the last marked word of the range
+	for k := h; k < len(f.hitWords) && int(words[f.hitWords[k]].End) <= to; k++ {
+		lastHit = f.hitWords[k]
+	}
+	// The words up to it must be plain: each the one after the word
+	// before, for the cursor.
+	at := from
+	for i := first; i <= lastHit; i++ {
+		s, e := int(words[i].Start), int(words[i].End)
+		if e <= s || s < at || e > len(f.text) || i+1 < len(words) && int(words[i+1].Start) < e {
+			return marks, id, false
+		}
+		at = e
+	}
+	// Marked words fold into one span as the word cursor folds them: with
+	// the word before, when it is marked at the position before (or the
+	// same), with no tag between in retain mode. A mark closes at a gap
+	// after the end of its run of marked positions, and a word that is
+	// not marked ends its span.
+	span := int32(-1)
+	if first > 0 && h > 0 && f.hitWords[h-1] == first-1 {
+		span = 0
+	}
+	mk := len(marks)
+	open, end, lastPos := false, int32(0), int32(0)
+	for ; h < len(f.hitWords); h++ {
+		k := f.hitWords[h]
+		w := words[k]
+		if int(w.End) > to {
+			break
+		}
+		prevHit := k > 0 && h > 0 && f.hitWords[h-1] == k-1
+		if prevHit && open && words[k-1].End < w.Start && lastPos >= end {
+			open = false // (the gap before it)
+		}
+		if !(prevHit && w.Pos <= words[k-1].Pos+1 && !(f.retain && strings.IndexByte(f.text[words[k-1].End:w.Start], '<') >= 0)) {
+			span++
+		}
+		lastPos = w.Pos
+		if n := len(marks); open && n > mk && marks[n-1].span == span {
+			marks[n-1].End = int(w.End)
+			continue
+		}
+		marks = append(marks, MarkedRange{Range: Range{int(w.Start), int(w.End)}, ID: id, span: span})
+		id++
+		open, end = true, f.runEnd(w.Pos)
+	}
+	return marks, id, true
 }
 
 // text renders one snippet of the field.
@@ -179,6 +252,10 @@ func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 // writeMarker writes a marker, its first %SNIPPET_ID% (or %PASSAGE_ID%)
 // replaced by id.
 func writeMarker(b *strings.Builder, marker string, id int) {
+	if strings.IndexByte(marker, '%') < 0 { // (most markers)
+		b.WriteString(marker)
+		return
+	}
 	for _, macro := range [...]string{"%PASSAGE_ID%", "%SNIPPET_ID%"} {
 		if i := strings.Index(marker, macro); i >= 0 {
 			b.WriteString(marker[:i])
@@ -213,19 +290,19 @@ func (res *Result) Strings() [][]string {
 	return out
 }
 
+// shows reports whether the field shows anything: a field whose only
+// snippet is empty has none.
+func (r *FieldResult) shows() bool {
+	return len(r.Snippets) > 1 || len(r.Snippets) == 1 && (r.Snippets[0].End > r.Snippets[0].Start || r.Snippets[0].Cut)
+}
+
 // Join renders the SQL form: the snippets of a field joined by
 // snippet_separator (and led or followed by it where a snippet does not
 // reach the start or the end of its field), the fields with snippets joined
 // by field_separator.
 func (res *Result) Join() string {
 	o := res.opts
-	// A field whose only snippet is empty has none.
-	has := make([]bool, len(res.Fields))
-	for i := range res.Fields {
-		r := &res.Fields[i]
-		has[i] = len(r.Snippets) > 1 || len(r.Snippets) == 1 && (r.Snippets[0].End > r.Snippets[0].Start || r.Snippets[0].Cut)
-	}
-	if len(res.Fields) == 1 && has[0] && len(res.Fields[0].Snippets) == 1 {
+	if len(res.Fields) == 1 && res.Fields[0].shows() && len(res.Fields[0].Snippets) == 1 {
 		if s := res.Fields[0].Snippets[0]; !s.SepBefore && !s.SepAfter {
 			return res.Fields[0].text(&s, o)
 		}
@@ -239,14 +316,22 @@ func (res *Result) Join() string {
 		size += len(o.FieldSeparator)
 	}
 	b.Grow(size)
+	last := -1 // the last field that shows anything
 	for i := range res.Fields {
-		if b.Len() > 0 && slices.Contains(has[i:], true) {
+		if res.Fields[i].shows() {
+			last = i
+		}
+	}
+	for i := range res.Fields {
+		// (A field that shows nothing still has its separator when a
+		// later field shows something.)
+		if b.Len() > 0 && i <= last {
 			b.WriteString(o.FieldSeparator)
 		}
-		if !has[i] {
+		r := &res.Fields[i]
+		if !r.shows() {
 			continue
 		}
-		r := &res.Fields[i]
 		ss := order(r, o)
 		for k, s := range ss {
 			if k == 0 && s.SepBefore {

@@ -126,8 +126,17 @@ func newField(p *ufield, f *Field, o *Options) {
 	// The words at marked positions (both lists are in position order).
 	i := 0
 	for _, h := range p.hits {
-		for i < len(p.words) && p.words[i].Pos < h.pos {
-			i++
+		if i < len(p.words) && p.words[i].Pos < h.pos {
+			// Ever longer steps (marked words lie near one another in
+			// dense text, far apart in sparse text), then a search in the
+			// last one.
+			step := 1
+			for i+step < len(p.words) && p.words[i+step].Pos < h.pos {
+				i += step
+				step *= 2
+			}
+			end := min(i+step, len(p.words))
+			i += sort.Search(end-i, func(k int) bool { return p.words[i+k].Pos >= h.pos })
 		}
 		for ; i < len(p.words) && p.words[i].Pos == h.pos; i++ {
 			p.marked = true
