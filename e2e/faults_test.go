@@ -31,10 +31,17 @@ import (
 // GLINT_REQUIRE_FAULTS=1.
 func skipFault(t *testing.T, why string) {
 	t.Helper()
-	if os.Getenv("GLINT_REQUIRE_FAULTS") == "1" {
-		t.Fatalf("%s (GLINT_REQUIRE_FAULTS=1)", why)
+	skipUnlessRequired(t, "GLINT_REQUIRE_FAULTS", why)
+}
+
+// skipUnlessRequired skips the test for the reason why, or fails it when the
+// environment variable env is 1 (make test sets them: CI must not skip).
+func skipUnlessRequired(t *testing.T, env, why string) {
+	t.Helper()
+	if os.Getenv(env) == "1" {
+		t.Fatalf("%s (%s=1)", why, env)
 	}
-	t.Skipf("%s (GLINT_REQUIRE_FAULTS=1 makes this a failure)", why)
+	t.Skipf("%s (%s=1 makes this a failure)", why, env)
 }
 
 // mountTmpfs mounts a tmpfs of sizeMB on a new directory, unmounted when the

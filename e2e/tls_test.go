@@ -222,10 +222,7 @@ func TestUsersWithoutTLS(t *testing.T) {
 // installs every client the tests drive).
 func requireTool(t *testing.T, what string) {
 	t.Helper()
-	if os.Getenv("GLINT_REQUIRE_CLIENTS") == "1" {
-		t.Fatalf("%s is not installed (scripts/install-test-deps.sh installs it)", what)
-	}
-	t.Skipf("%s is not installed (GLINT_REQUIRE_CLIENTS=1 makes this a failure)", what)
+	skipUnlessRequired(t, "GLINT_REQUIRE_CLIENTS", what+" is not installed (scripts/install-test-deps.sh installs it)")
 }
 
 // pythonWith returns a python3 that can import module: the one on PATH, or
