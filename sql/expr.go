@@ -25,6 +25,7 @@ type row struct {
 	weight int64
 	text   map[int]string // stored text of text columns, filled after LIMIT
 	layout map[int]string // their encoded word layouts, for the columns in scope.usesLayout
+	grp    *groupRow      // in a grouped SELECT: the group the row stands for
 }
 
 // highlightText records that highlighting reads the stored text of column
@@ -51,8 +52,15 @@ type scope struct {
 	// usesLayout: text columns whose words are matched by a highlighter,
 	// which reads their stored layouts too (index.Snapshot.StoredWithLayouts).
 	usesLayout map[int]bool
-	usesAgg    bool
 	usesMatch  bool
+	// group collects the aggregate calls of a grouped SELECT (nil when the
+	// statement is not grouped); keys are its GROUP BY keys, which a column
+	// of the same name reads; aliases are the select list's, for HAVING and
+	// ORDER BY; docReads counts the compiled reads of a document's columns.
+	group    *[]*aggSpec
+	keys     []groupKey
+	aliases  map[string]expr
+	docReads int
 
 	highlights []*highlightExpr // HIGHLIGHT() calls, which the planner gives the MATCH() query
 }
@@ -73,11 +81,21 @@ func (e constExpr) eval(*row) (any, error) { return e.v, nil }
 
 type idExpr struct{}
 
-func (idExpr) eval(r *row) (any, error) { return r.snap.ID(r.ref), nil }
+func (idExpr) eval(r *row) (any, error) {
+	if r.snap == nil { // the implicit group of no match
+		return nil, nil
+	}
+	return r.snap.ID(r.ref), nil
+}
 
 type attrExpr struct{ col int }
 
-func (e attrExpr) eval(r *row) (any, error) { return r.snap.Attr(r.ref, e.col), nil }
+func (e attrExpr) eval(r *row) (any, error) {
+	if r.snap == nil {
+		return nil, nil
+	}
+	return r.snap.Attr(r.ref, e.col), nil
+}
 
 type textExpr struct{ col int }
 
@@ -85,7 +103,12 @@ func (e textExpr) eval(r *row) (any, error) { return r.text[e.col], nil }
 
 type weightExpr struct{}
 
-func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
+func (weightExpr) eval(r *row) (any, error) {
+	if r.snap == nil {
+		return nil, nil
+	}
+	return r.weight, nil
+}
 
 // matchExpr is MATCH('query') in WHERE: true for documents the query matched.
 // The planner fills matched before rows are evaluated.
@@ -405,6 +428,9 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	case *ast.ParenthesesExpr:
 		return sc.compile(x.Expr)
 	case *ast.ColumnNameExpr:
+		if e, ok := sc.aliases[strings.ToLower(x.Name.Name.O)]; ok && x.Name.Table.O == "" {
+			return e, nil
+		}
 		return sc.column(x.Name.Name.O)
 	case *ast.UnaryOperationExpr:
 		inner, err := sc.compile(x.V)
@@ -492,14 +518,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		}
 		return constExpr{v}, nil
 	case *ast.AggregateFuncExpr:
-		if !sc.allowAgg {
-			return nil, Errorf(CodeSyntax, "%s() is allowed only in the select list", strings.ToUpper(x.F))
-		}
-		if !strings.EqualFold(x.F, "count") || x.Distinct || !isCountStar(x) {
-			return nil, Errorf(CodeUnsupported, "aggregate %s is not supported; only COUNT(*)", exprText(x))
-		}
-		sc.usesAgg = true
-		return countExpr{}, nil
+		return sc.aggregate(x)
 	case *ast.FuncCallExpr:
 		return sc.function(x)
 	}
@@ -514,25 +533,29 @@ func isCountStar(x *ast.AggregateFuncExpr) bool {
 	return ok && v.GetValue() != nil // COUNT(*) parses as COUNT(1)
 }
 
-// countExpr stands for COUNT(*); the planner replaces its value per result.
-type countExpr struct{}
-
-func (countExpr) eval(r *row) (any, error) { return nil, nil }
-
 // column resolves a column name in scope.
 func (sc *scope) column(name string) (expr, error) {
 	if sc.schema == nil {
 		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' (the statement has no table)", name)
 	}
-	if strings.EqualFold(name, "id") {
-		return idExpr{}, nil
-	}
 	i := columnIndex(sc.schema, name)
-	if i < 0 {
+	var e expr
+	if strings.EqualFold(name, "id") {
+		e = idExpr{}
+	} else if i < 0 {
 		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", name, sc.schema.Name)
+	} else if t := sc.schema.Columns[i].Type; t != index.TypeText {
+		e = attrExpr{i}
 	}
-	if sc.schema.Columns[i].Type != index.TypeText {
-		return attrExpr{i}, nil
+	if e != nil {
+		for k, key := range sc.keys {
+			// A multi attribute shows its set, not the group's one value.
+			if key.e == e && !key.multi {
+				return groupKeyExpr{i: k, typ: key.typ}, nil
+			}
+		}
+		sc.docReads++
+		return e, nil
 	}
 	if !sc.allowText {
 		return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field: search it with MATCH()", name)
@@ -541,6 +564,7 @@ func (sc *scope) column(name string) (expr, error) {
 		return nil, Errorf(CodeWrongValue, "column '%s' is indexed but not stored, so its text cannot be returned", name)
 	}
 	sc.usesText[i] = true
+	sc.docReads++
 	return textExpr{i}, nil
 }
 
@@ -586,7 +610,19 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		if sc.schema == nil {
 			return nil, Errorf(CodeSyntax, "WEIGHT() needs a table in FROM")
 		}
+		sc.docReads++
 		return weightExpr{}, nil
+	case "groupby":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		if len(sc.keys) == 0 {
+			return nil, Errorf(CodeSyntax, "GROUPBY() needs GROUP BY")
+		}
+		if len(sc.keys) > 1 {
+			return nil, Errorf(CodeUnsupported, "GROUPBY() with %d GROUP BY keys: it returns the key of a GROUP BY of one", len(sc.keys))
+		}
+		return groupKeyExpr{i: 0, typ: sc.keys[0].typ}, nil
 	case "database", "schema":
 		if err := argc(0); err != nil {
 			return nil, err

@@ -48,7 +48,7 @@ type selectPlan struct {
 	count      int
 	maxMatches int
 	opts       selectOptions
-	aggregate  bool // the select list has COUNT(*): one row
+	group      *groupPlan // GROUP BY or aggregates; nil: a row per match
 	// cutoff > 0 stops the search at that many matching documents;
 	// runSelect sets cutoffHit when it did.
 	cutoff    int
@@ -89,7 +89,11 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if err != nil {
 		return nil, err
 	}
-	r, totalFound, err := s.runSelect(ctx, p)
+	run := s.runSelect
+	if p.group != nil {
+		run = s.runGrouped
+	}
+	r, totalFound, err := run(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +194,7 @@ func fieldName(f *ast.SelectField) string {
 	case *ast.ColumnNameExpr:
 		return x.Name.Name.O
 	case *ast.AggregateFuncExpr:
-		if isCountStar(x) {
-			return "count(*)"
-		}
+		return aggText(x)
 	case *ast.FuncCallExpr:
 		if x.FnName.L == "highlight" || x.FnName.L == "snippet" {
 			// Its arguments went through the dialect bridge: name it as
@@ -264,9 +266,6 @@ func tableOf(refs *ast.TableRefsClause) (string, error) {
 }
 
 func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*selectPlan, error) {
-	if n.GroupBy != nil || n.Having != nil {
-		return nil, Errorf(CodeUnsupported, "GROUP BY and HAVING are not supported yet")
-	}
 	if n.Distinct {
 		return nil, Errorf(CodeUnsupported, "SELECT DISTINCT is not supported")
 	}
@@ -287,8 +286,25 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	p.sc = where
 
 	// The select list may read stored text, which is fetched after LIMIT.
-	list := &scope{schema: schema, sess: s, allowText: true, allowAgg: true, usesText: map[int]bool{}}
-	for _, f := range n.Fields.Fields {
+	list := &scope{schema: schema, sess: s, allowText: true, usesText: map[int]bool{}}
+	var aggs []*aggSpec
+	if n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
+		if n.GroupBy == nil && !hasAggregate(n.Fields, n.Having, n.OrderBy) {
+			return nil, Errorf(CodeSyntax, "HAVING needs GROUP BY or an aggregate")
+		}
+		p.group = &groupPlan{}
+		if n.GroupBy != nil {
+			keyScope := &scope{schema: schema, sess: s}
+			if p.group.keys, err = groupKeys(keyScope, n.GroupBy.Items, n.Fields.Fields); err != nil {
+				return nil, err
+			}
+		}
+		list.allowAgg, list.group, list.keys = true, &aggs, p.group.keys
+	}
+	at := make([]int, len(n.Fields.Fields)) // p.fields index of each select-list item
+	for fi, f := range n.Fields.Fields {
+		reads := list.docReads
+		at[fi] = len(p.fields)
 		if f.WildCard != nil {
 			if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, schema.Name) {
 				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
@@ -304,6 +320,11 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 				}
 				p.fields = append(p.fields, field{name: c.Name, e: e, typ: exprType(e, schema)})
 			}
+			if p.group != nil {
+				for len(p.group.docFields) < len(p.fields) {
+					p.group.docFields = append(p.group.docFields, true)
+				}
+			}
 			continue
 		}
 		e, err := list.compile(f.Expr)
@@ -311,6 +332,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 			return nil, err
 		}
 		p.fields = append(p.fields, field{name: fieldName(f), e: e, typ: exprType(e, schema)})
+		if p.group != nil {
+			p.group.docFields = append(p.group.docFields, list.docReads > reads)
+		}
 	}
 	for _, h := range list.highlights {
 		if h.query != nil {
@@ -324,22 +348,15 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 		}
 		h.query = &where.match.query
 	}
-	if list.usesAgg {
-		for _, f := range p.fields {
-			if _, isCount := f.e.(countExpr); !isCount {
-				if _, isConst := f.e.(constExpr); !isConst {
-					return nil, Errorf(CodeUnsupported, "COUNT(*) with other columns needs GROUP BY, which is not supported yet")
-				}
-			}
-		}
-		p.aggregate = true
-	}
-
 	// ORDER BY: select-list aliases, columns, WEIGHT(), expressions.
-	if n.OrderBy != nil {
+	if p.group != nil {
+		if err := s.planGroups(p, n, at, list, &aggs); err != nil {
+			return nil, err
+		}
+	} else if n.OrderBy != nil {
 		order := &scope{schema: schema, sess: s}
 		for _, item := range n.OrderBy.Items {
-			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, p.fields)
+			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, at, p.fields)
 			if err != nil {
 				return nil, err
 			}
@@ -386,17 +403,18 @@ func isIndexedField(schema *index.Schema, name string) bool {
 
 // orderExpr compiles one ORDER BY item: an alias of a select-list item, or an
 // expression over attributes.
-func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, fields []field) (expr, error) {
+func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, at []int, fields []field) (expr, error) {
 	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
 		for i, f := range asts {
 			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
-				if _, isText := fields[i].e.(textExpr); isText {
+				e := fields[at[i]].e
+				if _, isText := e.(textExpr); isText {
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY full-text field '%s'", c.Name.Name.O)
 				}
-				if _, isHL := fields[i].e.(*highlightExpr); isHL {
+				if _, isHL := e.(*highlightExpr); isHL {
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY '%s': highlighting is computed after sorting and LIMIT", c.Name.Name.O)
 				}
-				return fields[i].e, nil
+				return e, nil
 			}
 		}
 	}
@@ -409,6 +427,7 @@ type candidate struct {
 	id     uint64
 	weight int64
 	keys   []any
+	grp    *groupRow // the group the row stands for, in a grouped SELECT
 }
 
 // matches evaluates WHERE over a snapshot, calling fn for each document that
@@ -517,11 +536,10 @@ func matchIsRequired(where expr, m *matchExpr) bool {
 	return false
 }
 
-func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
-	snap := p.table.Snapshot()
-	want := p.offset + p.count
-	h := &candidateHeap{order: p.order}
-	scratch := make([]any, len(p.order)) // sort keys of the document at hand
+// eachMatch runs the search of p over snap, calling fn for each match, and
+// stops at the cutoff and at OPTION max_query_time (then with a warning and
+// p.timedOut). It returns how many matches fn saw.
+func (s *Session) eachMatch(ctx context.Context, p *selectPlan, snap *index.Snapshot, fn func(r *row) error) (int, error) {
 	total := 0
 	searchCtx := ctx
 	if p.opts.maxQueryTime > 0 {
@@ -535,7 +553,27 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			return errCutoff
 		}
 		total++
-		if p.aggregate || want == 0 {
+		return fn(r)
+	})
+	if err == errCutoff {
+		err = nil
+	}
+	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
+		// As in the Sphinx family: the matches found so far, and a warning.
+		p.timedOut, err = true, nil
+		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQueryTimeout),
+			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
+	}
+	return total, err
+}
+
+func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
+	snap := p.table.Snapshot()
+	want := p.offset + p.count
+	h := &candidateHeap{order: p.order}
+	scratch := make([]any, len(p.order)) // sort keys of the document at hand
+	total, err := s.eachMatch(ctx, p, snap, func(r *row) error {
+		if want == 0 {
 			return nil
 		}
 		if len(p.order) == 0 && h.Len() >= want {
@@ -561,49 +599,43 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 		}
 		return nil
 	})
-	if err == errCutoff {
-		err = nil
-	}
-	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
-		// As in the Sphinx family: the matches found so far, and a warning.
-		p.timedOut, err = true, nil
-		s.pending = append(s.pending, warning{level: "Warning", code: int(CodeQueryTimeout),
-			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
-	}
 	if err != nil {
 		return nil, 0, err
 	}
+	sorted := h.items
+	sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
+	res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
+	return res, total, err
+}
+
+// page builds the result rows of the candidates that are returned: only
+// now is stored text read, in one batch, and highlighting done.
+func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot, page []candidate) (*Result, error) {
 	res := &Result{Columns: make([]Column, len(p.fields)), Rows: [][]any{}}
 	for i, f := range p.fields {
 		res.Columns[i] = Column{Name: f.name, Type: f.typ}
 	}
-	if p.aggregate {
-		if p.offset == 0 && p.count > 0 {
-			out := make([]any, len(p.fields))
-			for i, f := range p.fields {
-				if _, isCount := f.e.(countExpr); isCount {
-					out[i] = int64(total)
-				} else {
-					v, _ := f.e.eval(nil)
-					out[i] = wireValue(f.typ, v)
-				}
+	if len(page) == 1 && page[0].grp != nil && !page[0].grp.found {
+		// The implicit group of no match: aggregates over nothing, and NULL
+		// for the columns of a document.
+		r := &row{grp: page[0].grp}
+		out := make([]any, len(p.fields))
+		for j, f := range p.fields {
+			if p.group.docFields[j] {
+				continue
 			}
-			res.Rows = append(res.Rows, out)
+			v, err := f.e.eval(r)
+			if err != nil {
+				return nil, err
+			}
+			out[j] = wireValue(f.typ, v)
 		}
-		return res, total, nil
+		res.Rows = append(res.Rows, out)
+		return res, nil
 	}
-
-	sorted := h.items
-	sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
-	if p.offset >= len(sorted) {
-		return res, total, nil
-	}
-	page := sorted[p.offset:]
-
-	// Post-LIMIT: read stored text only for the rows that are returned, in one batch.
 	texts, layouts, err := s.storedText(ctx, snap, p.sc.usesText, p.sc.usesLayout, page)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	rows := make([][]any, len(page))
 	for i := range rows {
@@ -611,7 +643,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	}
 	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, texts, layouts, rows)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	r := &row{snap: snap}
 	for i, c := range page {
@@ -623,13 +655,13 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			}
 			v, err := f.e.eval(r)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			out[j] = wireValue(f.typ, v)
 		}
 		res.Rows = append(res.Rows, out)
 	}
-	return res, total, nil
+	return res, nil
 }
 
 // pageExpr is an expression whose work grows with the text of a row
@@ -684,7 +716,7 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.S
 // atPage points r at candidate c, row i of a page whose stored texts and
 // layouts (nil when none were read) storedText gave.
 func (r *row) atPage(c candidate, i int, texts, layouts []map[int]string) {
-	r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
+	r.ref, r.weight, r.text, r.grp = c.ref, c.weight, texts[i], c.grp
 	if layouts != nil {
 		r.layout = layouts[i]
 	}
@@ -776,7 +808,11 @@ func exprType(e expr, schema *index.Schema) ColumnType {
 		return columnWireType(schema.Columns[x.col].Type)
 	case textExpr, toStringExpr:
 		return ColString
-	case weightExpr, countExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:
+	case aggRef:
+		return x.typ
+	case groupKeyExpr:
+		return x.typ
+	case weightExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:
 		return ColInt
 	case constExpr:
 		return valueType(x.v)
