@@ -32,9 +32,9 @@ import (
 
 // groupPlan is the grouping part of a selectPlan.
 type groupPlan struct {
-	keys     []groupKey // GROUP BY; none: one group of every match (implicit grouping)
-	aggs     []*aggSpec
-	having   expr // nil: every group
+	keys   []groupKey // GROUP BY; none: one group of every match (implicit grouping)
+	aggs   []*aggSpec
+	having expr // nil: every group
 	// needBest: the select list, HAVING or ORDER BY read the group's best
 	// document, so the scan keeps it.
 	needBest bool
