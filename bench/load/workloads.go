@@ -36,6 +36,10 @@ func newWorkload(cfg *Config) (workload, error) {
 			return &queryWorkload{cfg: cfg, stmt: "SELECT id, SNIPPET(content, ?) FROM t_stored WHERE MATCH(?) LIMIT 20", args: 2}, nil
 		}
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
+	case GroupBy:
+		// Matches grouped by an attribute, the biggest groups first: the
+		// same statement on both targets.
+		return &queryWorkload{cfg: cfg, stmt: "SELECT gid, COUNT(*) FROM t WHERE MATCH(?) GROUP BY gid ORDER BY COUNT(*) DESC LIMIT 20", args: 1}, nil
 	case Snippets:
 		return newSnippetsWorkload(cfg, cfg.SnippetDocs, 256), nil
 	case SnippetsNoLimit:
