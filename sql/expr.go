@@ -549,8 +549,8 @@ func (sc *scope) column(name string) (expr, error) {
 	}
 	if e != nil {
 		for k, key := range sc.keys {
-			// A multi attribute shows its set, not the group's one value.
-			if key.e == e && !key.multi {
+			// A multi attribute key shows the group's one value.
+			if key.e == e {
 				return groupKeyExpr{i: k, typ: key.typ}, nil
 			}
 		}
@@ -612,15 +612,17 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		}
 		sc.docReads++
 		return weightExpr{}, nil
-	case "groupby":
+	case "groupby", "facet":
+		// FACET() is the facet's value in a FACET clause's ORDER BY.
+		fn := strings.ToUpper(name)
 		if err := argc(0); err != nil {
 			return nil, err
 		}
 		if len(sc.keys) == 0 {
-			return nil, Errorf(CodeSyntax, "GROUPBY() needs GROUP BY")
+			return nil, Errorf(CodeSyntax, "%s() needs GROUP BY or FACET", fn)
 		}
 		if len(sc.keys) > 1 {
-			return nil, Errorf(CodeUnsupported, "GROUPBY() with %d GROUP BY keys: it returns the key of a GROUP BY of one", len(sc.keys))
+			return nil, Errorf(CodeUnsupported, "%s() with %d keys: it returns the key of a grouping by one", fn, len(sc.keys))
 		}
 		return groupKeyExpr{i: 0, typ: sc.keys[0].typ}, nil
 	case "database", "schema":

@@ -514,8 +514,7 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 	relevance := p.sc.match != nil
 	keyVals := make([]any, len(g.keys))
 	var composite []byte
-	var fold func(gr *groupRow, r *row) error
-	fold = func(gr *groupRow, r *row) error {
+	fold := func(gr *groupRow, r *row) error {
 		gr.count++
 		for i, a := range g.aggs {
 			if gr.acc[i] == nil {

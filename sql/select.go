@@ -83,6 +83,9 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		}
 		return s.selectConstants(n)
 	}
+	if ts := derivedSource(n); ts != nil {
+		return s.selectDerived(ctx, n, ts, options)
+	}
 	start := time.Now()
 	s.metaQuery = nil
 	p, err := s.planSelect(n, options)
@@ -267,7 +270,19 @@ func tableOf(refs *ast.TableRefsClause) (string, error) {
 
 func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*selectPlan, error) {
 	if n.Distinct {
-		return nil, Errorf(CodeUnsupported, "SELECT DISTINCT is not supported")
+		// SELECT DISTINCT a, b is GROUP BY a, b.
+		if n.GroupBy != nil || hasAggregate(n.Fields, n.Having, n.OrderBy) {
+			return nil, Errorf(CodeUnsupported, "SELECT DISTINCT with GROUP BY or aggregates is not supported")
+		}
+		distinct := *n
+		distinct.GroupBy = &ast.GroupByClause{}
+		for i, f := range n.Fields.Fields {
+			if f.WildCard != nil {
+				return nil, Errorf(CodeUnsupported, "SELECT DISTINCT * is not supported: name the attributes")
+			}
+			distinct.GroupBy.Items = append(distinct.GroupBy.Items, &ast.ByItem{Expr: &ast.PositionExpr{N: i + 1}})
+		}
+		n = &distinct
 	}
 	t, err := s.tableIn(n.From)
 	if err != nil {

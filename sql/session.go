@@ -76,21 +76,29 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
-		r, err := s.execPiece(ctx, p)
+		rs, err := s.execPiece(ctx, p)
 		if err != nil {
 			return results, err
 		}
-		results = append(results, r)
+		results = append(results, rs...)
 	}
 	return results, nil
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
-	return s.execPiece(ctx, dialect.Piece{Text: text})
+	rs, err := s.execPiece(ctx, dialect.Piece{Text: text})
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) > 1 {
+		return nil, Errorf(CodeUnsupported, "FACET returns several result sets, which a prepared statement cannot; send it as a query")
+	}
+	return rs[0], nil
 }
 
-// execPiece runs one statement that Split cut out (or any one statement).
-func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, error) {
+// execPiece runs one statement that Split cut out (or any one statement):
+// one result, and one more per FACET clause.
+func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
@@ -101,6 +109,12 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, 
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
 	r, err := s.run(ctx, st)
+	rs := []*Result{r}
+	if err == nil && len(st.Facets) > 0 {
+		var more []*Result
+		more, err = s.runFacets(ctx, st)
+		rs = append(rs, more...)
+	}
 	if err != nil {
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
 			s.warnings = nil
@@ -112,7 +126,7 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, 
 		r.Warnings = uint16(min(len(s.pending), 0xffff))
 	}
 	s.pending = nil
-	return r, nil
+	return rs, nil
 }
 
 // Prepared is a statement prepared with Prepare.

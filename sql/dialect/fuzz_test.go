@@ -18,6 +18,8 @@ func seeds(t testing.TB) []string {
 		"SELECT HIGHLIGHT({a={b=1}}) FROM t OPTION x=(a=(1))", "CREATE TABLE t (a text indexed stored indexed)",
 		"SHOW META LIKE 'x' extra", "SELECT 'a\\", "SELECT `a", "/* x", "SELECT 1 -- x\n; SELECT 2",
 		"/*!40101 SET x=1 */;/*!99999 y */", "/*!50001 '*/' */", "/*M!100100 a */", "/*!40000 a", "/*T![f] b */",
+		"SELECT * FROM t WHERE MATCH('a') OPTION ranker=none FACET a, b BY c ORDER BY FACET() DESC LIMIT 1, 2 FACET (d+1) FACET e",
+		"SELECT facet FROM t FACET", "SELECT a FROM t FACET x DISTINCT y", "SELECT a FROM t FACET 'x' BY", "SELECT a FROM t FACET a ORDER BY COUNT(*) LIMIT",
 	}
 	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
@@ -59,6 +61,7 @@ func FuzzParse(f *testing.F) {
 		if rw.tail != nil {
 			outs = append(outs, rw.tail.sql)
 		}
+		outs = append(outs, rw.facets...)
 		for _, tok := range lex(text) {
 			if tok.kind == tokString {
 				requireLiteralKept(t, text, tok, outs)
