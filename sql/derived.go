@@ -43,7 +43,7 @@ func (s *Session) selectDerived(ctx context.Context, n *ast.SelectStmt, ts *ast.
 	if hasMatch(n.Where) || hasMatch(n.Fields) {
 		return nil, Errorf(CodeSyntax, "MATCH() belongs in the derived table's own WHERE: the outer SELECT reads its rows, not the full-text index")
 	}
-	inner, err := s.execSelect(ctx, ts.Source.(*ast.SelectStmt), options)
+	inner, err := s.execSelect(ctx, ts.Source.(*ast.SelectStmt), options, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -522,7 +522,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	case *ast.FuncCallExpr:
 		return sc.function(x)
 	}
-	return nil, Errorf(CodeUnsupported, "expression %s is not supported", exprText(n))
+	return sc.scalar(n)
 }
 
 func isCountStar(x *ast.AggregateFuncExpr) bool {
@@ -654,7 +654,7 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		}
 		return toStringExpr{inner}, nil
 	}
-	return nil, Errorf(CodeUnsupported, "function %s() is not supported", strings.ToUpper(x.FnName.O))
+	return sc.scalar(x)
 }
 
 type toStringExpr struct{ x expr }

@@ -35,6 +35,9 @@ type groupPlan struct {
 	keys   []groupKey // GROUP BY; none: one group of every match (implicit grouping)
 	aggs   []*aggSpec
 	having expr // nil: every group
+	// within is WITHIN GROUP ORDER BY: the order that picks a group's best
+	// document (nil: relevance, then id).
+	within []orderKey
 	// needBest: the select list, HAVING or ORDER BY read the group's best
 	// document, so the scan keeps it.
 	needBest bool
@@ -89,9 +92,9 @@ type groupRow struct {
 	key   []any // the group's key values (a multi attribute's: the one value)
 	count int64
 	acc   []accumulator
-	aggs  []any // the accumulators' results, for aggRef
-	best  candidate
-	found bool // best is a document (false only in the implicit group of no match)
+	aggs  []any     // the accumulators' results, for aggRef
+	best  candidate // best.keys: its WITHIN GROUP ORDER BY keys
+	found bool      // best is a document (false only in the implicit group of no match)
 }
 
 // aggregate compiles an aggregate call of a grouped SELECT.
@@ -342,7 +345,7 @@ func hashable(v any) any {
 
 // planGroups compiles HAVING and ORDER BY of a grouped SELECT, whose
 // select list is compiled in list, and decides what the scan keeps.
-func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, at []int, list *scope, aggs *[]*aggSpec) error {
+func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.OrderByClause, at []int, list *scope, aggs *[]*aggSpec) error {
 	g := p.group
 	aliases := map[string]expr{}
 	for i, f := range n.Fields.Fields {
@@ -380,6 +383,17 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, at []int, list *s
 			return Errorf(CodeWrongValue, "cannot ORDER BY a full-text field")
 		case *highlightExpr:
 			return Errorf(CodeWrongValue, "cannot ORDER BY highlighting: it is computed after sorting and LIMIT")
+		}
+	}
+	if within != nil {
+		// Per document: attributes and WEIGHT(), no aggregate.
+		wsc := &scope{schema: list.schema, sess: s}
+		for _, item := range within.Items {
+			e, err := wsc.compile(item.Expr)
+			if err != nil {
+				return clauseError("WITHIN GROUP ORDER BY", err)
+			}
+			g.within = append(g.within, orderKey{e: e, desc: item.Desc})
 		}
 	}
 	g.aggs = *aggs
@@ -503,6 +517,17 @@ func (v *aggregateFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // the groups are filtered, sorted and cut before the page is read.
 func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, error) {
 	snap := p.table.Snapshot()
+	c := s.groupCollector(p, snap)
+	n, err := s.eachMatch(ctx, p, snap, c.add)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.finish(ctx, n)
+}
+
+// groupCollector folds the matches of a search over snap into the groups
+// of p.
+func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	g := p.group
 	groups := map[any]*groupRow{}
 	var order []*groupRow // in order of first sight, for a stable result
@@ -513,6 +538,7 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 	}
 	relevance := p.sc.match != nil
 	keyVals := make([]any, len(g.keys))
+	scratch := make([]any, len(g.within))
 	var composite []byte
 	fold := func(gr *groupRow, r *row) error {
 		gr.count++
@@ -527,6 +553,9 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 			if err := gr.acc[i].add(v); err != nil {
 				return Errorf(CodeWrongValue, "%s: %v", a.text, err)
 			}
+		}
+		if g.needBest && len(g.within) > 0 {
+			return within(g, gr, r, snap, scratch)
 		}
 		if g.needBest && (!gr.found || relevance && r.weight > gr.best.weight) {
 			gr.best, gr.found = candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight}, true
@@ -571,7 +600,7 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 		}
 		return fold(gr, r)
 	}
-	_, err := s.eachMatch(ctx, p, snap, func(r *row) error {
+	add := func(r *row) error {
 		if implicit != nil {
 			return fold(implicit, r)
 		}
@@ -583,12 +612,18 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 			keyVals[i] = v
 		}
 		return place(r, 0)
-	})
-	if err != nil {
-		return nil, 0, err
 	}
+	return &collector{add: add, finish: func(ctx context.Context, _ int) (*Result, int, error) {
+		return s.finishGroups(ctx, p, snap, order)
+	}}
+}
 
-	// HAVING, ORDER BY and LIMIT over the groups.
+// finishGroups applies HAVING, ORDER BY and LIMIT to the groups, in order
+// of first sight, and builds the page.
+func (s *Session) finishGroups(ctx context.Context, p *selectPlan, snap *index.Snapshot, order []*groupRow) (*Result, int, error) {
+	g := p.group
+	relevance := p.sc.match != nil
+	var err error
 	r := &row{snap: snap}
 	kept := make([]candidate, 0, len(order))
 	for _, gr := range order {
@@ -659,6 +694,36 @@ func groupLess(order []orderKey, relevance bool, a, b candidate) bool {
 		}
 	}
 	return false
+}
+
+// within makes the document at r the best of gr if it sorts before it by
+// WITHIN GROUP ORDER BY, then by id; scratch holds its keys.
+func within(g *groupPlan, gr *groupRow, r *row, snap *index.Snapshot, scratch []any) error {
+	for i, o := range g.within {
+		v, err := o.e.eval(r)
+		if err != nil {
+			return err
+		}
+		scratch[i] = v
+	}
+	if gr.found && !withinBefore(g.within, scratch, gr.best.keys, func() bool { return snap.ID(r.ref) < gr.best.id }) {
+		return nil
+	}
+	gr.best = candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight, keys: append(gr.best.keys[:0], scratch...)}
+	gr.found = true
+	return nil
+}
+
+// withinBefore reports whether keys a sort before keys b; tie decides
+// when they are equal.
+func withinBefore(order []orderKey, a, b []any, tie func() bool) bool {
+	for i, o := range order {
+		c, ok := compare(a[i], b[i])
+		if ok && c != 0 {
+			return o.desc == (c > 0)
+		}
+	}
+	return tie()
 }
 
 // newGroup makes an empty group with the given key values.

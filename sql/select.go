@@ -64,9 +64,14 @@ var errQueryTime = errors.New("OPTION max_query_time is up")
 // errCutoff stops the scan of matches when the cutoff is reached.
 var errCutoff = errors.New("cutoff reached")
 
-func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting) (*Result, error) {
+// execSelect runs a SELECT with its OPTION settings and WITHIN GROUP ORDER
+// BY (nil when it has none).
+func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
 		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
+	}
+	if within != nil && (n.From == nil || n.GroupBy == nil || s.readsCatalog(n) || derivedSource(n) != nil) {
+		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY over a full-text table")
 	}
 	if meta, ok := showMetaCall(n); ok {
 		return s.showMeta(ctx, meta)
@@ -88,7 +93,7 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	}
 	start := time.Now()
 	s.metaQuery = nil
-	p, err := s.planSelect(n, options)
+	p, err := s.planSelect(n, options, within)
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +105,26 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if err != nil {
 		return nil, err
 	}
-	total := totalFound
-	if total > p.maxMatches {
-		total = p.maxMatches
-	}
+	s.setMeta(p, totalFound, start)
+	return r, nil
+}
+
+// setMeta keeps what SHOW META tells of a search that began at start and
+// found totalFound rows (matches, or groups of a grouped SELECT).
+func (s *Session) setMeta(p *selectPlan, totalFound int, start time.Time) {
 	s.meta = []metaRow{
-		{"total", strconv.Itoa(total)},
+		{"total", strconv.Itoa(min(totalFound, p.maxMatches))},
 		{"total_found", strconv.Itoa(totalFound)},
 		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
 	}
-	return r, nil
+}
+
+// collect returns the collector of the plan's matches over snap.
+func (s *Session) collect(p *selectPlan, snap *index.Snapshot) *collector {
+	if p.group != nil {
+		return s.groupCollector(p, snap)
+	}
+	return s.topCollector(p, snap)
 }
 
 // showMetaCall recognises the bridge's rewrite of SHOW META [LIKE 'p'].
@@ -204,6 +219,13 @@ func fieldName(f *ast.SelectField) string {
 			// the Sphinx family does rather than by the rewritten text.
 			return x.FnName.L + "()"
 		}
+		if !ownFunctions[x.FnName.L] && f.Text() != "" {
+			return f.Text() // the catalog's functions: as MySQL names them, as written
+		}
+	case *ast.CaseExpr, *ast.FuncCastExpr, *ast.PatternLikeOrIlikeExpr:
+		if f.Text() != "" {
+			return f.Text()
+		}
 	}
 	return exprText(f.Expr)
 }
@@ -268,7 +290,10 @@ func tableOf(refs *ast.TableRefsClause) (string, error) {
 	return tn.Name.O, nil
 }
 
-func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*selectPlan, error) {
+func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*selectPlan, error) {
+	if within != nil && n.GroupBy == nil {
+		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY")
+	}
 	if n.Distinct {
 		// SELECT DISTINCT a, b is GROUP BY a, b.
 		if n.GroupBy != nil || hasAggregate(n.Fields, n.Having, n.OrderBy) {
@@ -365,7 +390,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	}
 	// ORDER BY: select-list aliases, columns, WEIGHT(), expressions.
 	if p.group != nil {
-		if err := s.planGroups(p, n, at, list, &aggs); err != nil {
+		if err := s.planGroups(p, n, within, at, list, &aggs); err != nil {
 			return nil, err
 		}
 	} else if n.OrderBy != nil {
@@ -582,12 +607,30 @@ func (s *Session) eachMatch(ctx context.Context, p *selectPlan, snap *index.Snap
 	return total, err
 }
 
+// collector takes the matches of a search for one plan (add, in the
+// order of the search) and then builds its result (finish, given how many
+// matches there were), with the plan's total for SHOW META.
+type collector struct {
+	add    func(r *row) error
+	finish func(ctx context.Context, matches int) (*Result, int, error)
+}
+
 func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
 	snap := p.table.Snapshot()
+	c := s.topCollector(p, snap)
+	n, err := s.eachMatch(ctx, p, snap, c.add)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.finish(ctx, n)
+}
+
+// topCollector keeps the best offset+count matches of p in its order.
+func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	want := p.offset + p.count
 	h := &candidateHeap{order: p.order}
 	scratch := make([]any, len(p.order)) // sort keys of the document at hand
-	total, err := s.eachMatch(ctx, p, snap, func(r *row) error {
+	add := func(r *row) error {
 		if want == 0 {
 			return nil
 		}
@@ -613,14 +656,14 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			heap.Fix(h, 0)
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, 0, err
 	}
-	sorted := h.items
-	sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
-	res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
-	return res, total, err
+	finish := func(ctx context.Context, matches int) (*Result, int, error) {
+		sorted := h.items
+		sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
+		res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
+		return res, matches, err
+	}
+	return &collector{add: add, finish: finish}
 }
 
 // page builds the result rows of the candidates that are returned: only
@@ -825,6 +868,8 @@ func exprType(e expr, schema *index.Schema) ColumnType {
 		return ColString
 	case aggRef:
 		return x.typ
+	case *scalarExpr:
+		return scalarType(x)
 	case groupKeyExpr:
 		return x.typ
 	case weightExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:

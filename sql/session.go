@@ -108,12 +108,13 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result
 	}
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
-	r, err := s.run(ctx, st)
-	rs := []*Result{r}
-	if err == nil && len(st.Facets) > 0 {
-		var more []*Result
-		more, err = s.runFacets(ctx, st)
-		rs = append(rs, more...)
+	var rs []*Result
+	if sel, isSelect := st.Node.(*ast.SelectStmt); isSelect && len(st.Facets) > 0 {
+		rs, err = s.runFacets(ctx, sel, st)
+	} else {
+		var r *Result
+		r, err = s.run(ctx, st)
+		rs = []*Result{r}
 	}
 	if err != nil {
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
@@ -123,7 +124,7 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result
 	}
 	if show, ok := st.Node.(*ast.ShowStmt); !ok || show.Tp != ast.ShowWarnings {
 		s.warnings = s.pending
-		r.Warnings = uint16(min(len(s.pending), 0xffff))
+		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 	}
 	s.pending = nil
 	return rs, nil
@@ -204,7 +205,7 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		s.engine.stats.Selects.Add(1)
 		ctx, done := s.statementTime(ctx)
 		defer done()
-		r, err := s.execSelect(ctx, n, st.Settings)
+		r, err := s.execSelect(ctx, n, st.Settings, st.WithinGroup)
 		return r, s.statementTimeError(ctx, err)
 	case *ast.SetOprStmt:
 		s.engine.stats.Selects.Add(1)

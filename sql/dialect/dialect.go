@@ -42,7 +42,10 @@ type Statement struct {
 	// Facets are the FACET clauses of a SELECT, each rewritten into
 	// SELECT exprs FROM FacetTable GROUP BY exprs [ORDER BY ...] [LIMIT ...].
 	Facets []*ast.SelectStmt
-	Text   string // the original statement text
+	// WithinGroup is the WITHIN GROUP ORDER BY of a grouped SELECT: which
+	// document of each group its row shows.
+	WithinGroup *ast.OrderByClause
+	Text        string // the original statement text
 }
 
 // SyntaxError is a statement the parser rejected.

@@ -110,3 +110,40 @@ func (r *rewriter) facet(i, end int) (*output, error) {
 	}
 	return applyEdits(r.src, r.s[i].start, r.s[end-1].end, edits)
 }
+
+// withinGroup cuts WITHIN GROUP ORDER BY items out of the first n tokens
+// of a SELECT, which it must be among (after GROUP BY, before HAVING, ORDER
+// BY, LIMIT): the main text loses it, and it comes back as
+// SELECT 1 FROM __glint_facet ORDER BY items, for the items' parse.
+func (r *rewriter) withinGroup(n int) (*output, error) {
+	depth := 0
+	for i := 1; i < n; i++ {
+		switch {
+		case r.opens(i):
+			depth++
+		case r.closes(i):
+			depth--
+		case depth == 0 && r.word(i, "WITHIN") && r.word(i+1, "GROUP"):
+			if i+3 >= n || !r.word(i+2, "ORDER") || !r.word(i+3, "BY") {
+				return nil, r.errorAtToken(i+2, n, "expected ORDER BY after WITHIN GROUP")
+			}
+			end := i + 4
+			for d := 0; end < n; end++ {
+				if r.opens(end) {
+					d++
+				} else if r.closes(end) {
+					d--
+				} else if d == 0 && (r.word(end, "HAVING") || r.word(end, "ORDER") || r.word(end, "LIMIT")) {
+					break
+				}
+			}
+			if end == i+4 {
+				return nil, r.errorAtToken(end, n, "WITHIN GROUP ORDER BY: expected an expression")
+			}
+			r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[end-1].end, text: " "})
+			return applyEdits(r.src, r.s[i].start, r.s[end-1].end,
+				[]edit{{start: r.s[i].start, end: r.s[i+1].end, text: "SELECT 1 FROM " + FacetTable}})
+		}
+	}
+	return nil, nil
+}

@@ -51,6 +51,13 @@ func parse(p *parser.Parser, text string, toks []token) (*Statement, error) {
 		return nil, err
 	}
 	st := &Statement{Node: node, Text: text}
+	if rw.within != nil {
+		node, err := parseOne(p, rw.within, text)
+		if err != nil {
+			return nil, err
+		}
+		st.WithinGroup = node.(*ast.SelectStmt).OrderBy
+	}
 	for _, f := range rw.facets {
 		node, err := parseOne(p, f, text)
 		if err != nil {

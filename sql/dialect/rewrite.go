@@ -9,6 +9,7 @@ type rewritten struct {
 	main     *output   // the statement as TiDB reads it
 	tail     *tail     // the OPTION tail or the CREATE TABLE settings, or nil
 	facets   []*output // the FACET clauses of a SELECT, each a SELECT of its own
+	within   *output   // WITHIN GROUP ORDER BY of a SELECT, as SELECT ... ORDER BY, or nil
 	standIns *standIns // the long literals main has stand-ins for, or nil
 }
 
@@ -53,6 +54,7 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
 	var facets []*output
+	var within *output
 	var err error
 	switch {
 	case r.word(0, "CREATE"):
@@ -68,6 +70,9 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 		r.s = s[:fc]
 		cut, tl, err = r.optionTail()
 		r.s = s
+		if err == nil {
+			within, err = r.withinGroup(cut)
+		}
 	case r.word(0, "UPDATE") || r.word(0, "DELETE"):
 		cut, tl, err = r.optionTail()
 	case r.word(0, "SHOW") && r.word(1, "META"):
@@ -99,7 +104,7 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	if cut < len(s) {
 		main.end = s[cut].start // an error at the end points at the tail
 	}
-	return &rewritten{main: main, tail: tl, facets: facets, standIns: si}, nil
+	return &rewritten{main: main, tail: tl, facets: facets, within: within, standIns: si}, nil
 }
 
 var unterminatedName = map[tokenKind]string{
