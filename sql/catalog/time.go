@@ -147,7 +147,7 @@ func dateTimeArg(fn string, v any) (time.Time, error) {
 	return tm, nil
 }
 
-// timeValue reads a TIME value: [-]H:MM:SS[.ffffff].
+// timeValue reads a TIME value: [-]H:MM:SS[.ffffff], hours at most 838.
 func timeValue(v any) (time.Duration, bool) {
 	s, ok := v.(string)
 	if !ok {
@@ -163,7 +163,8 @@ func timeValue(v any) (time.Duration, bool) {
 	h, err1 := strconv.Atoi(parts[0])
 	m, err2 := strconv.Atoi(parts[1])
 	sec, err3 := strconv.ParseFloat(parts[2], 64)
-	if err1 != nil || err2 != nil || err3 != nil || h < 0 || m < 0 || m > 59 || sec < 0 || sec >= 60 {
+	// MySQL's TIME range: -838:59:59 to 838:59:59.
+	if err1 != nil || err2 != nil || err3 != nil || h < 0 || h > 838 || m < 0 || m > 59 || !(sec >= 0 && sec < 60) {
 		return 0, false
 	}
 	d := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec*1e9)
