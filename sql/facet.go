@@ -82,7 +82,11 @@ func facetSelect(n, f *ast.SelectStmt) *ast.SelectStmt {
 	// FACET a, AVG(b): the aggregates are columns, not keys.
 	keys := &ast.GroupByClause{}
 	for _, item := range q.GroupBy.Items {
-		if !hasAggregate(item.Expr) {
+		expr := item.Expr
+		if pos, ok := expr.(*ast.PositionExpr); ok && pos.N >= 1 && pos.N <= len(q.Fields.Fields) {
+			expr = q.Fields.Fields[pos.N-1].Expr
+		}
+		if !hasAggregate(expr) {
 			keys.Items = append(keys.Items, item)
 		}
 	}

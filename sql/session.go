@@ -146,8 +146,12 @@ func (s *Session) Prepare(query string) (*Prepared, error) {
 	case len(pieces) > 1:
 		return nil, Errorf(CodeNotPreparable, "a prepared statement must hold exactly one statement, got %d", len(pieces))
 	}
-	if _, err := dialect.ParsePiece(s.sqlParser(), pieces[0]); err != nil {
+	st, err := dialect.ParsePiece(s.sqlParser(), pieces[0])
+	if err != nil {
 		return nil, syntaxError(err)
+	}
+	if len(st.Facets) > 0 {
+		return nil, Errorf(CodeNotPreparable, "FACET returns several result sets, which a prepared statement cannot; send it as a query")
 	}
 	return &Prepared{NumParams: len(dialect.Placeholders(pieces[0].Text)), text: pieces[0].Text}, nil
 }

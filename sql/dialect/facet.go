@@ -1,6 +1,9 @@
 package dialect
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // FacetTable is the table name the FACET clauses of a SELECT read in their
 // rewrite: the SQL layer runs each over the main statement's FROM and WHERE.
@@ -9,7 +12,7 @@ const FacetTable = "__glint_facet"
 // A FACET clause is rewritten into a grouped SELECT of its own:
 //
 //	FACET a, b [BY c] [ORDER BY x] [LIMIT n]
-//	SELECT a, b FROM __glint_facet GROUP BY c|a, b [ORDER BY x] [LIMIT n]
+//	SELECT a, b FROM __glint_facet GROUP BY c|1, 2 [ORDER BY x] [LIMIT n]
 
 // facetStart returns the index of the first FACET clause of a SELECT: the
 // word FACET outside parentheses, where it cannot be a column name; len(s)
@@ -105,8 +108,24 @@ func (r *rewriter) facet(i, end int) (*output, error) {
 		}
 		edits = append(edits, edit{start: r.s[by].start, end: r.s[by].end, text: "FROM " + FacetTable + " GROUP BY"})
 	} else {
-		list := r.src[r.s[i+1].start:r.s[exprEnd-1].end]
-		edits = append(edits, edit{start: r.s[exprEnd-1].end, end: r.s[exprEnd-1].end, text: " FROM " + FacetTable + " GROUP BY " + list})
+		// GROUP BY the items by position: an item may have an alias.
+		items, depth := 1, 0
+		for k := i + 1; k < exprEnd; k++ {
+			switch {
+			case r.opens(k):
+				depth++
+			case r.closes(k):
+				depth--
+			case depth == 0 && r.punct(k, ','):
+				items++
+			}
+		}
+		positions := make([]string, items)
+		for k := range positions {
+			positions[k] = strconv.Itoa(k + 1)
+		}
+		edits = append(edits, edit{start: r.s[exprEnd-1].end, end: r.s[exprEnd-1].end,
+			text: " FROM " + FacetTable + " GROUP BY " + strings.Join(positions, ", ")})
 	}
 	return applyEdits(r.src, r.s[i].start, r.s[end-1].end, edits)
 }
