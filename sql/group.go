@@ -433,7 +433,9 @@ func aggText(x *ast.AggregateFuncExpr) string {
 
 // groupKeys compiles GROUP BY: attributes, expressions over them, and
 // select-list aliases and positions, compiled in sc (attributes only).
-func groupKeys(sc *scope, items []*ast.ByItem, list []*ast.SelectField) ([]groupKey, error) {
+// clause names the clause in errors: "GROUP BY", or "SELECT DISTINCT" for
+// the GROUP BY a DISTINCT is planned as.
+func groupKeys(sc *scope, clause string, items []*ast.ByItem, list []*ast.SelectField) ([]groupKey, error) {
 	var keys []groupKey
 	for _, item := range items {
 		n := item.Expr
@@ -450,6 +452,9 @@ func groupKeys(sc *scope, items []*ast.ByItem, list []*ast.SelectField) ([]group
 				return nil, Errorf(CodeSyntax, "GROUP BY %d: the item is *", x.N)
 			}
 			n = list[x.N-1].Expr
+			if clause != "GROUP BY" {
+				what = exprText(n)
+			}
 		case *ast.ColumnNameExpr:
 			name := x.Name.Name.O
 			i := columnIndex(sc.schema, name)
@@ -472,11 +477,11 @@ func groupKeys(sc *scope, items []*ast.ByItem, list []*ast.SelectField) ([]group
 			return nil, Errorf(CodeSyntax, "GROUP BY %s: cannot group by an aggregate", what)
 		}
 		if x, ok := n.(*ast.ColumnNameExpr); ok && columnIndex(sc.schema, x.Name.Name.O) >= 0 && sc.schema.Columns[columnIndex(sc.schema, x.Name.Name.O)].Type == index.TypeText {
-			return nil, Errorf(CodeWrongValue, "GROUP BY %s: '%s' is a full-text field; group by attributes", what, x.Name.Name.O)
+			return nil, Errorf(CodeWrongValue, "%s %s: '%s' is a full-text field; only attributes and expressions over them can be grouped", clause, what, x.Name.Name.O)
 		}
 		e, err := sc.compile(n)
 		if err != nil {
-			return nil, clauseError("GROUP BY", err)
+			return nil, clauseError(clause, err)
 		}
 		k := groupKey{e: e, typ: exprType(e, sc.schema)}
 		if a, ok := e.(attrExpr); ok {

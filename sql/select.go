@@ -309,6 +309,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		}
 		n = &distinct
 	}
+	distinct := n.Distinct
 	t, err := s.tableIn(n.From)
 	if err != nil {
 		return nil, err
@@ -335,7 +336,11 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		p.group = &groupPlan{}
 		if n.GroupBy != nil {
 			keyScope := &scope{schema: schema, sess: s}
-			if p.group.keys, err = groupKeys(keyScope, n.GroupBy.Items, n.Fields.Fields); err != nil {
+			clause := "GROUP BY"
+			if distinct {
+				clause = "SELECT DISTINCT"
+			}
+			if p.group.keys, err = groupKeys(keyScope, clause, n.GroupBy.Items, n.Fields.Fields); err != nil {
 				return nil, err
 			}
 		}
