@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
@@ -465,6 +466,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		case opcode.LogicOr:
 			return logicExpr{and: false, l: l, r: r}, nil
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+			l, r = sc.asSeconds(l, r), sc.asSeconds(r, l)
 			return cmpExpr{op: x.Op, l: l, r: r}, nil
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 			return arithExpr{op: x.Op, l: l, r: r}, nil
@@ -498,7 +500,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not}, nil
+		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not}, nil
 	case *ast.IsNullExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {
@@ -531,6 +533,29 @@ func isCountStar(x *ast.AggregateFuncExpr) bool {
 	}
 	v, ok := x.Args[0].(ast.ValueExpr)
 	return ok && v.GetValue() != nil // COUNT(*) parses as COUNT(1)
+}
+
+// asSeconds returns e, or, when e is a constant date and time
+// ('YYYY-MM-DD HH:MM:SS', as FROM_UNIXTIME() gives) compared with a
+// timestamp attribute, its seconds since 1970 (UTC), which the attribute
+// holds: Grafana's $__timeFilter(published) is published BETWEEN
+// FROM_UNIXTIME(a) AND FROM_UNIXTIME(b).
+func (sc *scope) asSeconds(e, other expr) expr {
+	a, isAttr := other.(attrExpr)
+	c, isConst := e.(constExpr)
+	if !isAttr || !isConst || sc.schema.Columns[a.col].Type != index.TypeTimestamp {
+		return e
+	}
+	text, isText := c.v.(string)
+	if !isText {
+		return e
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02"} {
+		if tm, err := time.Parse(layout, strings.TrimSpace(text)); err == nil {
+			return constExpr{tm.Unix()}
+		}
+	}
+	return e
 }
 
 // column resolves a column name in scope.
@@ -644,6 +669,17 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		return sc.snippetCall(x)
 	case dialect.FuncQuery:
 		return nil, Errorf(CodeSyntax, "QUERY() is allowed only as the query argument of HIGHLIGHT() or SNIPPET()")
+	case "unix_timestamp":
+		// A timestamp attribute holds seconds since 1970 already; other
+		// arguments are the catalog's (a date and time, or none).
+		if len(x.Args) == 1 {
+			if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {
+				if i := columnIndex(sc.schema, c.Name.Name.O); i >= 0 && sc.schema.Columns[i].Type == index.TypeTimestamp {
+					return sc.compile(c)
+				}
+			}
+		}
+		return sc.scalar(x)
 	case "to_string":
 		if err := argc(1); err != nil {
 			return nil, err
