@@ -87,6 +87,10 @@ func (e groupKeyExpr) eval(r *row) (any, error) {
 	return r.grp.key[e.i], nil
 }
 
+// denseKeys bounds the integer keys whose groups a slice indexes (at most
+// 512 KB of pointers).
+const denseKeys = 1 << 16
+
 // groupRow is what a group holds once its matches are folded in.
 type groupRow struct {
 	key   []any // the group's key values (a multi attribute's: the one value)
@@ -535,6 +539,10 @@ func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, 
 func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	g := p.group
 	groups := map[any]*groupRow{}
+	// The groups of one integer key, the common case, without boxing: small
+	// non-negative values index a slice, others a map.
+	var dense []*groupRow
+	ints := map[int64]*groupRow{}
 	var order []*groupRow // in order of first sight, for a stable result
 	var implicit *groupRow
 	if len(g.keys) == 0 {
@@ -575,6 +583,27 @@ func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector
 	// place puts r in the group of keyVals, expanding multi attribute keys
 	// (from key k on) into one group per value.
 	place = func(r *row, k int) error {
+		if n, ok := keyVals[0].(int64); ok && len(keyVals) == 1 {
+			var gr *groupRow
+			if n >= 0 && n < denseKeys {
+				if int(n) >= len(dense) {
+					dense = append(dense, make([]*groupRow, int(n)+1-len(dense))...)
+				}
+				gr = dense[n]
+			} else {
+				gr = ints[n]
+			}
+			if gr == nil {
+				gr = s.newGroup(g, []any{n})
+				if n >= 0 && n < denseKeys {
+					dense[n] = gr
+				} else {
+					ints[n] = gr
+				}
+				order = append(order, gr)
+			}
+			return fold(gr, r)
+		}
 		for ; k < len(g.keys); k++ {
 			if set, ok := keyVals[k].([]int64); ok {
 				for _, v := range set {
