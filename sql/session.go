@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/catalog"
@@ -30,6 +31,7 @@ type Session struct {
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
+	began        time.Time  // when the statement running began: NOW()
 	vars         map[string]any
 	userVars     map[string]any       // @name, set by SET @name = value
 	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
@@ -108,6 +110,7 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result
 	}
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
+	s.began = time.Now()
 	var rs []*Result
 	if sel, isSelect := st.Node.(*ast.SelectStmt); isSelect && len(st.Facets) > 0 {
 		rs, err = s.runFacets(ctx, sel, st)

@@ -18,7 +18,8 @@ const dateTimeLayout = "2006-01-02 15:04:05"
 
 // timeFunction compiles a date and time function; ok is false for a name
 // that is not one.
-func timeFunction(name string, args []typed, argc func(lo, hi int) error) (t typed, ok bool, err error) {
+// now is the statement's time.
+func timeFunction(name string, args []typed, argc func(lo, hi int) error, now func() time.Time) (t typed, ok bool, err error) {
 	fn := strings.ToUpper(name)
 	call := func(lo, hi int, typ Type, f func(vs []any) (any, error)) (typed, bool, error) {
 		if err := argc(lo, hi); err != nil {
@@ -37,18 +38,22 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error) (t typ
 		}, typ: typ, known: true}, true, nil
 	}
 	switch name {
-	case "now", "current_timestamp", "localtime", "localtimestamp", "sysdate":
+	case "now", "current_timestamp", "localtime", "localtimestamp":
+		return call(0, 0, String, func([]any) (any, error) {
+			return now().Format(dateTimeLayout), nil
+		})
+	case "sysdate": // the time of the call, not of the statement, as in MySQL
 		return call(0, 0, String, func([]any) (any, error) {
 			return time.Now().UTC().Format(dateTimeLayout), nil
 		})
 	case "curdate", "current_date":
 		return call(0, 0, String, func([]any) (any, error) {
-			return time.Now().UTC().Format("2006-01-02"), nil
+			return now().Format("2006-01-02"), nil
 		})
 	case "unix_timestamp":
 		return call(0, 1, Int, func(vs []any) (any, error) {
 			if len(vs) == 0 {
-				return time.Now().Unix(), nil
+				return now().Unix(), nil
 			}
 			tm, err := dateTimeArg(fn, vs[0])
 			return tm.Unix(), err
