@@ -38,6 +38,7 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 		User:         s.user,
 		Version:      s.engine.version(),
 		ConnectionID: int64(s.id),
+		Now:          s.began,
 		Table: func(schema, name string) (*catalog.Table, error) {
 			switch {
 			case strings.EqualFold(schema, catalog.Schema), schema == "" && strings.EqualFold(s.db, catalog.Schema):

@@ -6,8 +6,12 @@
 //
 // A statement is a pipeline: parse (dialect.Parse), plan (planSelect compiles the
 // WHERE clause, the select list and ORDER BY into expressions), execute (candidates
-// from the full-text index or a scan, a bounded heap for ORDER BY and LIMIT, and
-// only then the stored text of the rows that are returned). A SELECT or UNION
+// from the full-text index or a scan go to a collector: a bounded heap for ORDER BY
+// and LIMIT, or the groups of GROUP BY with their aggregates (group.go), one per
+// FACET clause too (facet.go); only then is the stored text of the rows that are
+// returned read). Functions this package does not compile itself (IF, CASE,
+// SUBSTRING, the time functions) are the catalog's (scalar.go), and a derived
+// table's outer SELECT runs in the catalog's row engine (derived.go). A SELECT or UNION
 // that reads information_schema is not a search: it goes to the catalog's own
 // row engine (package sql/catalog, wired in catalog.go), over tables built
 // from the schemas of the moment.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
@@ -25,6 +26,7 @@ type row struct {
 	weight int64
 	text   map[int]string // stored text of text columns, filled after LIMIT
 	layout map[int]string // their encoded word layouts, for the columns in scope.usesLayout
+	grp    *groupRow      // in a grouped SELECT: the group the row stands for
 }
 
 // highlightText records that highlighting reads the stored text of column
@@ -51,9 +53,16 @@ type scope struct {
 	// usesLayout: text columns whose words are matched by a highlighter,
 	// which reads their stored layouts too (index.Snapshot.StoredWithLayouts).
 	usesLayout map[int]bool
-	usesAgg    bool
 	usesMatch  bool
 	depth      int // of the compile calls under way (maxExprDepth)
+	// group collects the aggregate calls of a grouped SELECT (nil when the
+	// statement is not grouped); keys are its GROUP BY keys, which a column
+	// of the same name reads; aliases are the select list's, for HAVING and
+	// ORDER BY; docReads counts the compiled reads of a document's columns.
+	group    *[]*aggSpec
+	keys     []groupKey
+	aliases  map[string]expr
+	docReads int
 
 	highlights []*highlightExpr // HIGHLIGHT() calls, which the planner gives the MATCH() query
 }
@@ -74,11 +83,21 @@ func (e constExpr) eval(*row) (any, error) { return e.v, nil }
 
 type idExpr struct{}
 
-func (idExpr) eval(r *row) (any, error) { return r.snap.ID(r.ref), nil }
+func (idExpr) eval(r *row) (any, error) {
+	if r.snap == nil { // the implicit group of no match
+		return nil, nil
+	}
+	return r.snap.ID(r.ref), nil
+}
 
 type attrExpr struct{ col int }
 
-func (e attrExpr) eval(r *row) (any, error) { return r.snap.Attr(r.ref, e.col), nil }
+func (e attrExpr) eval(r *row) (any, error) {
+	if r.snap == nil {
+		return nil, nil
+	}
+	return r.snap.Attr(r.ref, e.col), nil
+}
 
 type textExpr struct{ col int }
 
@@ -86,7 +105,12 @@ func (e textExpr) eval(r *row) (any, error) { return r.text[e.col], nil }
 
 type weightExpr struct{}
 
-func (weightExpr) eval(r *row) (any, error) { return r.weight, nil }
+func (weightExpr) eval(r *row) (any, error) {
+	if r.snap == nil {
+		return nil, nil
+	}
+	return r.weight, nil
+}
 
 // matchExpr is MATCH('query') in WHERE: true for documents the query matched.
 // The planner fills matched before rows are evaluated.
@@ -415,6 +439,9 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	case *ast.ParenthesesExpr:
 		return sc.compile(x.Expr)
 	case *ast.ColumnNameExpr:
+		if e, ok := sc.aliases[strings.ToLower(x.Name.Name.O)]; ok && x.Name.Table.O == "" {
+			return e, nil
+		}
 		return sc.column(x.Name.Name.O)
 	case *ast.UnaryOperationExpr:
 		inner, err := sc.compile(x.V)
@@ -449,6 +476,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		case opcode.LogicOr:
 			return logicExpr{and: false, l: l, r: r}, nil
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
+			l, r = sc.asSeconds(l, r), sc.asSeconds(r, l)
 			return cmpExpr{op: x.Op, l: l, r: r}, nil
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 			return arithExpr{op: x.Op, l: l, r: r}, nil
@@ -482,7 +510,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not}, nil
+		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not}, nil
 	case *ast.IsNullExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {
@@ -502,18 +530,11 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		}
 		return constExpr{v}, nil
 	case *ast.AggregateFuncExpr:
-		if !sc.allowAgg {
-			return nil, Errorf(CodeSyntax, "%s() is allowed only in the select list", strings.ToUpper(x.F))
-		}
-		if !strings.EqualFold(x.F, "count") || x.Distinct || !isCountStar(x) {
-			return nil, Errorf(CodeUnsupported, "aggregate %s is not supported; only COUNT(*)", exprText(x))
-		}
-		sc.usesAgg = true
-		return countExpr{}, nil
+		return sc.aggregate(x)
 	case *ast.FuncCallExpr:
 		return sc.function(x)
 	}
-	return nil, Errorf(CodeUnsupported, "expression %s is not supported", exprText(n))
+	return sc.scalar(n)
 }
 
 func isCountStar(x *ast.AggregateFuncExpr) bool {
@@ -524,25 +545,52 @@ func isCountStar(x *ast.AggregateFuncExpr) bool {
 	return ok && v.GetValue() != nil // COUNT(*) parses as COUNT(1)
 }
 
-// countExpr stands for COUNT(*); the planner replaces its value per result.
-type countExpr struct{}
-
-func (countExpr) eval(r *row) (any, error) { return nil, nil }
+// asSeconds returns e, or, when e is a constant date and time
+// ('YYYY-MM-DD HH:MM:SS', as FROM_UNIXTIME() gives) compared with a
+// timestamp attribute, its seconds since 1970 (UTC), which the attribute
+// holds: Grafana's $__timeFilter(published) is published BETWEEN
+// FROM_UNIXTIME(a) AND FROM_UNIXTIME(b).
+func (sc *scope) asSeconds(e, other expr) expr {
+	a, isAttr := other.(attrExpr)
+	c, isConst := e.(constExpr)
+	if !isAttr || !isConst || sc.schema.Columns[a.col].Type != index.TypeTimestamp {
+		return e
+	}
+	text, isText := c.v.(string)
+	if !isText {
+		return e
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02"} {
+		if tm, err := time.Parse(layout, strings.TrimSpace(text)); err == nil {
+			return constExpr{tm.Unix()}
+		}
+	}
+	return e
+}
 
 // column resolves a column name in scope.
 func (sc *scope) column(name string) (expr, error) {
 	if sc.schema == nil {
 		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' (the statement has no table)", name)
 	}
-	if strings.EqualFold(name, "id") {
-		return idExpr{}, nil
-	}
 	i := columnIndex(sc.schema, name)
-	if i < 0 {
+	var e expr
+	if strings.EqualFold(name, "id") {
+		e = idExpr{}
+	} else if i < 0 {
 		return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", name, sc.schema.Name)
+	} else if t := sc.schema.Columns[i].Type; t != index.TypeText {
+		e = attrExpr{i}
 	}
-	if sc.schema.Columns[i].Type != index.TypeText {
-		return attrExpr{i}, nil
+	if e != nil {
+		for k, key := range sc.keys {
+			// A multi attribute key shows the group's one value.
+			if key.e == e {
+				return groupKeyExpr{i: k, typ: key.typ}, nil
+			}
+		}
+		sc.docReads++
+		return e, nil
 	}
 	if !sc.allowText {
 		return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field: search it with MATCH()", name)
@@ -551,6 +599,7 @@ func (sc *scope) column(name string) (expr, error) {
 		return nil, Errorf(CodeWrongValue, "column '%s' is indexed but not stored, so its text cannot be returned", name)
 	}
 	sc.usesText[i] = true
+	sc.docReads++
 	return textExpr{i}, nil
 }
 
@@ -596,7 +645,21 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		if sc.schema == nil {
 			return nil, Errorf(CodeSyntax, "WEIGHT() needs a table in FROM")
 		}
+		sc.docReads++
 		return weightExpr{}, nil
+	case "groupby", "facet":
+		// FACET() is the facet's value in a FACET clause's ORDER BY.
+		fn := strings.ToUpper(name)
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		if len(sc.keys) == 0 {
+			return nil, Errorf(CodeSyntax, "%s() needs GROUP BY or FACET", fn)
+		}
+		if len(sc.keys) > 1 {
+			return nil, Errorf(CodeUnsupported, "%s() with %d keys: it returns the key of a grouping by one", fn, len(sc.keys))
+		}
+		return groupKeyExpr{i: 0, typ: sc.keys[0].typ}, nil
 	case "database", "schema":
 		if err := argc(0); err != nil {
 			return nil, err
@@ -616,6 +679,17 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		return sc.snippetCall(x)
 	case dialect.FuncQuery:
 		return nil, Errorf(CodeSyntax, "QUERY() is allowed only as the query argument of HIGHLIGHT() or SNIPPET()")
+	case "unix_timestamp":
+		// A timestamp attribute holds seconds since 1970 already; other
+		// arguments are the catalog's (a date and time, or none).
+		if len(x.Args) == 1 {
+			if c, ok := x.Args[0].(*ast.ColumnNameExpr); ok {
+				if i := columnIndex(sc.schema, c.Name.Name.O); i >= 0 && sc.schema.Columns[i].Type == index.TypeTimestamp {
+					return sc.compile(c)
+				}
+			}
+		}
+		return sc.scalar(x)
 	case "to_string":
 		if err := argc(1); err != nil {
 			return nil, err
@@ -626,7 +700,7 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 		}
 		return toStringExpr{inner}, nil
 	}
-	return nil, Errorf(CodeUnsupported, "function %s() is not supported", strings.ToUpper(x.FnName.O))
+	return sc.scalar(x)
 }
 
 type toStringExpr struct{ x expr }

@@ -37,7 +37,7 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 	b.Cleanup(func() { db.Close() })
 	s := NewEngine(db).NewSession("root")
 	ctx := context.Background()
-	if _, err := s.Exec(ctx, "CREATE TABLE t (title text, content text)"); err != nil {
+	if _, err := s.Exec(ctx, "CREATE TABLE t (title text, content text, gid int)"); err != nil {
 		b.Fatal(err)
 	}
 	tb, _ := db.Table("t")
@@ -45,7 +45,7 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 		err := tb.Write(ctx, func(w *index.Writer) error {
 			var batch []index.Document
 			for _, d := range docs[lo:min(lo+1000, len(docs))] {
-				batch = append(batch, index.Document{ID: uint64(d.ID), Values: []index.Value{d.Title, d.Content}})
+				batch = append(batch, index.Document{ID: uint64(d.ID), Values: []index.Value{d.Title, d.Content, int64(d.ID % 10)}})
 			}
 			_, err := w.Insert(batch)
 			return err
@@ -62,11 +62,12 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 
 // BenchmarkSearchSQL runs the race's search statements over the cached
 // benchmark corpora, without the protocol: the search alone, with
-// HIGHLIGHT(), and the same through a search request (POST /search's
-// plan, without HTTP).
+// HIGHLIGHT(), the same through a search request (POST /search's plan,
+// without HTTP), and the groupby and facet workloads' statements (gid is
+// id % 10, as the race loads it).
 func BenchmarkSearchSQL(b *testing.B) {
 	for _, name := range []string{"brown", "debian"} {
-		for _, kind := range []string{"search", "highlight", "request-highlight"} {
+		for _, kind := range []string{"search", "highlight", "request-highlight", "groupby", "facet"} {
 			b.Run(name+"/"+kind, func(b *testing.B) {
 				s, queries := benchCorpus(b, name)
 				ctx := context.Background()
@@ -79,6 +80,10 @@ func BenchmarkSearchSQL(b *testing.B) {
 					case "request-highlight":
 						_, err = s.Search(ctx, &SearchRequest{Table: "t", Limit: 20, Query: &TextCond{Query: q},
 							Source: SourceFilter{None: true}, Highlight: &HighlightRequest{}})
+					case "groupby":
+						_, err = s.Exec(ctx, fmt.Sprintf("SELECT gid, COUNT(*) FROM t WHERE MATCH('%s') GROUP BY gid ORDER BY COUNT(*) DESC LIMIT 20", strings.ReplaceAll(q, "'", "\\'")))
+					case "facet":
+						_, err = s.Exec(ctx, fmt.Sprintf("SELECT id FROM t WHERE MATCH('%s') LIMIT 20 FACET gid FACET gid ORDER BY FACET() ASC LIMIT 5", strings.ReplaceAll(q, "'", "\\'")))
 					case "highlight":
 						_, err = s.Exec(ctx, fmt.Sprintf("SELECT id, HIGHLIGHT() FROM t WHERE MATCH('%s') LIMIT 20", strings.ReplaceAll(q, "'", "\\'")))
 					default:

@@ -17,7 +17,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
-// defaultLimit is the row count of a SELECT without LIMIT (dialect.md).
+// defaultLimit is the row count of a SELECT without LIMIT (README, Decisions).
 const defaultLimit = 20
 
 // defaultMaxMatches is how many best matches a SELECT keeps in memory for
@@ -48,7 +48,7 @@ type selectPlan struct {
 	count      int
 	maxMatches int
 	opts       selectOptions
-	aggregate  bool // the select list has COUNT(*): one row
+	group      *groupPlan // GROUP BY or aggregates; nil: a row per match
 	// cutoff > 0 stops the search at that many matching documents;
 	// runSelect sets cutoffHit when it did.
 	cutoff    int
@@ -64,9 +64,14 @@ var errQueryTime = errors.New("OPTION max_query_time is up")
 // errCutoff stops the scan of matches when the cutoff is reached.
 var errCutoff = errors.New("cutoff reached")
 
-func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting) (*Result, error) {
+// execSelect runs a SELECT with its OPTION settings and WITHIN GROUP ORDER
+// BY (nil when it has none).
+func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
 		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
+	}
+	if within != nil && (n.From == nil || n.GroupBy == nil || s.readsCatalog(n) || derivedSource(n) != nil) {
+		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY over a full-text table")
 	}
 	if meta, ok := showMetaCall(n); ok {
 		return s.showMeta(ctx, meta)
@@ -83,26 +88,43 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		}
 		return s.selectConstants(n)
 	}
+	if ts := derivedSource(n); ts != nil {
+		return s.selectDerived(ctx, n, ts, options)
+	}
 	start := time.Now()
 	s.metaQuery = nil
-	p, err := s.planSelect(n, options)
+	p, err := s.planSelect(n, options, within)
 	if err != nil {
 		return nil, err
 	}
-	r, totalFound, err := s.runSelect(ctx, p)
+	run := s.runSelect
+	if p.group != nil {
+		run = s.runGrouped
+	}
+	r, totalFound, err := run(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	total := totalFound
-	if total > p.maxMatches {
-		total = p.maxMatches
-	}
+	s.setMeta(p, totalFound, start)
+	return r, nil
+}
+
+// setMeta keeps what SHOW META tells of a search that began at start and
+// found totalFound rows (matches, or groups of a grouped SELECT).
+func (s *Session) setMeta(p *selectPlan, totalFound int, start time.Time) {
 	s.meta = []metaRow{
-		{"total", strconv.Itoa(total)},
+		{"total", strconv.Itoa(min(totalFound, p.maxMatches))},
 		{"total_found", strconv.Itoa(totalFound)},
 		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
 	}
-	return r, nil
+}
+
+// collect returns the collector of the plan's matches over snap.
+func (s *Session) collect(p *selectPlan, snap *index.Snapshot) *collector {
+	if p.group != nil {
+		return s.groupCollector(p, snap)
+	}
+	return s.topCollector(p, snap)
 }
 
 // showMetaCall recognises the bridge's rewrite of SHOW META [LIKE 'p'].
@@ -190,14 +212,19 @@ func fieldName(f *ast.SelectField) string {
 	case *ast.ColumnNameExpr:
 		return x.Name.Name.O
 	case *ast.AggregateFuncExpr:
-		if isCountStar(x) {
-			return "count(*)"
-		}
+		return aggText(x)
 	case *ast.FuncCallExpr:
 		if x.FnName.L == "highlight" || x.FnName.L == "snippet" {
 			// Its arguments went through the dialect bridge: name it as
 			// the Sphinx family does rather than by the rewritten text.
 			return x.FnName.L + "()"
+		}
+		if !ownFunctions[x.FnName.L] && f.Text() != "" {
+			return f.Text() // the catalog's functions: as MySQL names them, as written
+		}
+	case *ast.CaseExpr, *ast.FuncCastExpr, *ast.PatternLikeOrIlikeExpr:
+		if f.Text() != "" {
+			return f.Text()
 		}
 	}
 	return exprText(f.Expr)
@@ -263,13 +290,26 @@ func tableOf(refs *ast.TableRefsClause) (string, error) {
 	return tn.Name.O, nil
 }
 
-func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*selectPlan, error) {
-	if n.GroupBy != nil || n.Having != nil {
-		return nil, Errorf(CodeUnsupported, "GROUP BY and HAVING are not supported yet")
+func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*selectPlan, error) {
+	if within != nil && n.GroupBy == nil {
+		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY")
 	}
 	if n.Distinct {
-		return nil, Errorf(CodeUnsupported, "SELECT DISTINCT is not supported")
+		// SELECT DISTINCT a, b is GROUP BY a, b.
+		if n.GroupBy != nil || hasAggregate(n.Fields, n.Having, n.OrderBy) {
+			return nil, Errorf(CodeUnsupported, "SELECT DISTINCT with GROUP BY or aggregates is not supported")
+		}
+		distinct := *n
+		distinct.GroupBy = &ast.GroupByClause{}
+		for i, f := range n.Fields.Fields {
+			if f.WildCard != nil {
+				return nil, Errorf(CodeUnsupported, "SELECT DISTINCT * is not supported: name the attributes")
+			}
+			distinct.GroupBy.Items = append(distinct.GroupBy.Items, &ast.ByItem{Expr: &ast.PositionExpr{N: i + 1}})
+		}
+		n = &distinct
 	}
+	distinct := n.Distinct
 	t, err := s.tableIn(n.From)
 	if err != nil {
 		return nil, err
@@ -287,8 +327,29 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 	p.sc = where
 
 	// The select list may read stored text, which is fetched after LIMIT.
-	list := &scope{schema: schema, sess: s, allowText: true, allowAgg: true, usesText: map[int]bool{}}
-	for _, f := range n.Fields.Fields {
+	list := &scope{schema: schema, sess: s, allowText: true, usesText: map[int]bool{}}
+	var aggs []*aggSpec
+	if n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
+		if n.GroupBy == nil && !hasAggregate(n.Fields, n.Having, n.OrderBy) {
+			return nil, Errorf(CodeSyntax, "HAVING needs GROUP BY or an aggregate")
+		}
+		p.group = &groupPlan{}
+		if n.GroupBy != nil {
+			keyScope := &scope{schema: schema, sess: s}
+			clause := "GROUP BY"
+			if distinct {
+				clause = "SELECT DISTINCT"
+			}
+			if p.group.keys, err = groupKeys(keyScope, clause, n.GroupBy.Items, n.Fields.Fields); err != nil {
+				return nil, err
+			}
+		}
+		list.allowAgg, list.group, list.keys = true, &aggs, p.group.keys
+	}
+	at := make([]int, len(n.Fields.Fields)) // p.fields index of each select-list item
+	for fi, f := range n.Fields.Fields {
+		reads := list.docReads
+		at[fi] = len(p.fields)
 		if f.WildCard != nil {
 			if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, schema.Name) {
 				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
@@ -304,6 +365,11 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 				}
 				p.fields = append(p.fields, field{name: c.Name, e: e, typ: exprType(e, schema)})
 			}
+			if p.group != nil {
+				for len(p.group.docFields) < len(p.fields) {
+					p.group.docFields = append(p.group.docFields, true)
+				}
+			}
 			continue
 		}
 		e, err := list.compile(f.Expr)
@@ -311,6 +377,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 			return nil, err
 		}
 		p.fields = append(p.fields, field{name: fieldName(f), e: e, typ: exprType(e, schema)})
+		if p.group != nil {
+			p.group.docFields = append(p.group.docFields, list.docReads > reads)
+		}
 	}
 	for _, h := range list.highlights {
 		if h.query != nil {
@@ -324,22 +393,15 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting) (*sel
 		}
 		h.query = &where.match.query
 	}
-	if list.usesAgg {
-		for _, f := range p.fields {
-			if _, isCount := f.e.(countExpr); !isCount {
-				if _, isConst := f.e.(constExpr); !isConst {
-					return nil, Errorf(CodeUnsupported, "COUNT(*) with other columns needs GROUP BY, which is not supported yet")
-				}
-			}
-		}
-		p.aggregate = true
-	}
-
 	// ORDER BY: select-list aliases, columns, WEIGHT(), expressions.
-	if n.OrderBy != nil {
+	if p.group != nil {
+		if err := s.planGroups(p, n, within, at, list, &aggs); err != nil {
+			return nil, err
+		}
+	} else if n.OrderBy != nil {
 		order := &scope{schema: schema, sess: s}
 		for _, item := range n.OrderBy.Items {
-			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, p.fields)
+			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, at, p.fields)
 			if err != nil {
 				return nil, err
 			}
@@ -386,17 +448,18 @@ func isIndexedField(schema *index.Schema, name string) bool {
 
 // orderExpr compiles one ORDER BY item: an alias of a select-list item, or an
 // expression over attributes.
-func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, fields []field) (expr, error) {
+func (s *Session) orderExpr(sc *scope, n ast.ExprNode, asts []*ast.SelectField, at []int, fields []field) (expr, error) {
 	if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
 		for i, f := range asts {
 			if f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
-				if _, isText := fields[i].e.(textExpr); isText {
+				e := fields[at[i]].e
+				if _, isText := e.(textExpr); isText {
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY full-text field '%s'", c.Name.Name.O)
 				}
-				if _, isHL := fields[i].e.(*highlightExpr); isHL {
+				if _, isHL := e.(*highlightExpr); isHL {
 					return nil, Errorf(CodeWrongValue, "cannot ORDER BY '%s': highlighting is computed after sorting and LIMIT", c.Name.Name.O)
 				}
-				return fields[i].e, nil
+				return e, nil
 			}
 		}
 	}
@@ -409,6 +472,7 @@ type candidate struct {
 	id     uint64
 	weight int64
 	keys   []any
+	grp    *groupRow // the group the row stands for, in a grouped SELECT
 }
 
 // matches evaluates WHERE over a snapshot, calling fn for each document that
@@ -517,11 +581,10 @@ func matchIsRequired(where expr, m *matchExpr) bool {
 	return false
 }
 
-func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
-	snap := p.table.Snapshot()
-	want := p.offset + p.count
-	h := &candidateHeap{order: p.order}
-	scratch := make([]any, len(p.order)) // sort keys of the document at hand
+// eachMatch runs the search of p over snap, calling fn for each match, and
+// stops at the cutoff and at OPTION max_query_time (then with a warning and
+// p.timedOut). It returns how many matches fn saw.
+func (s *Session) eachMatch(ctx context.Context, p *selectPlan, snap *index.Snapshot, fn func(r *row) error) (int, error) {
 	total := 0
 	searchCtx := ctx
 	if p.opts.maxQueryTime > 0 {
@@ -535,7 +598,45 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			return errCutoff
 		}
 		total++
-		if p.aggregate || want == 0 {
+		return fn(r)
+	})
+	if err == errCutoff {
+		err = nil
+	}
+	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
+		// As in the Sphinx family: the matches found so far, and a warning.
+		p.timedOut, err = true, nil
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeQueryTimeout,
+			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
+	}
+	return total, err
+}
+
+// collector takes the matches of a search for one plan (add, in the
+// order of the search) and then builds its result (finish, given how many
+// matches there were), with the plan's total for SHOW META.
+type collector struct {
+	add    func(r *row) error
+	finish func(ctx context.Context, matches int) (*Result, int, error)
+}
+
+func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
+	snap := p.table.Snapshot()
+	c := s.topCollector(p, snap)
+	n, err := s.eachMatch(ctx, p, snap, c.add)
+	if err != nil {
+		return nil, 0, err
+	}
+	return c.finish(ctx, n)
+}
+
+// topCollector keeps the best offset+count matches of p in its order.
+func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
+	want := p.offset + p.count
+	h := &candidateHeap{order: p.order}
+	scratch := make([]any, len(p.order)) // sort keys of the document at hand
+	add := func(r *row) error {
+		if want == 0 {
 			return nil
 		}
 		if len(p.order) == 0 && h.Len() >= want {
@@ -560,50 +661,44 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			heap.Fix(h, 0)
 		}
 		return nil
-	})
-	if err == errCutoff {
-		err = nil
 	}
-	if err != nil && ctx.Err() == nil && context.Cause(searchCtx) == errQueryTime {
-		// As in the Sphinx family: the matches found so far, and a warning.
-		p.timedOut, err = true, nil
-		s.pending = append(s.pending, warning{level: "Warning", code: CodeQueryTimeout,
-			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
+	finish := func(ctx context.Context, matches int) (*Result, int, error) {
+		sorted := h.items
+		sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
+		res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
+		return res, matches, err
 	}
-	if err != nil {
-		return nil, 0, err
-	}
+	return &collector{add: add, finish: finish}
+}
+
+// page builds the result rows of the candidates that are returned: only
+// now is stored text read, in one batch, and highlighting done.
+func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot, page []candidate) (*Result, error) {
 	res := &Result{Columns: make([]Column, len(p.fields)), Rows: [][]any{}}
 	for i, f := range p.fields {
 		res.Columns[i] = Column{Name: f.name, Type: f.typ}
 	}
-	if p.aggregate {
-		if p.offset == 0 && p.count > 0 {
-			out := make([]any, len(p.fields))
-			for i, f := range p.fields {
-				if _, isCount := f.e.(countExpr); isCount {
-					out[i] = int64(total)
-				} else {
-					v, _ := f.e.eval(nil)
-					out[i] = wireValue(f.typ, v)
-				}
+	if len(page) == 1 && page[0].grp != nil && !page[0].grp.found {
+		// The implicit group of no match: aggregates over nothing, and NULL
+		// for the columns of a document.
+		r := &row{grp: page[0].grp}
+		out := make([]any, len(p.fields))
+		for j, f := range p.fields {
+			if p.group.docFields[j] {
+				continue
 			}
-			res.Rows = append(res.Rows, out)
+			v, err := f.e.eval(r)
+			if err != nil {
+				return nil, err
+			}
+			out[j] = wireValue(f.typ, v)
 		}
-		return res, total, nil
+		res.Rows = append(res.Rows, out)
+		return res, nil
 	}
-
-	sorted := h.items
-	sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
-	if p.offset >= len(sorted) {
-		return res, total, nil
-	}
-	page := sorted[p.offset:]
-
-	// Post-LIMIT: read stored text only for the rows that are returned, in one batch.
 	texts, layouts, err := s.storedText(ctx, snap, p.sc.usesText, p.sc.usesLayout, page)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	rows := make([][]any, len(page))
 	for i := range rows {
@@ -611,7 +706,7 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 	}
 	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, texts, layouts, rows)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	r := &row{snap: snap}
 	for i, c := range page {
@@ -623,13 +718,13 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 			}
 			v, err := f.e.eval(r)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			out[j] = wireValue(f.typ, v)
 		}
 		res.Rows = append(res.Rows, out)
 	}
-	return res, total, nil
+	return res, nil
 }
 
 // pageExpr is an expression whose work grows with the text of a row
@@ -684,7 +779,7 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.S
 // atPage points r at candidate c, row i of a page whose stored texts and
 // layouts (nil when none were read) storedText gave.
 func (r *row) atPage(c candidate, i int, texts, layouts []map[int]string) {
-	r.ref, r.weight, r.text = c.ref, c.weight, texts[i]
+	r.ref, r.weight, r.text, r.grp = c.ref, c.weight, texts[i], c.grp
 	if layouts != nil {
 		r.layout = layouts[i]
 	}
@@ -776,7 +871,13 @@ func exprType(e expr, schema *index.Schema) ColumnType {
 		return columnWireType(schema.Columns[x.col].Type)
 	case textExpr, toStringExpr:
 		return ColString
-	case weightExpr, countExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:
+	case aggRef:
+		return x.typ
+	case *scalarExpr:
+		return scalarType(x)
+	case groupKeyExpr:
+		return x.typ
+	case weightExpr, cmpExpr, logicExpr, notExpr, inExpr, betweenExpr, isNullExpr, *matchExpr:
 		return ColInt
 	case constExpr:
 		return valueType(x.v)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/catalog"
@@ -30,6 +31,7 @@ type Session struct {
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
+	began        time.Time  // when the statement running began: NOW()
 	vars         map[string]any
 	userVars     map[string]any       // @name, set by SET @name = value
 	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
@@ -76,21 +78,29 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
-		r, err := s.execPiece(ctx, p)
+		rs, err := s.execPiece(ctx, p)
 		if err != nil {
 			return results, err
 		}
-		results = append(results, r)
+		results = append(results, rs...)
 	}
 	return results, nil
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
-	return s.execPiece(ctx, dialect.Piece{Text: text})
+	rs, err := s.execPiece(ctx, dialect.Piece{Text: text})
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) > 1 {
+		return nil, Errorf(CodeUnsupported, "FACET returns several result sets, which a prepared statement cannot; send it as a query")
+	}
+	return rs[0], nil
 }
 
-// execPiece runs one statement that Split cut out (or any one statement).
-func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, error) {
+// execPiece runs one statement that Split cut out (or any one statement):
+// one result, and one more per FACET clause.
+func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
@@ -100,7 +110,15 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, 
 	}
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
-	r, err := s.run(ctx, st)
+	s.began = time.Now()
+	var rs []*Result
+	if sel, isSelect := st.Node.(*ast.SelectStmt); isSelect && len(st.Facets) > 0 {
+		rs, err = s.runFacets(ctx, sel, st)
+	} else {
+		var r *Result
+		r, err = s.run(ctx, st)
+		rs = []*Result{r}
+	}
 	if err != nil {
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
 			s.warnings = nil
@@ -109,10 +127,10 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) (*Result, 
 	}
 	if show, ok := st.Node.(*ast.ShowStmt); !ok || show.Tp != ast.ShowWarnings {
 		s.warnings = s.pending
-		r.Warnings = uint16(min(len(s.pending), 0xffff))
+		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 	}
 	s.pending = nil
-	return r, nil
+	return rs, nil
 }
 
 // Prepared is a statement prepared with Prepare.
@@ -131,8 +149,12 @@ func (s *Session) Prepare(query string) (*Prepared, error) {
 	case len(pieces) > 1:
 		return nil, Errorf(CodeNotPreparable, "a prepared statement must hold exactly one statement, got %d", len(pieces))
 	}
-	if _, err := dialect.ParsePiece(s.sqlParser(), pieces[0]); err != nil {
+	st, err := dialect.ParsePiece(s.sqlParser(), pieces[0])
+	if err != nil {
 		return nil, syntaxError(err)
+	}
+	if len(st.Facets) > 0 {
+		return nil, Errorf(CodeNotPreparable, "FACET returns several result sets, which a prepared statement cannot; send it as a query")
 	}
 	return &Prepared{NumParams: len(dialect.Placeholders(pieces[0].Text)), text: pieces[0].Text}, nil
 }
@@ -190,7 +212,7 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		s.engine.stats.Selects.Add(1)
 		ctx, done := s.statementTime(ctx)
 		defer done()
-		r, err := s.execSelect(ctx, n, st.Settings)
+		r, err := s.execSelect(ctx, n, st.Settings, st.WithinGroup)
 		return r, s.statementTimeError(ctx, err)
 	case *ast.SetOprStmt:
 		s.engine.stats.Selects.Add(1)

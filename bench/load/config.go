@@ -30,6 +30,8 @@ const (
 	SnippetsNoLimit    = "snippets-limit0"       // the same with 0 AS limit: whole documents, marked
 	JSONSearchHL       = "json-search+highlight" // POST /search with "highlight": {} (glint only)
 	Ladder             = "ladder"                // CALL SNIPPETS over the one document of Docs (a rung of the field-size ladder)
+	GroupBy            = "groupby"               // SELECT gid, COUNT(*) ... WHERE MATCH(?) GROUP BY gid ORDER BY COUNT(*) DESC
+	Facet              = "facet"                 // a search and two facets of it: glint's FACET, Sphinx's three statements in one query
 	DefaultTable       = "t"
 	StoredTable        = "t_stored" // Sphinx's index that keeps content as a string attribute
 	DefaultBatch       = 1000
@@ -37,7 +39,7 @@ const (
 )
 
 // Workloads lists every workload in the order a race runs them.
-var Workloads = []string{Insert, Search, SearchHL, Snippets, SnippetsNoLimit, JSONSearchHL, Ladder}
+var Workloads = []string{Insert, Search, SearchHL, Snippets, SnippetsNoLimit, JSONSearchHL, GroupBy, Facet, Ladder}
 
 // UnitOf is the unit a workload's throughput is counted in: "docs" for the
 // workloads that insert or highlight given documents, "queries" for searches.

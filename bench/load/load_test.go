@@ -117,7 +117,7 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestUnitOf(t *testing.T) {
 	for wl, want := range map[string]string{Insert: "docs", Search: "queries", SearchHL: "queries",
-		Snippets: "docs", JSONSearchHL: "queries", Ladder: "docs"} {
+		Snippets: "docs", JSONSearchHL: "queries", GroupBy: "queries", Facet: "queries", Ladder: "docs"} {
 		assert.Equal(t, want, UnitOf(wl), wl)
 	}
 }

@@ -14,14 +14,16 @@ import (
 
 // Open returns a connection pool to a server's MySQL listener. Arguments are
 // interpolated by the client (Sphinx 2.2 has no server-side prepared
-// statements, so both servers get the same text), and packets may be 128 MB
-// (an INSERT of 1,000 documents can be tens of MB).
+// statements, so both servers get the same text), packets may be 128 MB
+// (an INSERT of 1,000 documents can be tens of MB), and a query may hold
+// several statements (the facet workload's peer form).
 func Open(addr string) (*sql.DB, error) {
 	c := mysql.NewConfig()
 	c.User = "root"
 	c.Net = "tcp"
 	c.Addr = addr
 	c.InterpolateParams = true
+	c.MultiStatements = true
 	c.MaxAllowedPacket = 128 << 20
 	c.Timeout = 10 * time.Second
 	connector, err := mysql.NewConnector(c)

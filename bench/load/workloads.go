@@ -36,6 +36,20 @@ func newWorkload(cfg *Config) (workload, error) {
 			return &queryWorkload{cfg: cfg, stmt: "SELECT id, SNIPPET(content, ?) FROM t_stored WHERE MATCH(?) LIMIT 20", args: 2}, nil
 		}
 		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM t WHERE MATCH(?) LIMIT 20", args: 1}, nil
+	case GroupBy:
+		// Matches grouped by an attribute, the biggest groups first: the
+		// same statement on both targets.
+		return &queryWorkload{cfg: cfg, stmt: "SELECT gid, COUNT(*) FROM t WHERE MATCH(?) GROUP BY gid ORDER BY COUNT(*) DESC LIMIT 20", args: 1}, nil
+	case Facet:
+		// The page of a search and two facets of its matches. Sphinx 2.2 has
+		// no FACET: it gets the same three result sets from three statements
+		// sent as one query (a multi-statement COM_QUERY).
+		if cfg.Target == Sphinx {
+			return &queryWorkload{cfg: cfg, args: 3, stmt: "SELECT id FROM t WHERE MATCH(?) LIMIT 20; " +
+				"SELECT gid, COUNT(*) FROM t WHERE MATCH(?) GROUP BY gid ORDER BY COUNT(*) DESC LIMIT 20; " +
+				"SELECT gid, COUNT(*) FROM t WHERE MATCH(?) GROUP BY gid ORDER BY gid ASC LIMIT 5"}, nil
+		}
+		return &queryWorkload{cfg: cfg, args: 1, stmt: "SELECT id FROM t WHERE MATCH(?) LIMIT 20 FACET gid FACET gid ORDER BY FACET() ASC LIMIT 5"}, nil
 	case Snippets:
 		return newSnippetsWorkload(cfg, cfg.SnippetDocs, 256), nil
 	case SnippetsNoLimit:
@@ -168,23 +182,27 @@ func (w *queryWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64
 	return 0, 0, drain(rows)
 }
 
-// drain reads every row (as raw bytes) and closes rows.
+// drain reads every row of every result set (as raw bytes) and closes rows.
 func drain(rows *sql.Rows) error {
 	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return err
-	}
-	dest := make([]any, len(cols))
-	for i := range dest {
-		dest[i] = new(sql.RawBytes)
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
+	for {
+		cols, err := rows.Columns()
+		if err != nil {
+			return err
+		}
+		dest := make([]any, len(cols))
+		for i := range dest {
+			dest[i] = new(sql.RawBytes)
+		}
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil || !rows.NextResultSet() {
 			return err
 		}
 	}
-	return rows.Err()
 }
 
 // snippetsWorkload runs CALL SNIPPETS over n documents of the corpus (the next

@@ -54,6 +54,18 @@ type scope struct {
 	// its names may refer to (a correlated subquery).
 	outer *outerRow
 	depth int // of the compile calls under way (maxExprDepth)
+	// claim, in a Scalar, takes the nodes that are its caller's (see
+	// CompileScalar).
+	claim Claim
+}
+
+// where is what an error of an unsupported construct says it is
+// unsupported in.
+func (sc *scope) where() string {
+	if sc.claim != nil {
+		return ""
+	}
+	return " in information_schema queries"
 }
 
 // outerRow is the current row of a query that runs a subquery per row.
@@ -153,6 +165,12 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 		return typed{}, errorf(CodeSyntax, "expression nested deeper than %d levels (parentheses, operators or function calls)", maxExprDepth)
 	}
 	defer func() { sc.depth-- }()
+	if sc.claim != nil {
+		slot, t, err := sc.claim(n)
+		if err != nil || slot >= 0 {
+			return typed{eval: func(c *evalCtx) (any, error) { return c.row[slot], nil }, typ: t.Type, known: t.Known}, err
+		}
+	}
 	switch x := n.(type) {
 	case ast.ValueExpr:
 		v, err := literal(x.GetValue())
@@ -272,7 +290,7 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 			return boolValue((len(res.Rows) > 0) != x.Not), nil
 		}, Int), nil
 	}
-	return typed{}, errorf(CodeUnsupported, "expression %s is not supported in information_schema queries", text(n))
+	return typed{}, errorf(CodeUnsupported, "expression %s is not supported%s", text(n), sc.where())
 }
 
 // literal converts a TiDB literal value.
@@ -329,7 +347,7 @@ func (sc *scope) unary(x *ast.UnaryOperationExpr) (typed, error) {
 			return -f, nil
 		}), nil
 	}
-	return typed{}, errorf(CodeUnsupported, "operator %s is not supported in information_schema queries", x.Op)
+	return typed{}, errorf(CodeUnsupported, "operator %s is not supported%s", x.Op, sc.where())
 }
 
 func (sc *scope) binary(x *ast.BinaryOperationExpr) (typed, error) {
@@ -403,7 +421,7 @@ func (sc *scope) binary(x *ast.BinaryOperationExpr) (typed, error) {
 			return arith(op, a, b), nil
 		}), nil
 	}
-	return typed{}, errorf(CodeUnsupported, "operator %s is not supported in information_schema queries", x.Op)
+	return typed{}, errorf(CodeUnsupported, "operator %s is not supported%s", x.Op, sc.where())
 }
 
 func holds(op opcode.Op, c int) bool {

@@ -315,7 +315,10 @@ func (sc *scope) function(x *ast.FuncCallExpr) (typed, error) {
 		}
 		return args[0], nil
 	}
-	return typed{}, errorf(CodeUnsupported, "function %s() is not supported in information_schema queries", strings.ToUpper(x.FnName.O))
+	if t, ok, err := timeFunction(name, args, argc, sc.env.now); ok || err != nil {
+		return t, err
+	}
+	return typed{}, errorf(CodeUnsupported, "function %s() is not supported%s", strings.ToUpper(x.FnName.O), sc.where())
 }
 
 func arity(lo, hi int) string {
@@ -372,7 +375,7 @@ func (sc *scope) aggregate(x *ast.AggregateFuncExpr) (typed, error) {
 			}
 		}
 	default:
-		return typed{}, errorf(CodeUnsupported, "aggregate %s() is not supported in information_schema queries", strings.ToUpper(name))
+		return typed{}, errorf(CodeUnsupported, "aggregate %s() is not supported%s", strings.ToUpper(name), sc.where())
 	}
 	var argType typed
 	for _, n := range args {

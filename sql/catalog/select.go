@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -21,6 +22,17 @@ type Env struct {
 	Variable func(name string, system bool) (any, error)
 	// SetVariable sets @name (@name := value in a query); nil forbids it.
 	SetVariable func(name string, value any)
+	// Now is when the statement began, which NOW() and the like return
+	// however often a statement calls them; zero: the moment of the call.
+	Now time.Time
+}
+
+// now is the statement's time, in UTC.
+func (env *Env) now() time.Time {
+	if env.Now.IsZero() {
+		return time.Now().UTC()
+	}
+	return env.Now.UTC()
 }
 
 func (env *Env) variable(name string, system bool) (any, error) {

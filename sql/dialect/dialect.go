@@ -39,7 +39,13 @@ type Setting struct {
 type Statement struct {
 	Node     ast.StmtNode
 	Settings []Setting // OPTION tail of SELECT, or the settings after CREATE TABLE (...)
-	Text     string    // the original statement text
+	// Facets are the FACET clauses of a SELECT, each rewritten into
+	// SELECT exprs FROM FacetTable GROUP BY exprs [ORDER BY ...] [LIMIT ...].
+	Facets []*ast.SelectStmt
+	// WithinGroup is the WITHIN GROUP ORDER BY of a grouped SELECT: which
+	// document of each group its row shows.
+	WithinGroup *ast.OrderByClause
+	Text        string // the original statement text
 }
 
 // SyntaxError is a statement the parser rejected.

@@ -31,6 +31,8 @@
 //	SHOW META [LIKE 'p']          SELECT __glint_show_meta(['p'])
 //	title text stored             title TEXT COMMENT 'glint:text stored'
 //	... OPTION ranker=bm25        cut off into Statement.Settings
+//	... FACET a [BY b] [ORDER ...] cut off into Statement.Facets, each SELECT a FROM __glint_facet GROUP BY b|1 ...
+//	WITHIN GROUP ORDER BY x DESC  cut out into Statement.WithinGroup
 //	CREATE TABLE t (...) a='1'    cut off into Statement.Settings
 //
 // Option map names keep the case they were written in; Setting names are lower

@@ -18,6 +18,9 @@ func seeds(t testing.TB) []string {
 		"SELECT HIGHLIGHT({a={b=1}}) FROM t OPTION x=(a=(1))", "CREATE TABLE t (a text indexed stored indexed)",
 		"SHOW META LIKE 'x' extra", "SELECT 'a\\", "SELECT `a", "/* x", "SELECT 1 -- x\n; SELECT 2",
 		"/*!40101 SET x=1 */;/*!99999 y */", "/*!50001 '*/' */", "/*M!100100 a */", "/*!40000 a", "/*T![f] b */",
+		"SELECT * FROM t WHERE MATCH('a') OPTION ranker=none FACET a, b BY c ORDER BY FACET() DESC LIMIT 1, 2 FACET (d+1) FACET e",
+		"SELECT facet FROM t FACET", "SELECT a FROM t FACET x DISTINCT y", "SELECT a FROM t FACET 'x' BY", "SELECT a FROM t FACET a ORDER BY COUNT(*) LIMIT",
+		"SELECT a, COUNT(*) FROM t GROUP BY a WITHIN GROUP ORDER BY b DESC, 'x' HAVING COUNT(*) > 1 ORDER BY a LIMIT 2", "SELECT a FROM t WITHIN GROUP",
 	}
 	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
@@ -58,6 +61,10 @@ func FuzzParse(f *testing.F) {
 		outs := []*output{rw.main}
 		if rw.tail != nil {
 			outs = append(outs, rw.tail.sql)
+		}
+		outs = append(outs, rw.facets...)
+		if rw.within != nil {
+			outs = append(outs, rw.within)
 		}
 		for _, tok := range lex(text) {
 			if tok.kind == tokString {

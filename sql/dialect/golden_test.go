@@ -83,6 +83,12 @@ func runGolden(t *testing.T, p *parser.Parser, input string) string {
 			out = append(out, fmt.Sprintf("  %s at %d = %s", s.Name, s.Pos, restore(t, s.Value)))
 		}
 	}
+	if rw.within != nil {
+		out = append(out, "within group: "+rw.within.text)
+	}
+	for _, f := range rw.facets {
+		out = append(out, "facet: "+f.text)
+	}
 	return strings.Join(out, "\n")
 }
 

@@ -51,6 +51,24 @@ func parse(p *parser.Parser, text string, toks []token) (*Statement, error) {
 		return nil, err
 	}
 	st := &Statement{Node: node, Text: text}
+	if rw.within != nil {
+		node, err := parseOne(p, rw.within, text)
+		if err != nil {
+			return nil, err
+		}
+		st.WithinGroup = node.(*ast.SelectStmt).OrderBy
+	}
+	for _, f := range rw.facets {
+		node, err := parseOne(p, f, text)
+		if err != nil {
+			return nil, err
+		}
+		sel, ok := node.(*ast.SelectStmt)
+		if !ok {
+			return nil, errorAt(text, f.origin(0), "FACET: expected an expression list")
+		}
+		st.Facets = append(st.Facets, sel)
+	}
 	if rw.tail != nil {
 		if st.Settings, err = rw.tail.parse(p, text); err != nil {
 			return nil, err

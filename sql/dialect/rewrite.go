@@ -8,6 +8,8 @@ import (
 type rewritten struct {
 	main     *output   // the statement as TiDB reads it
 	tail     *tail     // the OPTION tail or the CREATE TABLE settings, or nil
+	facets   []*output // the FACET clauses of a SELECT, each a SELECT of its own
+	within   *output   // WITHIN GROUP ORDER BY of a SELECT, as SELECT ... ORDER BY, or nil
 	standIns *standIns // the long literals main has stand-ins for, or nil
 }
 
@@ -51,11 +53,27 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	r := &rewriter{src: src, s: s}
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
+	var facets []*output
+	var within *output
 	var err error
 	switch {
 	case r.word(0, "CREATE"):
 		cut, tl, err = r.createTable()
-	case r.word(0, "SELECT") || r.word(0, "UPDATE") || r.word(0, "DELETE"):
+	case r.word(0, "SELECT"):
+		// SELECT ... [OPTION ...] [FACET ...]: the facets come last.
+		fc := r.facetStart()
+		if fc < len(s) {
+			if facets, err = r.facets(fc); err != nil {
+				return nil, err
+			}
+		}
+		r.s = s[:fc]
+		cut, tl, err = r.optionTail()
+		r.s = s
+		if err == nil {
+			within, err = r.withinGroup(cut)
+		}
+	case r.word(0, "UPDATE") || r.word(0, "DELETE"):
 		cut, tl, err = r.optionTail()
 	case r.word(0, "SHOW") && r.word(1, "META"):
 		r.showMeta()
@@ -86,7 +104,7 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 	if cut < len(s) {
 		main.end = s[cut].start // an error at the end points at the tail
 	}
-	return &rewritten{main: main, tail: tl, standIns: si}, nil
+	return &rewritten{main: main, tail: tl, facets: facets, within: within, standIns: si}, nil
 }
 
 var unterminatedName = map[tokenKind]string{
