@@ -29,7 +29,7 @@ func Soak(w io.Writer, r *soak.Result) error {
 		r.Started.UTC().Format("2006-01-02 15:04 UTC"), machine, r.Corpus, r.FillDocs))
 	line2 := fmt.Sprintf("mix %s · %d operations, %d errors", r.Mix, ops, errs)
 	if r.WarmupSec > 0 {
-		line2 += " · measured after " + minutes(r.WarmupSec) + " of the same load"
+		line2 += " · after " + minutes(r.WarmupSec) + " of warm-up"
 	}
 	c.text(left, 54, "start", "sub", line2)
 	if len(r.Windows) == 0 {
