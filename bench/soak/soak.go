@@ -5,16 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/glint-search/glint/bench/corpus"
@@ -273,7 +270,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 			lastCPU = cpu
 		}
 		w.RSSBytes, w.AnonBytes, w.FileBytes = rss(cfg.ServerPID)
-		w.DataBytes = dirSize(cfg.DataDir)
+		if cfg.DataDir != "" {
+			w.DataBytes, _ = load.DiskUsage(cfg.DataDir) // 0 when it cannot be read
+		}
 		if cfg.Target == load.Glint {
 			st := glintStatus(ctx, status)
 			w.Goroutines, w.HeapBytes = int(st["goroutines"]), st["heap_bytes"]
@@ -546,27 +545,6 @@ func rss(pid int) (total, anon, file int64) {
 		}
 	}
 	return total, anon, file
-}
-
-// dirSize is the disk space the files under dir take; 0 when dir is "".
-func dirSize(dir string) int64 {
-	if dir == "" {
-		return 0
-	}
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if info, err := d.Info(); err == nil {
-				if st, ok := info.Sys().(*syscall.Stat_t); ok {
-					n += st.Blocks * 512 // allocated: badger preallocates its value log
-				} else {
-					n += info.Size()
-				}
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // glintStatus reads glint's numeric SHOW STATUS counters; nil when it

@@ -106,7 +106,7 @@ func run(ctx context.Context, o options) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	sum := &load.Summary{StartedAt: start, Quick: o.quick, CPUs: runtime.NumCPU(), Machine: machine()}
+	sum := &load.Summary{StartedAt: start, Quick: o.quick, CPUs: runtime.NumCPU(), Machine: load.Machine()}
 
 	corpora := map[string][]corpus.Doc{}
 	names := split(o.corpora)
@@ -247,7 +247,7 @@ func measureSize(ctx context.Context, o options, corpusName string, docs []corpu
 	}
 	err = load.Fill(ctx, load.Config{Target: load.Glint, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
 	if err == nil {
-		size.DiskBytes, err = diskUsage(srv.dir)
+		size.DiskBytes, err = load.DiskUsage(srv.dir)
 	}
 	if stopErr := srv.stop(); err == nil {
 		err = stopErr
@@ -331,21 +331,6 @@ func shortName(t load.Target) string {
 		return bleveTarget
 	}
 	return string(t)
-}
-
-// machine describes the machine: CPU model, OS and architecture.
-func machine() string {
-	where := runtime.GOOS + "/" + runtime.GOARCH
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return where
-	}
-	for line := range strings.Lines(string(b)) {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.Join(strings.Fields(v), " ") + ", " + where
-		}
-	}
-	return where
 }
 
 func writeSummary(dir, stamp string, sum *load.Summary) error {

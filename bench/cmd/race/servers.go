@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/glint-search/glint/bench/load"
@@ -84,26 +82,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// diskUsage is the space allocated to the files under dir (sparse and
-// preallocated files count what they hold, not their length).
-func diskUsage(dir string) (int64, error) {
-	var total int64
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			total += st.Blocks * 512
-		} else {
-			total += info.Size()
-		}
-		return nil
-	})
-	return total, err
 }

@@ -164,7 +164,7 @@ func write(o options, res *soak.Result) error {
 		return err
 	}
 	if res.Machine == "" {
-		res.Machine = machine()
+		res.Machine = load.Machine()
 	}
 	stamp := "soak-" + res.Started.Format("20060102-150405")
 	js, err := json.MarshalIndent(res, "", "  ")
@@ -187,18 +187,4 @@ func write(o options, res *soak.Result) error {
 		fmt.Println("soak: wrote", path)
 	}
 	return nil
-}
-
-// machine names the CPU, from /proc/cpuinfo's first model name.
-func machine() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
