@@ -8,6 +8,7 @@ import (
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
@@ -54,7 +55,7 @@ type scope struct {
 	// which reads their stored layouts too (index.Snapshot.StoredWithLayouts).
 	usesLayout map[int]bool
 	usesMatch  bool
-	depth      int // of the compile calls under way (maxExprDepth)
+	depth      int // of the compile calls under way (catalog.MaxExprDepth)
 	// group collects the aggregate calls of a grouped SELECT (nil when the
 	// statement is not grouped); keys are its GROUP BY keys, which a column
 	// of the same name reads; aliases are the select list's, for HAVING and
@@ -418,15 +419,10 @@ func (e isNullExpr) eval(r *row) (any, error) {
 	return boolValue((v == nil) != e.not), nil
 }
 
-// maxExprDepth bounds the nesting of an expression (parentheses, operators,
-// function arguments): compiling and evaluating recurse, and a statement of a
-// few megabytes could otherwise nest deep enough to overflow the stack.
-const maxExprDepth = 1000
-
 // compile turns a TiDB expression into an expr within scope sc.
 func (sc *scope) compile(n ast.ExprNode) (expr, error) {
-	if sc.depth++; sc.depth > maxExprDepth {
-		return nil, Errorf(CodeSyntax, "expression nested deeper than %d levels (parentheses, operators or function calls)", maxExprDepth)
+	if sc.depth++; sc.depth > catalog.MaxExprDepth { // compiling and evaluating recurse
+		return nil, Errorf(CodeSyntax, "%s", catalog.TooDeep)
 	}
 	defer func() { sc.depth-- }()
 	switch x := n.(type) {

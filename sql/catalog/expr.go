@@ -53,7 +53,7 @@ type scope struct {
 	// outer is the row of the enclosing query of a subquery, whose columns
 	// its names may refer to (a correlated subquery).
 	outer *outerRow
-	depth int // of the compile calls under way (maxExprDepth)
+	depth int // of the compile calls under way (MaxExprDepth)
 	// claim, in a Scalar, takes the nodes that are its caller's (see
 	// CompileScalar).
 	claim Claim
@@ -161,8 +161,8 @@ func (sc *scope) alias(name string) *ast.SelectField {
 
 // compile turns an expression into a typed expr within sc.
 func (sc *scope) compile(n ast.ExprNode) (typed, error) {
-	if sc.depth++; sc.depth > maxExprDepth {
-		return typed{}, errorf(CodeSyntax, "expression nested deeper than %d levels (parentheses, operators or function calls)", maxExprDepth)
+	if sc.depth++; sc.depth > MaxExprDepth {
+		return typed{}, errorf(CodeSyntax, "%s", TooDeep)
 	}
 	defer func() { sc.depth-- }()
 	if sc.claim != nil {

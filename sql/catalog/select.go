@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -63,13 +64,16 @@ func Select(ctx context.Context, n *ast.SelectStmt, env *Env) (*Result, error) {
 }
 
 // maxQueryDepth bounds how deep subqueries and derived tables nest, and
-// maxExprDepth how deep an expression does: both are compiled and run by
-// recursion, and a statement of a few megabytes could otherwise nest deep
-// enough to overflow the stack.
+// MaxExprDepth how deep an expression does (here and in sql's compiler):
+// both are compiled and run by recursion, and a statement of a few
+// megabytes could otherwise nest deep enough to overflow the stack.
 const (
 	maxQueryDepth = 64
-	maxExprDepth  = 1000
+	MaxExprDepth  = 1000
 )
+
+// TooDeep is the message of an expression nested deeper than MaxExprDepth.
+var TooDeep = fmt.Sprintf("expression nested deeper than %d levels (parentheses, operators or function calls)", MaxExprDepth)
 
 // queryDepthKey holds, in a context, how many queries enclose the one at hand.
 type queryDepthKey struct{}
