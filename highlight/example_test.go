@@ -18,7 +18,7 @@ func Example() {
 	for it.Next() {
 		f.Add(it.Pos(), it.Start(), it.End(), it.Term())
 		if string(it.Term()) == "robots" {
-			f.Marks = append(f.Marks, highlight.Mark{Pos: it.Pos()})
+			f.Marks = append(f.Marks, tokenize.Mark{Pos: it.Pos()})
 		}
 	}
 	opts := highlight.DefaultOptions()

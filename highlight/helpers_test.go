@@ -44,12 +44,12 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 				continue
 			}
 			for j := range parts {
-				f.Marks = append(f.Marks, Mark{Pos: words[i+j].Pos, Start: words[i+j].Start, End: words[i+j].End, Keyword: k})
+				f.Marks = append(f.Marks, tokenize.Mark{Pos: words[i+j].Pos, Start: words[i+j].Start, End: words[i+j].End, Keyword: k})
 			}
 		}
 	}
 	// In text order, as the matcher gives them.
-	slices.SortStableFunc(f.Marks, func(x, y Mark) int { return x.Start - y.Start })
+	slices.SortStableFunc(f.Marks, func(x, y tokenize.Mark) int { return x.Start - y.Start })
 	return f
 }
 

@@ -8,28 +8,21 @@ import (
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 )
 
-// Mark is a word position that proves the match, the bytes of the token
-// that matched there and the query keyword it matched (Keyword numbers the
-// distinct keywords, from 0). What is marked follows from the positions:
-// the words at marked positions, folded into spans where the positions are
-// neighbours; a mark whose bytes hold several words (a blended word matched
-// as a whole) marks all of them.
-type Mark struct {
-	Pos        int
-	Start, End int
-	Keyword    int
-}
-
 // Field is one field (or arbitrary text) to highlight.
 type Field struct {
 	Name            string
 	Text            string
-	tokenize.Layout        // where Text's words and boundaries lie (the table's tokenizer)
-	Marks           []Mark // in any order
-	Found           uint64 // bit k: keyword k occurs in the text (marked or not)
-	HTML            bool   // the table strips HTML from this text
-	StripOptions    *htmlstrip.Options
-	Boundaries      func(rune) bool // the table's phrase_boundary characters (nil: none)
+	tokenize.Layout // where Text's words and boundaries lie (the table's tokenizer)
+	// Marks, in any order, are the query's matches in Text. What is marked
+	// follows from their positions: the words at marked positions, folded
+	// into spans where the positions are neighbours; a mark whose bytes
+	// hold several words (a blended word matched as a whole) marks all of
+	// them.
+	Marks        []tokenize.Mark
+	Found        uint64 // bit k: keyword k occurs in the text (marked or not)
+	HTML         bool   // the table strips HTML from this text
+	StripOptions *htmlstrip.Options
+	Boundaries   func(rune) bool // the table's phrase_boundary characters (nil: none)
 
 	// Limits, when set, are this field's own limit, limit_words and
 	// limit_snippets (JSON's per-field options); they apply when the
@@ -40,7 +33,7 @@ type Field struct {
 // Request is one document to highlight.
 type Request struct {
 	Fields []Field
-	// Weights are the query's keywords (Mark.Keyword numbers them), each
+	// Weights are the query's keywords (tokenize.Mark.Keyword numbers them), each
 	// weighing its length in codepoints as written in the query.
 	Weights []int
 	Options *Options

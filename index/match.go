@@ -66,10 +66,10 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 }
 
 // Keywords is the number of distinct positive keywords of the query: the
-// range of TextMark.Keyword.
+// range of tokenize.Mark.Keyword.
 func (m *TextMatcher) Keywords() int { return m.nkw }
 
-// KeywordWeights gives each distinct positive keyword (by TextMark.Keyword)
+// KeywordWeights gives each distinct positive keyword (by tokenize.Mark.Keyword)
 // its length in characters as written in the query: how much a highlighter
 // weighs a passage that shows it. The slice is the matcher's: read it only.
 func (m *TextMatcher) KeywordWeights() []int { return m.weights }
@@ -89,19 +89,11 @@ func (m *TextMatcher) keywordWeights() []int {
 	return w
 }
 
-// TextMark is one occurrence of a query keyword that proves the match.
-type TextMark struct {
-	Pos        int // word position in the field
-	Start, End int // byte range in the text
-	Keyword    int // which distinct keyword (0..Keywords()-1)
-	Group      int // > 0: the occurrence of an operator (phrase, NEAR, ...) the mark belongs to; 0: alone
-}
-
 // FieldText is what the matcher saw in one text: where its words and
 // boundaries lie, and its marks, sorted by position.
 type FieldText struct {
 	tokenize.Layout
-	Marks []TextMark
+	Marks []tokenize.Mark
 	// Found has bit k set when keyword k occurs in the text, whether or
 	// not it proves the match (keywords past the 64th are not told).
 	Found uint64
@@ -325,41 +317,38 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 				}
 				return int(x.a) - int(y.a)
 			})
-			group := -1
 			// The occurrence that holds sp starts at or before it: look back.
 			if !found {
 				j--
 			}
+			held := false
 			for k := j; k >= 0 && spans[k].f == sp.f; k-- {
 				if spans[k].a <= sp.a && sp.b <= spans[k].b {
-					group = 0
-					if spans[k].b > spans[k].a {
-						group = k + 1
-					}
+					held = true
 					break
 				}
 				if sp.a-spans[k].a > maxSpanLookback {
 					break
 				}
 			}
-			if group < 0 {
+			if !held {
 				continue
 			}
 			rs = ranges(rs[:0], l.lt, i, sp.f, sp.a)
 			for _, r := range rs {
-				res.Fields[i].Marks = append(res.Fields[i].Marks, TextMark{Pos: int(sp.a), Start: r[0], End: r[1], Keyword: m.kwIndex[l.lt], Group: group})
+				res.Fields[i].Marks = append(res.Fields[i].Marks, tokenize.Mark{Pos: int(sp.a), Start: r[0], End: r[1], Keyword: m.kwIndex[l.lt]})
 			}
 		}
 	}
 	for i := range res.Fields {
 		ms := res.Fields[i].Marks
-		slices.SortFunc(ms, func(x, y TextMark) int {
+		slices.SortFunc(ms, func(x, y tokenize.Mark) int {
 			if x.Start != y.Start {
 				return x.Start - y.Start
 			}
 			return y.End - x.End
 		})
-		res.Fields[i].Marks = slices.CompactFunc(ms, func(x, y TextMark) bool { return x.Start == y.Start && x.End == y.End })
+		res.Fields[i].Marks = slices.CompactFunc(ms, func(x, y tokenize.Mark) bool { return x.Start == y.Start && x.End == y.End })
 	}
 }
 

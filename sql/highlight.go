@@ -422,10 +422,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 // field is the highlighter's input for one text the matcher saw.
 func (t hlTable) field(name, text string, ft index.FieldText, html bool) highlight.Field {
 	f := highlight.Field{Name: name, Text: text, Layout: ft.Layout, Found: ft.Found, HTML: html, StripOptions: t.strip, Boundaries: t.bounds,
-		Marks: make([]highlight.Mark, len(ft.Marks))}
-	for i, m := range ft.Marks {
-		f.Marks[i] = highlight.Mark{Pos: m.Pos, Start: m.Start, End: m.End, Keyword: m.Keyword}
-	}
+		Marks: ft.Marks}
 	return f
 }
 

@@ -253,3 +253,14 @@ func (l *Layout) Decode(b []byte, textLen int) error {
 	}
 	return nil
 }
+
+// Mark is one occurrence of a query keyword in a text: the word position
+// that proves the match, the bytes of the token that matched there and
+// which of the query's distinct keywords it matched (from 0). The index's
+// text matcher finds marks and the highlighter wraps them, so the type
+// lives here, below both.
+type Mark struct {
+	Pos        int // word position in the text
+	Start, End int // byte range of the matched token
+	Keyword    int // which distinct keyword
+}
