@@ -12,6 +12,7 @@ import (
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -222,7 +223,7 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 	var raw string
 	switch v := st.Value.(type) {
 	case ast.ValueExpr:
-		lit, err := literal(v.GetValue())
+		lit, err := catalog.Literal(v.GetValue())
 		if err != nil || lit == nil {
 			return "", Errorf(CodeBadOption, "table setting '%s' needs a value", st.Name)
 		}

@@ -239,30 +239,12 @@ func (e cmpExpr) eval(r *row) (any, error) {
 	if !ok {
 		return nil, Errorf(CodeWrongValue, "cannot compare %s with %s", describe(a), describe(b))
 	}
-	return boolValue(cmpHolds(e.op, c)), nil
-}
-
-func cmpHolds(op opcode.Op, c int) bool {
-	switch op {
-	case opcode.EQ:
-		return c == 0
-	case opcode.NE:
-		return c != 0
-	case opcode.LT:
-		return c < 0
-	case opcode.LE:
-		return c <= 0
-	case opcode.GT:
-		return c > 0
-	case opcode.GE:
-		return c >= 0
-	}
-	return false
+	return boolValue(catalog.Holds(e.op, c)), nil
 }
 
 func anyElement(set []int64, op opcode.Op, v any) bool {
 	for _, n := range set {
-		if c, ok := compare(n, v); ok && cmpHolds(op, c) {
+		if c, ok := compare(n, v); ok && catalog.Holds(op, c) {
 			return true
 		}
 	}
@@ -427,7 +409,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	defer func() { sc.depth-- }()
 	switch x := n.(type) {
 	case ast.ValueExpr:
-		v, err := literal(dialect.Value(x))
+		v, err := catalog.Literal(dialect.Value(x))
 		if err != nil {
 			return nil, Errorf(CodeSyntax, "%v", err)
 		}

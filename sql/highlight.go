@@ -13,6 +13,7 @@ import (
 	"github.com/glint-search/glint/index/query"
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/index/tokenize/htmlstrip"
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -219,7 +220,7 @@ func optionValue(n ast.ExprNode) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	lit, err := literal(v.GetValue())
+	lit, err := catalog.Literal(v.GetValue())
 	if err != nil {
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -13,27 +14,6 @@ import (
 // Values inside the executor are one of: nil, int64, uint64 (document ids),
 // float64, string, []int64 (multi attributes). This file converts between them,
 // compares them, and converts them to column values and to wire values.
-
-// literal returns the Go value of a TiDB literal: nil, int64, uint64, float64 or
-// string. Decimal literals such as 1.5 become float64.
-func literal(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, int64, uint64, float64, string:
-		return x, nil
-	case float32:
-		return float64(x), nil
-	case []byte:
-		return string(x), nil
-	case fmt.Stringer: // test_driver.MyDecimal
-		f, err := strconv.ParseFloat(x.String(), 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad number %s", x.String())
-		}
-		return f, nil
-	default:
-		return nil, fmt.Errorf("unsupported literal of type %T", v)
-	}
-}
 
 // toFloat converts a numeric value to float64; ok is false for non-numbers.
 func toFloat(v any) (float64, bool) {
@@ -92,22 +72,22 @@ func compare(a, b any) (int, bool) {
 	case int64:
 		switch y := b.(type) {
 		case int64:
-			return cmp3(x < y, x > y), true
+			return cmp.Compare(x, y), true
 		case uint64:
 			if x < 0 {
 				return -1, true
 			}
-			return cmp3(uint64(x) < y, uint64(x) > y), true
+			return cmp.Compare(uint64(x), y), true
 		}
 	case uint64:
 		switch y := b.(type) {
 		case uint64:
-			return cmp3(x < y, x > y), true
+			return cmp.Compare(x, y), true
 		case int64:
 			if y < 0 {
 				return 1, true
 			}
-			return cmp3(x < uint64(y), x > uint64(y)), true
+			return cmp.Compare(x, uint64(y)), true
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -115,7 +95,7 @@ func compare(a, b any) (int, bool) {
 		}
 		if f, ok := toFloat(b); ok {
 			if xf, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
-				return cmp3(xf < f, xf > f), true
+				return cmp.Compare(xf, f), true
 			}
 			return 0, false
 		}
@@ -131,17 +111,7 @@ func compare(a, b any) (int, bool) {
 	if !ok1 || !ok2 {
 		return 0, false
 	}
-	return cmp3(xf < yf, xf > yf), true
-}
-
-func cmp3(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
+	return cmp.Compare(xf, yf), true
 }
 
 // setContains reports whether a multi value holds v (any numeric value).

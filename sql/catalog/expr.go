@@ -173,7 +173,7 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 	}
 	switch x := n.(type) {
 	case ast.ValueExpr:
-		v, err := literal(x.GetValue())
+		v, err := Literal(x.GetValue())
 		if err != nil {
 			return typed{}, err
 		}
@@ -293,8 +293,9 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 	return typed{}, errorf(CodeUnsupported, "expression %s is not supported%s", text(n), sc.where())
 }
 
-// literal converts a TiDB literal value.
-func literal(v any) (any, error) {
+// Literal converts a TiDB literal value to the engines' values: nil, int64,
+// uint64, float64 or string (decimals become float64).
+func Literal(v any) (any, error) {
 	switch x := v.(type) {
 	case nil, int64, uint64, float64, string:
 		return x, nil
@@ -409,7 +410,7 @@ func (sc *scope) binary(x *ast.BinaryOperationExpr) (typed, error) {
 			if a == nil || b == nil {
 				return nil, nil
 			}
-			return boolValue(holds(op, compare(a, b))), nil
+			return boolValue(Holds(op, compare(a, b))), nil
 		}, Int), nil
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 		op := x.Op
@@ -424,7 +425,9 @@ func (sc *scope) binary(x *ast.BinaryOperationExpr) (typed, error) {
 	return typed{}, errorf(CodeUnsupported, "operator %s is not supported%s", x.Op, sc.where())
 }
 
-func holds(op opcode.Op, c int) bool {
+// Holds tells whether a comparison whose three-way result is c satisfies
+// the comparison operator op (=, <>, <, <=, >, >=).
+func Holds(op opcode.Op, c int) bool {
 	switch op {
 	case opcode.EQ:
 		return c == 0
@@ -436,8 +439,10 @@ func holds(op opcode.Op, c int) bool {
 		return c <= 0
 	case opcode.GT:
 		return c > 0
+	case opcode.GE:
+		return c >= 0
 	}
-	return c >= 0
+	return false
 }
 
 // arith computes a op b: exactly for integers (+, -, *, DIV, %), as float

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
@@ -140,16 +141,16 @@ func compare(a, b any) int {
 	switch x := a.(type) {
 	case int64:
 		if y, ok := b.(int64); ok {
-			return cmp3(x < y, x > y)
+			return cmp.Compare(x, y)
 		}
 	case uint64:
 		if y, ok := b.(uint64); ok {
-			return cmp3(x < y, x > y)
+			return cmp.Compare(x, y)
 		}
 	}
 	fa, _ := toFloat(a)
 	fb, _ := toFloat(b)
-	return cmp3(fa < fb, fa > fb)
+	return cmp.Compare(fa, fb)
 }
 
 // order is compare with nil first, for ORDER BY and grouping.
@@ -163,16 +164,6 @@ func order(a, b any) int {
 		return 1
 	}
 	return compare(a, b)
-}
-
-func cmp3(less, greater bool) int {
-	switch {
-	case less:
-		return -1
-	case greater:
-		return 1
-	}
-	return 0
 }
 
 // groupKey is a value's identity for GROUP BY and DISTINCT: strings
