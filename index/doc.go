@@ -57,4 +57,29 @@
 //
 // Search weights are 1 + round(1000 * BM25) over the whole table; see
 // Snapshot.Search.
+//
+// # Files
+//
+// The package has three jobs that share its unexported types (segments,
+// posting lists, the compiled plan), grouped here by file:
+//
+//   - storage: db.go (the catalog, its settings and write gate), open.go
+//     (checks before badger opens), keys.go (the key layout), table.go,
+//     writer.go and build.go (a statement's segment), blocks.go, postings.go
+//     and dict.go (posting lists, term blocks, the term dictionary),
+//     records.go (docstore records), segment.go and snapshot.go (the
+//     immutable views), merge.go and maintain.go (merging segments), cache.go
+//     (the posting cache), space*.go (free space), schema.go and values.go.
+//   - search: plan.go (compiling a query into operators), eval.go (running
+//     them in one segment), search.go (over every segment, in parallel),
+//     rank.go (WEIGHT()).
+//   - highlight matching: match.go (TextMatcher: the same plan run over one
+//     document's text, or over its stored layout and positions).
+//
+// They stay one package on purpose: search and matching read segments'
+// posting lists through their unexported readers and share the compiled
+// plan, so a split would trade a file boundary for a wide exported API that
+// only these files would use. The query language (index/query) and the
+// tokenizer (index/tokenize) are packages of their own: they need nothing
+// of the storage.
 package index
