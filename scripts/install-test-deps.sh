@@ -4,10 +4,11 @@
 # (Debian's sphinxsearch, whose searchd is the peer of the differential test
 # in e2e/sphinxdiff), curl for the HTTP script test, and PyMySQL, a JDBC
 # driver (MariaDB Connector/J) and a Java runtime for the TLS test; and the
-# BI tools' own client libraries for the catalog tests (e2e/catalog_test.go):
+# BI tools' own client libraries for the BI tests (e2e/bi_test.go):
 # SQLAlchemy and pandas, the MariaDB ODBC driver with unixODBC and pyodbc, and
-# mysqldump (with the client). mariadb-server is optional: the catalog tests
-# also run against it when it is installed, so it is not installed here.
+# mysqldump (with the client); and mariadb-server, which the BI tests start
+# on a temp dir to run the same tools against (e2e/mariadb.go; the package's
+# service is never started: Debian images deny it through policy-rc.d).
 # Idempotent: installs nothing, and asks apt nothing, when all are there.
 set -euo pipefail
 
@@ -43,6 +44,9 @@ if ! command -v odbcinst >/dev/null 2>&1; then
 fi
 if ! ls /usr/lib/*/odbc/libmaodbc.so >/dev/null 2>&1; then
 	missing+=(odbc-mariadb)
+fi
+if ! command -v mariadb-install-db >/dev/null 2>&1 || ! [[ -x /usr/sbin/mariadbd ]]; then
+	missing+=(mariadb-server)
 fi
 if [[ ${#missing[@]} -eq 0 ]]; then
 	exit 0
