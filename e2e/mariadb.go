@@ -39,7 +39,11 @@ func StartMariaDB(t *testing.T) *MariaDB {
 	}
 	install, err2 := exec.LookPath("mariadb-install-db")
 	if err1 != nil || err2 != nil {
-		requireTool(t, "mariadb-server (mariadbd and mariadb-install-db)")
+		const why = "mariadb-server (mariadbd and mariadb-install-db) is not installed (scripts/install-test-deps.sh installs it)"
+		if os.Getenv("GLINT_REQUIRE_CLIENTS") == "1" {
+			t.Fatalf("%s (GLINT_REQUIRE_CLIENTS=1)", why)
+		}
+		t.Skipf("%s (GLINT_REQUIRE_CLIENTS=1 makes this a failure)", why)
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
