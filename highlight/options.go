@@ -32,6 +32,12 @@ type Options struct {
 	SnippetSeparator        string
 	FieldSeparator          string
 
+	// WorkBudget is glint's own (work_budget): the bytes of text one request
+	// may highlight; the texts past it show their beginning unmarked. 0: no
+	// budget. The caller applies it (it spans the rows of a request) and
+	// gives the server's default where the request sets none (IsSet).
+	WorkBudget int
+
 	// LoadFiles and LoadFilesScattered are CALL SNIPPETS' own: the texts
 	// are file names under snippets_file_prefix (scattered: a missing file
 	// is an empty text).
@@ -165,6 +171,8 @@ var optionTable = []Spec{
 	{Name: "field_separator", Kind: KindString, Default: " | ",
 		Scope: ScopeSQL | ScopeCall, Refusal: "is for SQL only: JSON answers give each field's snippets as an array",
 		set: func(o *Options, v any) { o.FieldSeparator = v.(string) }},
+	{Name: "work_budget", Kind: KindNumber, Max: maxLimit, Scope: scopeAll,
+		set: func(o *Options, v any) { o.WorkBudget = v.(int) }},
 	{Name: "load_files", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",
 		set: func(o *Options, v any) { o.LoadFiles = v.(bool) }},
 	{Name: "load_files_scattered", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",

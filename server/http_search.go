@@ -678,10 +678,17 @@ func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 				b = append(b, ']')
 			}
 			b = append(b, '}')
+			if h.HighlightTruncated {
+				b = append(b, `,"highlight_truncated":true`...)
+			}
 		}
 		b = append(b, '}')
 	}
 	b = append(b, "]}"...)
+	if r.HighlightTruncated > 0 {
+		b = append(b, `,"highlight_truncated":`...)
+		b = appendJSONValue(b, int64(r.HighlightTruncated))
+	}
 	if len(r.Warnings) > 0 {
 		b = append(b, `,"warning":`...)
 		b = appendJSONString(b, strings.Join(r.Warnings, "; "))

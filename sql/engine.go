@@ -26,6 +26,9 @@ type Engine struct {
 	// maxQueryTime bounds each SELECT, CALL SNIPPETS and JSON search; 0: no bound.
 	maxQueryTime time.Duration
 	maxPrepared  int // SQL-level prepared statements per session
+	// workBudget is the highlighting work budget of a request that sets
+	// none (SetHighlightWorkBudget); 0: none.
+	workBudget int
 }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL

@@ -19,28 +19,29 @@ type Code int
 
 // Error codes.
 const (
-	CodeInternal          Code = iota // a server fault (MySQL 1105)
-	CodeSyntax                        // statement syntax error (1064)
-	CodeEmptyQuery                    // empty statement (1065)
-	CodeNoSuchTable                   // unknown table (1146)
-	CodeTableExists                   // table already exists (1050)
-	CodeNoSuchColumn                  // unknown column (1054)
-	CodeDuplicateID                   // duplicate document id (1062)
-	CodeWrongValue                    // value of the wrong type or out of range (1366)
-	CodeWrongCount                    // column count does not match value count (1136)
-	CodeBadOption                     // unknown option or setting, or a bad value for one (1210)
-	CodeQuerySyntax                   // full-text query syntax error (1064)
-	CodeUnsupported                   // a statement or feature glint does not have (1235)
-	CodeCancelled                     // the client went away or the query was killed (1317)
-	CodeAccessDenied                  // bad user or password (1045)
-	CodePacketTooLarge                // packet over max_allowed_packet (1153)
-	CodeNotPreparable                 // statement cannot be prepared (1295)
-	CodeNoSuchDB                      // unknown database (1049)
-	CodeUnknownVariable               // unknown system variable (1193)
-	CodeQueryTimeout                  // the statement ran past the server's max_query_time (3024)
-	CodeUnknownStatement              // EXECUTE or DEALLOCATE of an unknown prepared statement (1243)
-	CodeTooManyStatements             // a prepared statement past max_prepared_statements (1461)
-	CodeDiskFull                      // the data directory's disk is full; nothing of the statement was written (1114)
+	CodeInternal           Code = iota // a server fault (MySQL 1105)
+	CodeSyntax                         // statement syntax error (1064)
+	CodeEmptyQuery                     // empty statement (1065)
+	CodeNoSuchTable                    // unknown table (1146)
+	CodeTableExists                    // table already exists (1050)
+	CodeNoSuchColumn                   // unknown column (1054)
+	CodeDuplicateID                    // duplicate document id (1062)
+	CodeWrongValue                     // value of the wrong type or out of range (1366)
+	CodeWrongCount                     // column count does not match value count (1136)
+	CodeBadOption                      // unknown option or setting, or a bad value for one (1210)
+	CodeQuerySyntax                    // full-text query syntax error (1064)
+	CodeUnsupported                    // a statement or feature glint does not have (1235)
+	CodeCancelled                      // the client went away or the query was killed (1317)
+	CodeAccessDenied                   // bad user or password (1045)
+	CodePacketTooLarge                 // packet over max_allowed_packet (1153)
+	CodeNotPreparable                  // statement cannot be prepared (1295)
+	CodeNoSuchDB                       // unknown database (1049)
+	CodeUnknownVariable                // unknown system variable (1193)
+	CodeQueryTimeout                   // the statement ran past the server's max_query_time (3024)
+	CodeUnknownStatement               // EXECUTE or DEALLOCATE of an unknown prepared statement (1243)
+	CodeTooManyStatements              // a prepared statement past max_prepared_statements (1461)
+	CodeDiskFull                       // the data directory's disk is full; nothing of the statement was written (1114)
+	CodeHighlightTruncated             // a warning: rows past the highlighting work budget show their beginning (1265)
 
 	numCodes // not a code: how many there are
 )
@@ -48,28 +49,29 @@ const (
 // codes is the one table from a Code to its name (golden files print it),
 // MySQL error number and SQLSTATE (errors and SHOW WARNINGS) and HTTP status.
 var codes = [numCodes]codeInfo{
-	CodeInternal:          {"Internal", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusInternalServerError},
-	CodeSyntax:            {"Syntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
-	CodeEmptyQuery:        {"EmptyQuery", mysql.ER_EMPTY_QUERY, "42000", http.StatusBadRequest},
-	CodeNoSuchTable:       {"NoSuchTable", mysql.ER_NO_SUCH_TABLE, "42S02", http.StatusBadRequest},
-	CodeTableExists:       {"TableExists", mysql.ER_TABLE_EXISTS_ERROR, "42S01", http.StatusBadRequest},
-	CodeNoSuchColumn:      {"NoSuchColumn", mysql.ER_BAD_FIELD_ERROR, "42S22", http.StatusBadRequest},
-	CodeDuplicateID:       {"DuplicateID", mysql.ER_DUP_ENTRY, "23000", http.StatusConflict},
-	CodeWrongValue:        {"WrongValue", mysql.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "HY000", http.StatusBadRequest},
-	CodeWrongCount:        {"WrongCount", mysql.ER_WRONG_VALUE_COUNT_ON_ROW, "21S01", http.StatusBadRequest},
-	CodeBadOption:         {"BadOption", mysql.ER_WRONG_ARGUMENTS, "HY000", http.StatusBadRequest},
-	CodeQuerySyntax:       {"QuerySyntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
-	CodeUnsupported:       {"Unsupported", mysql.ER_NOT_SUPPORTED_YET, "42000", http.StatusBadRequest},
-	CodeCancelled:         {"Cancelled", mysql.ER_QUERY_INTERRUPTED, "70100", http.StatusServiceUnavailable},
-	CodeAccessDenied:      {"AccessDenied", mysql.ER_ACCESS_DENIED_ERROR, "28000", http.StatusUnauthorized},
-	CodePacketTooLarge:    {"PacketTooLarge", mysql.ER_NET_PACKET_TOO_LARGE, "08S01", http.StatusRequestEntityTooLarge},
-	CodeNotPreparable:     {"NotPreparable", mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
-	CodeNoSuchDB:          {"NoSuchDB", mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
-	CodeUnknownVariable:   {"UnknownVariable", mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
-	CodeQueryTimeout:      {"QueryTimeout", erQueryTimeout, "HY000", http.StatusServiceUnavailable},
-	CodeUnknownStatement:  {"UnknownStatement", mysql.ER_UNKNOWN_STMT_HANDLER, "HY000", http.StatusBadRequest},
-	CodeTooManyStatements: {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
-	CodeDiskFull:          {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
+	CodeInternal:           {"Internal", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusInternalServerError},
+	CodeSyntax:             {"Syntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeEmptyQuery:         {"EmptyQuery", mysql.ER_EMPTY_QUERY, "42000", http.StatusBadRequest},
+	CodeNoSuchTable:        {"NoSuchTable", mysql.ER_NO_SUCH_TABLE, "42S02", http.StatusBadRequest},
+	CodeTableExists:        {"TableExists", mysql.ER_TABLE_EXISTS_ERROR, "42S01", http.StatusBadRequest},
+	CodeNoSuchColumn:       {"NoSuchColumn", mysql.ER_BAD_FIELD_ERROR, "42S22", http.StatusBadRequest},
+	CodeDuplicateID:        {"DuplicateID", mysql.ER_DUP_ENTRY, "23000", http.StatusConflict},
+	CodeWrongValue:         {"WrongValue", mysql.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "HY000", http.StatusBadRequest},
+	CodeWrongCount:         {"WrongCount", mysql.ER_WRONG_VALUE_COUNT_ON_ROW, "21S01", http.StatusBadRequest},
+	CodeBadOption:          {"BadOption", mysql.ER_WRONG_ARGUMENTS, "HY000", http.StatusBadRequest},
+	CodeQuerySyntax:        {"QuerySyntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeUnsupported:        {"Unsupported", mysql.ER_NOT_SUPPORTED_YET, "42000", http.StatusBadRequest},
+	CodeCancelled:          {"Cancelled", mysql.ER_QUERY_INTERRUPTED, "70100", http.StatusServiceUnavailable},
+	CodeAccessDenied:       {"AccessDenied", mysql.ER_ACCESS_DENIED_ERROR, "28000", http.StatusUnauthorized},
+	CodePacketTooLarge:     {"PacketTooLarge", mysql.ER_NET_PACKET_TOO_LARGE, "08S01", http.StatusRequestEntityTooLarge},
+	CodeNotPreparable:      {"NotPreparable", mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
+	CodeNoSuchDB:           {"NoSuchDB", mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
+	CodeUnknownVariable:    {"UnknownVariable", mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
+	CodeQueryTimeout:       {"QueryTimeout", erQueryTimeout, "HY000", http.StatusServiceUnavailable},
+	CodeUnknownStatement:   {"UnknownStatement", mysql.ER_UNKNOWN_STMT_HANDLER, "HY000", http.StatusBadRequest},
+	CodeTooManyStatements:  {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
+	CodeDiskFull:           {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
+	CodeHighlightTruncated: {"HighlightTruncated", mysql.WARN_DATA_TRUNCATED, "01000", http.StatusOK},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -28,6 +28,9 @@ type row struct {
 	text   map[int]string // stored text of text columns, filled after LIMIT
 	layout map[int]string // their encoded word layouts, for the columns in scope.usesLayout
 	grp    *groupRow      // in a grouped SELECT: the group the row stands for
+	// fallback: the row is past the highlighting work budget, and its
+	// highlighting expressions show the beginning of its text (budget.go).
+	fallback bool
 }
 
 // highlightText records that highlighting reads the stored text of column

@@ -362,6 +362,24 @@ func (ms *rowMatches) release() {
 	}
 }
 
+func (h *highlightExpr) budgetOptions() *highlight.Options { return &h.opts }
+
+func (h *highlightExpr) workCost(r *row) (int, error) {
+	if h.text != nil {
+		v, err := h.text.eval(r)
+		return len(displayString(v)), err
+	}
+	n := 0
+	for _, f := range h.fields {
+		if f.attr {
+			n += len(attrText(r, f.col))
+		} else {
+			n += len(r.text[f.col])
+		}
+	}
+	return n, nil
+}
+
 func (h *highlightExpr) eval(r *row) (any, error) {
 	if err := h.prepare(r.snap); err != nil {
 		return nil, err
@@ -369,6 +387,9 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	h.stats.Highlights.Add(1)
 	var ms rowMatches
 	defer ms.release()
+	if r.fallback {
+		return h.beginning(r, &ms)
+	}
 	if h.text != nil {
 		v, err := h.text.eval(r)
 		if err != nil {
@@ -418,6 +439,39 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		fields = append(fields, byCol[f.col])
 	}
 	return highlight.Highlight(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}).Join(), nil
+}
+
+// beginning is the value of a row past the work budget: the beginning of
+// each field, unmarked, as a document without a match shows it.
+func (h *highlightExpr) beginning(r *row, ms *rowMatches) (any, error) {
+	o := fallbackOptions(&h.opts)
+	var fields []highlight.Field
+	add := func(name, text string, html bool) error {
+		f, err := h.beginningField(h.table, name, text, o.Limit, html, ms)
+		fields = append(fields, f)
+		return err
+	}
+	if h.text != nil {
+		v, err := h.text.eval(r)
+		if err != nil {
+			return nil, err
+		}
+		if err := add("", displayString(v), false); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range h.fields {
+		var err error
+		if f.attr {
+			err = add(f.name, attrText(r, f.col), false)
+		} else {
+			err = add(f.name, r.text[f.col], h.table.html)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return highlight.Highlight(&highlight.Request{Fields: fields, Options: o, Stored: h.text == nil}).Join(), nil
 }
 
 // field is the highlighter's input for one text the matcher saw.

@@ -132,11 +132,28 @@ func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
 	return h.compile(snap, h.query, &h.table)
 }
 
+func (h *jsonHighlightExpr) budgetOptions() *highlight.Options { return &h.global }
+
+func (h *jsonHighlightExpr) workCost(r *row) (int, error) {
+	n := 0
+	for _, f := range h.fields {
+		if f.attr {
+			n += len(attrText(r, f.col))
+		} else {
+			n += len(r.text[f.col])
+		}
+	}
+	return n, nil
+}
+
 func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 	if err := h.prepare(r.snap); err != nil {
 		return nil, err
 	}
 	h.stats.Highlights.Add(1)
+	if r.fallback {
+		return h.beginning(r)
+	}
 	var cols []int
 	var texts []string
 	for _, f := range h.fields {
@@ -167,27 +184,31 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 		in[i] = h.table.field(f.name, text, am.Fields[0], false)
 	}
 
-	// Every field is highlighted in one request (limits_per_field=0
-	// spreads one budget over them); a field with options of its own
-	// brings its own limits.
+	// A field with options of its own brings its own limits.
 	for i, f := range h.fields {
 		if f.opts != nil {
 			in[i].Limits = f.opts
 		}
 	}
+	return h.snippets(in, h.matcher.KeywordWeights(), &h.global), nil
+}
+
+// snippets highlights the fields of one hit in one request
+// (limits_per_field=0 spreads one budget over them).
+func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options) []FieldSnippets {
 	out := make([]FieldSnippets, len(h.fields))
-	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: h.matcher.KeywordWeights(), Options: &h.global, Stored: true, Pack: true})
+	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true})
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn
 	}
-	for i, f := range h.fields {
+	for i := range h.fields {
 		if len(out[i].Snippets) > 0 {
 			continue
 		}
-		opts := &h.global
-		if f.opts != nil {
-			opts = f.opts
+		opts := o
+		if in[i].Limits != nil {
+			opts = in[i].Limits
 		}
 		if opts.AllowEmpty {
 			// Allowed to be empty (no_match_size 0): no snippet at all,
@@ -198,5 +219,25 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			out[i].Snippets = []string{""}
 		}
 	}
-	return out, nil
+	return out
+}
+
+// beginning is the highlight of a hit past the work budget: the beginning
+// of each field, unmarked, under the request's global limit.
+func (h *jsonHighlightExpr) beginning(r *row) (any, error) {
+	var ms rowMatches
+	defer ms.release()
+	o := fallbackOptions(&h.global)
+	in := make([]highlight.Field, len(h.fields))
+	for i, f := range h.fields {
+		text, html := r.text[f.col], h.table.html
+		if f.attr {
+			text, html = attrText(r, f.col), false
+		}
+		var err error
+		if in[i], err = h.beginningField(h.table, f.name, text, o.Limit, html, &ms); err != nil {
+			return nil, err
+		}
+	}
+	return h.snippets(in, nil, o), nil
 }

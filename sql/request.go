@@ -144,8 +144,11 @@ type SearchResponse struct {
 	// TimedOut: options.max_query_time stopped the search, and the hits are
 	// those found by then ("timed_out": true).
 	TimedOut bool
-	Hits     []Hit
-	Warnings []string
+	// HighlightTruncated is how many hits are past the highlighting work
+	// budget: their highlight shows the beginning of each field.
+	HighlightTruncated int
+	Hits               []Hit
+	Warnings           []string
 }
 
 // Hit is one matching document.
@@ -154,6 +157,9 @@ type Hit struct {
 	Score     int64 // WEIGHT()
 	Source    []Value
 	Highlight []FieldSnippets // nil without a highlight request
+	// HighlightTruncated: the hit is past the highlighting work budget,
+	// and Highlight shows the beginning of each field, unmarked.
+	HighlightTruncated bool
 }
 
 // Value is a named column value: nil, int64, uint64, float64, string or
@@ -188,14 +194,15 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 	if err != nil {
 		return nil, s.statementTimeError(ctx, err)
 	}
-	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, TimedOut: p.timedOut, Hits: make([]Hit, 0, len(r.Rows))}
+	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, TimedOut: p.timedOut, HighlightTruncated: p.hlTruncated,
+		Hits: make([]Hit, 0, len(r.Rows))}
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}
 	s.pending = nil
 	schema := p.table.Schema()
-	for _, row := range r.Rows {
-		h := Hit{ID: row[0].(uint64), Score: row[1].(int64)}
+	for i, row := range r.Rows {
+		h := Hit{ID: row[0].(uint64), Score: row[1].(int64), HighlightTruncated: p.hlOver != nil && p.hlOver[i]}
 		n := len(row)
 		if hl != nil {
 			n--

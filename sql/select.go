@@ -56,6 +56,10 @@ type selectPlan struct {
 	// timedOut: OPTION max_query_time stopped the search, and the result is
 	// what it had found by then.
 	timedOut bool
+	// hlOver are the page's rows past the highlighting work budget (nil:
+	// none), hlTruncated how many; page sets them.
+	hlOver      []bool
+	hlTruncated int
 }
 
 // errQueryTime is the cause of the context OPTION max_query_time ends.
@@ -116,6 +120,9 @@ func (s *Session) setMeta(p *selectPlan, totalFound int, start time.Time) {
 		{"total", strconv.Itoa(min(totalFound, p.maxMatches))},
 		{"total_found", strconv.Itoa(totalFound)},
 		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
+	}
+	if p.hlTruncated > 0 {
+		s.meta = append(s.meta, metaRow{"highlight_truncated", strconv.Itoa(p.hlTruncated)})
 	}
 }
 
@@ -674,6 +681,7 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 // page builds the result rows of the candidates that are returned: only
 // now is stored text read, in one batch, and highlighting done.
 func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot, page []candidate) (*Result, error) {
+	p.hlOver, p.hlTruncated = nil, 0
 	res := &Result{Columns: make([]Column, len(p.fields)), Rows: [][]any{}}
 	for i, f := range p.fields {
 		res.Columns[i] = Column{Name: f.name, Type: f.typ}
@@ -700,17 +708,30 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 	if err != nil {
 		return nil, err
 	}
+	pt := pageText{texts: texts, layouts: layouts}
+	over, truncated, budget, err := s.pageBudget(p.budgeted(), len(page), func(i int) *row {
+		r := &row{snap: snap}
+		r.atPage(page[i], i, pt)
+		return r
+	})
+	if err != nil {
+		return nil, err
+	}
+	pt.over, p.hlOver, p.hlTruncated = over, over, truncated
+	if truncated > 0 {
+		s.pending = append(s.pending, budgetWarning(truncated, "rows", budget))
+	}
 	rows := make([][]any, len(page))
 	for i := range rows {
 		rows[i] = make([]any, len(p.fields))
 	}
-	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, texts, layouts, rows)
+	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, pt, rows)
 	if err != nil {
 		return nil, err
 	}
 	r := &row{snap: snap}
 	for i, c := range page {
-		r.atPage(c, i, texts, layouts)
+		r.atPage(c, i, pt)
 		out := rows[i]
 		for j, f := range p.fields {
 			if done[j] {
@@ -739,7 +760,7 @@ type pageExpr interface {
 // evalPageExprs evaluates the page expressions of the select list for
 // every row of the page into rows, on the helpers that are free, and
 // reports which fields it filled.
-func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.Snapshot, page []candidate, texts, layouts []map[int]string, rows [][]any) ([]bool, error) {
+func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.Snapshot, page []candidate, pt pageText, rows [][]any) ([]bool, error) {
 	done := make([]bool, len(p.fields))
 	var fields []int
 	for j, f := range p.fields {
@@ -756,7 +777,7 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.S
 	err := h.each(ctx, len(page), len(page), func() func(int) error {
 		r := &row{snap: snap}
 		return func(i int) error {
-			r.atPage(page[i], i, texts, layouts)
+			r.atPage(page[i], i, pt)
 			for _, j := range fields {
 				v, err := p.fields[j].e.eval(r)
 				if err != nil {
@@ -776,13 +797,34 @@ func (p *selectPlan) evalPageExprs(ctx context.Context, h helpers, snap *index.S
 	return done, nil
 }
 
-// atPage points r at candidate c, row i of a page whose stored texts and
-// layouts (nil when none were read) storedText gave.
-func (r *row) atPage(c candidate, i int, texts, layouts []map[int]string) {
-	r.ref, r.weight, r.text, r.grp = c.ref, c.weight, texts[i], c.grp
-	if layouts != nil {
-		r.layout = layouts[i]
+// pageText is what a page's rows hold besides their candidates: the stored
+// texts and layouts storedText read (layouts nil when none were), and the
+// rows past the highlighting work budget (over; nil when none are).
+type pageText struct {
+	texts, layouts []map[int]string
+	over           []bool
+}
+
+// atPage points r at candidate c, row i of the page.
+func (r *row) atPage(c candidate, i int, pt pageText) {
+	r.ref, r.weight, r.text, r.grp = c.ref, c.weight, pt.texts[i], c.grp
+	r.layout = nil
+	if pt.layouts != nil {
+		r.layout = pt.layouts[i]
 	}
+	r.fallback = pt.over != nil && pt.over[i]
+}
+
+// budgeted are the select list's expressions the highlighting work budget
+// bounds.
+func (p *selectPlan) budgeted() []budgeted {
+	var bs []budgeted
+	for _, f := range p.fields {
+		if b, ok := f.e.(budgeted); ok {
+			bs = append(bs, b)
+		}
+	}
+	return bs
 }
 
 // storedText reads the text columns a select list uses for the page's rows,

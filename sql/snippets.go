@@ -138,7 +138,28 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
 	weights := matcher.KeywordWeights()
 	table := tableForHighlight(cfg).withTokenizer(snap.Tokenizer())
+	costs := make([]int, len(data))
+	for i, text := range data {
+		costs[i] = len(text)
+	}
+	budget := s.engine.budgetOf(&opts)
+	over, truncated := spend(budget, costs)
+	if truncated > 0 {
+		s.pending = append(s.pending, budgetWarning(truncated, "texts", budget))
+	}
+	fallback := hlMatchers{anyText: matcher}
+	fallbackOpts := fallbackOptions(&opts)
 	one := func(i int) error {
+		if over != nil && over[i] {
+			var ms rowMatches
+			defer ms.release()
+			f, err := fallback.beginningField(table, "", data[i], fallbackOpts.Limit, table.html, &ms)
+			if err != nil {
+				return err
+			}
+			res.Rows[i] = []any{highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Options: fallbackOpts}).Join()}
+			return nil
+		}
 		m, err := matcher.Match(nil, []string{data[i]})
 		if err != nil {
 			return asError(err)

@@ -27,6 +27,7 @@ type options struct {
 	maxPreparedStmts   int
 	maxConnections     int
 	maxQueryTime       time.Duration
+	highlightBudget    optionalSize
 	httpHeaderTimeout  time.Duration
 	httpReadTimeout    time.Duration
 	httpIdleTimeout    time.Duration
@@ -57,6 +58,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.maxHTTPBody = 32 << 20
 	o.mergeFactor = index.DefaultMergeFactor
 	o.memoryLimit = index.DefaultMemoryLimit
+	o.highlightBudget = optionalSize{64 << 20}
 	fs.StringVar(&o.data, "data", "./data", "data directory")
 	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
 	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
@@ -67,6 +69,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
 	fs.IntVar(&o.maxConnections, "max-connections", 1000, "MySQL connections open at once; the one past it gets error 1040 (Too many connections)")
 	fs.DurationVar(&o.maxQueryTime, "max-query-time", time.Minute, "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)")
+	fs.Var(&o.highlightBudget, "highlight-work-budget", "bytes of text one request may highlight (`size`); the rows past it show their beginning, unmarked, and the answer says so (0: no budget; a request's work_budget option wins)")
 	fs.DurationVar(&o.httpHeaderTimeout, "http-header-timeout", 10*time.Second, "time allowed to read an HTTP request's headers")
 	fs.DurationVar(&o.httpReadTimeout, "http-read-timeout", time.Minute, "time allowed to read a whole HTTP request, body included")
 	fs.DurationVar(&o.httpIdleTimeout, "http-idle-timeout", 5*time.Minute, "close a kept-alive HTTP connection idle this long")
@@ -230,6 +233,20 @@ func (b *byteSize) Set(s string) error {
 		return errors.New("expected a positive size such as 1048576, 512K, 64M or 1G")
 	}
 	*b = byteSize(n * mult)
+	return nil
+}
+
+// optionalSize is a byteSize that may be 0: off.
+type optionalSize struct{ byteSize }
+
+func (b *optionalSize) Set(s string) error {
+	if strings.TrimSpace(s) == "0" {
+		b.byteSize = 0
+		return nil
+	}
+	if err := b.byteSize.Set(s); err != nil {
+		return errors.New("expected 0 (off) or a positive size such as 1048576, 512K, 64M or 1G")
+	}
 	return nil
 }
 

@@ -71,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	eng.SetMaxQueryTime(o.maxQueryTime)
+	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
 	eng.SetMaxPreparedStatements(o.maxPreparedStmts)
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
