@@ -1,20 +1,18 @@
 package query
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/parse.golden with the trees parsed now")
-
-// setups are the tokenizers the golden cases name.
+// setups are the tokenizers the cases of testdata/parse.txt name.
 func setups(t testing.TB) map[string]*tokenize.Tokenizer {
 	mk := func(settings ...tokenize.Setting) *tokenize.Tokenizer {
 		cfg, err := tokenize.ParseSettings(settings, nil)
@@ -42,37 +40,38 @@ func setups(t testing.TB) map[string]*tokenize.Tokenizer {
 	}
 }
 
-// TestParseGolden parses every case of testdata/parse.in and compares the
-// printed trees (or errors) with testdata/parse.golden.
+// TestParseGolden parses the query of every case of testdata/parse.txt
+// (see package internal/golden) and prints its tree, or the error.
 func TestParseGolden(t *testing.T) {
 	toks := setups(t)
-	in, err := os.ReadFile("testdata/parse.in")
-	require.NoError(t, err)
-	var out strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(string(in), "\n"), "\n") {
-		if strings.HasPrefix(line, "#") || line == "" {
-			continue
-		}
-		setup, text, ok := strings.Cut(line, "\t")
-		require.True(t, ok, "line %q", line)
-		tok := toks[setup]
-		require.NotNil(t, tok, "setup %q", setup)
+	golden.Run(t, "testdata/parse.txt", func(t *testing.T, d *golden.TestData) string {
+		text, tok := parseCase(t, d, toks)
 		n, err := Parse(text, tok)
-		got := String(n)
 		if err != nil {
-			got = "error: " + err.Error()
-		} else if err := check(n, text); err != nil {
-			t.Errorf("%s: %v", line, err)
+			return "error: " + err.Error()
 		}
-		fmt.Fprintf(&out, "%s\t%s\n\t=> %s\n", setup, text, got)
+		if err := check(n, text); err != nil {
+			t.Errorf("%s: %v", d.Pos, err)
+		}
+		return String(n)
+	})
+}
+
+// parseCase reads a case "parse tok=NAME [quoted]": the query (a Go string
+// when quoted) and the tokenizer named.
+func parseCase(t testing.TB, d *golden.TestData, toks map[string]*tokenize.Tokenizer) (string, *tokenize.Tokenizer) {
+	require.Equal(t, "parse", d.Cmd, d.Pos)
+	var name string
+	d.ScanArgs(t, "tok", &name)
+	tok := toks[name]
+	require.NotNil(t, tok, "%s: no tokenizer %q", d.Pos, name)
+	text := d.Input
+	if d.HasArg("quoted") {
+		var err error
+		text, err = strconv.Unquote(text)
+		require.NoError(t, err, d.Pos)
 	}
-	if *rewrite {
-		require.NoError(t, os.WriteFile("testdata/parse.golden", []byte(out.String()), 0o644))
-		return
-	}
-	want, err := os.ReadFile("testdata/parse.golden")
-	require.NoError(t, err)
-	require.Equal(t, string(want), out.String())
+	return text, tok
 }
 
 // check verifies the invariants of a parsed tree: NOT only under AND beside
@@ -238,16 +237,11 @@ func TestParseLimits(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	in, err := os.ReadFile("testdata/parse.in")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, line := range strings.Split(string(in), "\n") {
-		if _, text, ok := strings.Cut(line, "\t"); ok {
-			f.Add(text)
-		}
-	}
 	toks := setups(f)
+	for _, c := range golden.Cases(f, "testdata/parse.txt") {
+		text, _ := parseCase(f, &c, toks)
+		f.Add(text)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		for name, tok := range toks {
 			n, err := Parse(text, tok)
