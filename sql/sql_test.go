@@ -76,22 +76,3 @@ func TestScripts(t *testing.T) {
 		})
 	})
 }
-
-func TestOptimizeCounts(t *testing.T) {
-	s := newTestSession(t)
-	run := func(text string) string {
-		t.Helper()
-		return render(s.Exec(context.Background(), text))
-	}
-	require.Equal(t, "ok 0\n", run("CREATE TABLE t (body text)"))
-	for i := range 3 {
-		require.Equal(t, "ok 1\n", run(fmt.Sprintf("INSERT INTO t (id, body) VALUES (%d, 'word %d')", i+1, i)))
-	}
-	require.Equal(t, "ok 1\n", run("DELETE FROM t WHERE id = 2"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 0\nmerges_pending | 0\n", run("SHOW STATUS LIKE 'merges%'"))
-	require.Equal(t, "ok 0\n", run("OPTIMIZE TABLE t"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 1\nmerges_pending | 0\n", run("SHOW STATUS LIKE 'merges%'"))
-	require.Equal(t, "id:uint\n1\n3\n", run("SELECT id FROM t WHERE MATCH('word') ORDER BY id ASC"))
-	require.Equal(t, "ok 0\n", run("OPTIMIZE TABLES t"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 1\n", run("SHOW STATUS LIKE 'merges'"), "one segment without deletions stays")
-}
