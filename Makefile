@@ -4,6 +4,7 @@
 #   make run          build, then start glintd on ./data with the default listeners
 #   make test         test dependencies, go vet, go test -race (CI runs this)
 #   make lint         go vet, gofmt, staticcheck
+#   make rewrite      rewrite every golden file (internal/golden) from what the code gives now; review the diff
 #   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
@@ -23,7 +24,7 @@ SOAK_DURATION       ?= 10m
 SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
 
-.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build soak
+.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build soak
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -45,6 +46,13 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$unformatted"; exit 1; fi
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(BIN)/tools/staticcheck ./...
+
+# The packages whose tests import internal/golden take -rewrite (the others
+# would reject the flag). e2e needs what make test-deps installs.
+rewrite: test-deps
+	$(GO) test -count=1 $$($(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | \
+		awk '/internal\/golden/ && $$1 !~ /internal\/golden$$/ {print $$1}') -rewrite
+	git status --short -- '*testdata*'
 
 # The reference's own answers; fails when fewer cases pass than
 # scripts/conformance.min records.

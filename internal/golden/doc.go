@@ -4,10 +4,12 @@
 // stripping, snippets, and the end-to-end answers of the real server) reads
 // its cases through it, in one format, and rewrites them with one flag:
 //
-//	go test ./sql/... -rewrite
+//	go test ./sql -run TestScripts -rewrite
 //
 // rewrites the expected outputs from what the code gives now, so that a
-// change shows as a diff to review before it is committed.
+// change shows as a diff to review before it is committed (make rewrite does
+// it for every package that uses the harness; a package that does not
+// rejects the flag).
 //
 // # Format
 //
@@ -18,22 +20,29 @@
 //
 //	# Comment lines before a command are kept by -rewrite.
 //	parse tok=stem
-//	running "hobbit holes"
+//	running dogs
 //	----
-//	AND(run@1, PHRASE(hobbit@2 hole@3))
+//	AND(run@1, dog@2)
 //
-// An expected output that holds blank lines is written between two lines
-// "----" and two more; -rewrite chooses that form by itself:
+// An expected output that holds blank lines (or lines of blanks only) is
+// written between two lines "----" and two more; -rewrite chooses that form
+// by itself:
 //
 //	cli
-//	SELECT 1;
+//	SELECT * FROM nosuchtable;
 //	----
 //	----
-//	1
+//	--------------
+//	SELECT * FROM nosuchtable
+//	--------------
 //
-//	(the CLI's blank line)
+//	ERROR 1146 (42S02) at line 1: unknown table 'nosuchtable'
 //	----
 //	----
+//
+// Each test gives the commands of its files their meaning (see the test
+// functions that call [Run]). The cases of a file run in order, and the first
+// that fails stops the file.
 //
 // The input is trimmed of white space at both ends, and a value of the
 // command line holds no blank outside parentheses; a test that needs either
