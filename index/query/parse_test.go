@@ -12,39 +12,45 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// setups are the tokenizers the cases of testdata/parse.txt name.
-func setups(t testing.TB) map[string]*tokenize.Tokenizer {
-	mk := func(settings ...tokenize.Setting) *tokenize.Tokenizer {
+// tokenizers returns the tokenizers that the cases "tokenizer name=NAME
+// SETTINGS" of testdata/parse.txt make, and "default", tokenize.Default().
+// A setting's values are joined again by ", " (a value with commas or blanks
+// is written in parentheses).
+func tokenizers(t testing.TB) map[string]*tokenize.Tokenizer {
+	toks := map[string]*tokenize.Tokenizer{"default": tokenize.Default()}
+	for _, d := range golden.Cases(t, "testdata/parse.txt") {
+		if d.Cmd != "tokenizer" {
+			continue
+		}
+		var name string
+		var settings []tokenize.Setting
+		for _, arg := range d.CmdArgs {
+			if arg.Key == "name" {
+				name = arg.SingleVal(t)
+				continue
+			}
+			settings = append(settings, tokenize.Setting{Name: arg.Key, Value: strings.Join(arg.Vals, ", ")})
+		}
+		require.NotEmpty(t, name, "%s: a tokenizer needs name=NAME", d.Pos)
+		require.NotContains(t, toks, name, "%s: tokenizer %s made twice", d.Pos, name)
 		cfg, err := tokenize.ParseSettings(settings, nil)
-		require.NoError(t, err)
+		require.NoError(t, err, d.Pos)
 		tok, err := tokenize.New(cfg)
-		require.NoError(t, err)
-		return tok
+		require.NoError(t, err, d.Pos)
+		toks[name] = tok
 	}
-	return map[string]*tokenize.Tokenizer{
-		"default": tokenize.Default(),
-		"stop":    mk(tokenize.Setting{Name: "stopwords", Value: "the a"}),
-		"stem":    mk(tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"cjk":     mk(tokenize.Setting{Name: "ngram_len", Value: "1"}, tokenize.Setting{Name: "ngram_chars", Value: "cjk"}),
-		"blend":   mk(tokenize.Setting{Name: "blend_chars", Value: "-, +"}),
-		"dash":    mk(tokenize.Setting{Name: "charset_table", Value: "0..9, a..z, A..Z->a..z, U+2D"}),
-		"stop0":   mk(tokenize.Setting{Name: "stopwords", Value: "the a"}, tokenize.Setting{Name: "stopword_step", Value: "0"}),
-		"xinfix":  mk(tokenize.Setting{Name: "min_infix_len", Value: "3"}, tokenize.Setting{Name: "expand_keywords", Value: "1"}),
-		"xprefix": mk(tokenize.Setting{Name: "min_prefix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "1"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xexact": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "exact"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xstar": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "star"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xnone": mk(tokenize.Setting{Name: "expand_keywords", Value: "1"}),
-	}
+	return toks
 }
 
-// TestParseGolden parses the query of every case of testdata/parse.txt
-// (see package internal/golden) and prints its tree, or the error.
+// TestParseGolden parses the query of every case "parse" of
+// testdata/parse.txt (see package internal/golden) and prints its tree, or
+// the error.
 func TestParseGolden(t *testing.T) {
-	toks := setups(t)
+	toks := tokenizers(t)
 	golden.Run(t, "testdata/parse.txt", func(t *testing.T, d *golden.TestData) string {
+		if d.Cmd == "tokenizer" {
+			return "" // made by tokenizers
+		}
 		text, tok := parseCase(t, d, toks)
 		n, err := Parse(text, tok)
 		if err != nil {
@@ -237,10 +243,12 @@ func TestParseLimits(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	toks := setups(f)
+	toks := tokenizers(f)
 	for _, c := range golden.Cases(f, "testdata/parse.txt") {
-		text, _ := parseCase(f, &c, toks)
-		f.Add(text)
+		if c.Cmd == "parse" {
+			text, _ := parseCase(f, &c, toks)
+			f.Add(text)
+		}
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		for name, tok := range toks {
