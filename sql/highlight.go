@@ -371,13 +371,17 @@ func (h *highlightExpr) workCost(r *row) (int, error) {
 	}
 	n := 0
 	for _, f := range h.fields {
-		if f.attr {
-			n += len(attrText(r, f.col))
-		} else {
-			n += len(r.text[f.col])
-		}
+		n += len(f.text(r))
 	}
 	return n, nil
+}
+
+// text is the field's text in row r.
+func (f hlField) text(r *row) string {
+	if f.attr {
+		return attrText(r, f.col)
+	}
+	return r.text[f.col]
 }
 
 func (h *highlightExpr) eval(r *row) (any, error) {
@@ -461,13 +465,7 @@ func (h *highlightExpr) beginning(r *row, ms *rowMatches) (any, error) {
 		}
 	}
 	for _, f := range h.fields {
-		var err error
-		if f.attr {
-			err = add(f.name, attrText(r, f.col), false)
-		} else {
-			err = add(f.name, r.text[f.col], h.table.html)
-		}
-		if err != nil {
+		if err := add(f.name, f.text(r), h.table.html && !f.attr); err != nil {
 			return nil, err
 		}
 	}

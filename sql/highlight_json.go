@@ -137,11 +137,7 @@ func (h *jsonHighlightExpr) budgetOptions() *highlight.Options { return &h.globa
 func (h *jsonHighlightExpr) workCost(r *row) (int, error) {
 	n := 0
 	for _, f := range h.fields {
-		if f.attr {
-			n += len(attrText(r, f.col))
-		} else {
-			n += len(r.text[f.col])
-		}
+		n += len(f.text(r))
 	}
 	return n, nil
 }
@@ -230,12 +226,8 @@ func (h *jsonHighlightExpr) beginning(r *row) (any, error) {
 	o := fallbackOptions(&h.global)
 	in := make([]highlight.Field, len(h.fields))
 	for i, f := range h.fields {
-		text, html := r.text[f.col], h.table.html
-		if f.attr {
-			text, html = attrText(r, f.col), false
-		}
 		var err error
-		if in[i], err = h.beginningField(h.table, f.name, text, o.Limit, html, &ms); err != nil {
+		if in[i], err = h.beginningField(h.table, f.name, f.text(r), o.Limit, h.table.html && !f.attr, &ms); err != nil {
 			return nil, err
 		}
 	}
