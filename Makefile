@@ -6,7 +6,7 @@
 #   make lint         go vet, gofmt, staticcheck
 #   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
-#   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
+#   make bench        Go benchmarks, then the race against the peers (bench/cmd/race)
 #   make bench-quick  the same, short (< 2 min)
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
@@ -23,7 +23,7 @@ SOAK_DURATION       ?= 10m
 SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
 
-.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build soak
+.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build bench-deps soak
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -61,11 +61,15 @@ fuzz:
 		done; \
 	done
 
-# The race runs the peer even while glintd does not build (glint is then
+# The peers' servers (Sphinx, PostgreSQL) and a C compiler for SQLite's cgo.
+bench-deps:
+	scripts/install-bench-deps.sh
+
+# The race runs the peers even while glintd does not build (glint is then
 # reported as skipped), so a stale bin/glintd is removed first.
 # The corpora are prepared first: the Go benchmarks on real text read them
 # from the cache (and skip without it).
-bench-build:
+bench-build: bench-deps
 	@rm -f $(BIN)/glintd
 	-$(GO) build -o $(BIN)/glintd ./cmd/glintd
 	$(GO) build -o $(BIN)/glint-load ./cmd/glint-load
