@@ -40,6 +40,8 @@ func runAll(t *testing.T, sys System) {
 	cfg := Config{Corpus: "test", Docs: testDocs(), Workloads: append(Workloads[:len(Workloads)-1:len(Workloads)-1], load.JSONSearchHL),
 		Concurrency: []int{1, 2}, Duration: 50 * time.Millisecond, BatchSize: 3, SnippetDocs: 2}
 	got := map[string]*load.Report{}
+	var sizes []load.Size
+	cfg.Sized = func(s load.Size) { sizes = append(sizes, s) }
 	require.NoError(t, Run(ctx, sys, cfg, func(r *load.Report) error {
 		got[r.Workload+"/"+strconv.Itoa(r.Concurrency)] = r
 		return nil
@@ -65,6 +67,11 @@ func runAll(t *testing.T, sys System) {
 		}
 	}
 	assert.NotContains(t, got, load.JSONSearchHL+"/1", "no counterpart, no report")
+	require.Len(t, sizes, 1, "one load for the searches")
+	assert.Equal(t, sys.Target(), sizes[0].Target)
+	assert.Equal(t, len(cfg.Docs), sizes[0].Docs)
+	assert.Positive(t, sizes[0].RawBytes)
+	assert.Greater(t, sizes[0].DiskBytes, sizes[0].RawBytes, "the text and an index of it")
 }
 
 func TestSQLiteRun(t *testing.T) {

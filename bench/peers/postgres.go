@@ -109,6 +109,20 @@ func (p *Postgres) Fill(ctx context.Context, docs []corpus.Doc) error {
 	return nil
 }
 
+// DiskBytes is pg_total_relation_size of t: its heap, its TOAST table (the
+// long texts, compressed) and its indexes (the GIN index and the primary
+// key). The write-ahead log is not counted.
+func (p *Postgres) DiskBytes(ctx context.Context) (int64, error) {
+	c, err := p.connect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(context.Background())
+	var n int64
+	err = c.QueryRow(ctx, "SELECT pg_total_relation_size('t')").Scan(&n)
+	return n, err
+}
+
 // pgInsert inserts a batch in one statement from four arrays.
 const pgInsert = "INSERT INTO t (id, title, content, gid) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::int[])"
 

@@ -43,6 +43,9 @@ type System interface {
 	// PID is the process whose CPU time is charged to the operations; 0 for
 	// none.
 	PID() int
+	// DiskBytes is the space the table takes on disk after Fill: its data,
+	// its indexes and the text it keeps.
+	DiskBytes(ctx context.Context) (int64, error)
 }
 
 // Workloads are the workloads Run knows, in the race's order.
@@ -62,6 +65,9 @@ type Config struct {
 	BatchSize   int
 	// Log, when set, is told what is being done.
 	Log func(format string, args ...any)
+	// Sized, when set, is given the table's size on disk once the corpus
+	// is loaded and settled, before the first search.
+	Sized func(load.Size)
 }
 
 // Run runs every workload of cfg on sys as the race runs them on a server:
@@ -114,6 +120,17 @@ func Run(ctx context.Context, sys System, cfg Config, emit func(*load.Report) er
 				}
 				filled = true
 				cfg.Log("%s %s: loaded %d documents in %.1f s", sys.Target(), cfg.Corpus, len(cfg.Docs), time.Since(start).Seconds())
+				if cfg.Sized != nil {
+					size := load.Size{Target: sys.Target(), Corpus: cfg.Corpus, Docs: len(cfg.Docs)}
+					for _, d := range cfg.Docs {
+						size.RawBytes += int64(len(d.Title) + len(d.Content))
+					}
+					var err error
+					if size.DiskBytes, err = sys.DiskBytes(ctx); err != nil {
+						return err
+					}
+					cfg.Sized(size)
+				}
 			}
 			if err := cfg.runs(ctx, sys, spec, work, cfg.Concurrency, false, emit); err != nil {
 				return err

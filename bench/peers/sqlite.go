@@ -109,6 +109,15 @@ func (s *SQLite) Fill(ctx context.Context, docs []corpus.Doc) error {
 	return nil
 }
 
+// DiskBytes is the database's size once its write-ahead log is
+// checkpointed into it and truncated: the FTS5 index and the text it keeps.
+func (s *SQLite) DiskBytes(ctx context.Context) (int64, error) {
+	if _, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return 0, err
+	}
+	return load.DiskUsage(filepath.Dir(s.path))
+}
+
 const sqliteInsert = "INSERT INTO t (rowid, title, content, gid) VALUES (?, ?, ?, ?)"
 
 // sqliteBatch inserts n documents from the first-th on (cycling through

@@ -91,54 +91,70 @@ func runBleve(ctx context.Context, bin, tmp, docsFile, corpusName string, worklo
 		"-duration", duration.String(), "-warmup", warmup.String(), "-runs", strconv.Itoa(runs),
 		"-snippet-docs", strconv.Itoa(load.DefaultSnippetDocs), "-out", tmp}
 	fmt.Printf("bleve  %s: running %s in-process\n", corpusName, strings.Join(workloads, ", "))
-	return runReports(ctx, bin, args, load.Bleve, corpusName)
+	reports, _, err := runReports(ctx, bin, args, load.Bleve, corpusName)
+	return reports, err
 }
 
 // runReports runs a program that prints load reports, one JSON object a line
 // on its standard output (bleve-bench, peer-bench), and reads them as they
-// come; every report must be of target.
-func runReports(ctx context.Context, bin string, args []string, target load.Target, corpusName string) ([]*load.Report, error) {
+// come; a line {"size": load.Size} is a table's size on disk instead. Every
+// report and size must be of target.
+func runReports(ctx context.Context, bin string, args []string, target load.Target, corpusName string) ([]*load.Report, []load.Size, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	name := filepath.Base(bin)
 	var reports []*load.Report
+	var sizes []load.Size
 	dec := json.NewDecoder(stdout)
 	var decodeErr error
 	for {
-		var r load.Report
-		if err := dec.Decode(&r); err != nil {
+		var line struct {
+			load.Report
+			Size *load.Size `json:"size"`
+		}
+		if err := dec.Decode(&line); err != nil {
 			if !errors.Is(err, io.EOF) {
 				decodeErr = fmt.Errorf("reading %s's reports: %w", name, err)
 				io.Copy(io.Discard, stdout)
 			}
 			break
 		}
+		if line.Size != nil {
+			sizes = append(sizes, *line.Size)
+			continue
+		}
+		r := line.Report
 		reports = append(reports, &r)
 		printRun(&r)
 	}
 	if err := cmd.Wait(); err != nil {
-		return reports, fmt.Errorf("%s on %s: %w\n%s", name, corpusName, err, strings.TrimSpace(stderr.String()))
+		return reports, sizes, fmt.Errorf("%s on %s: %w\n%s", name, corpusName, err, strings.TrimSpace(stderr.String()))
 	}
 	if decodeErr != nil {
-		return reports, decodeErr
+		return reports, sizes, decodeErr
 	}
 	for _, r := range reports {
 		if r.Target != target {
-			return reports, fmt.Errorf("%s reported target %q, not %q", name, r.Target, target)
+			return reports, sizes, fmt.Errorf("%s reported target %q, not %q", name, r.Target, target)
+		}
+	}
+	for _, z := range sizes {
+		if z.Target != target {
+			return reports, sizes, fmt.Errorf("%s reported a size of target %q, not %q", name, z.Target, target)
 		}
 	}
 	if len(reports) == 0 {
 		fmt.Fprint(os.Stderr, stderr.String())
 	}
-	return reports, nil
+	return reports, sizes, nil
 }
 
 func joinInts(ns []int) string {

@@ -162,7 +162,9 @@ func run(ctx context.Context, o options) error {
 			if target == bleveTarget {
 				reports, err = raceBleve(ctx, o, names, workloads, ladder, conc, tmp)
 			} else {
-				reports, err = racePeer(ctx, o, target, names, workloads, ladder, conc, tmp)
+				var sizes []load.Size
+				reports, sizes, err = racePeer(ctx, o, target, names, workloads, ladder, conc, tmp)
+				sum.Sizes = append(sum.Sizes, sizes...)
 			}
 			sum.Reports = append(sum.Reports, reports...)
 			if err != nil {

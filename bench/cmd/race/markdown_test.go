@@ -29,7 +29,8 @@ func TestMarkdown(t *testing.T) {
 	sum := &load.Summary{
 		StartedAt: time.Date(2026, 11, 23, 3, 20, 34, 0, time.UTC), CPUs: 2, Machine: "Test CPU, linux/amd64",
 		Notes: []string{"nothing skipped"},
-		Sizes: []load.Size{{Target: load.Glint, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 8_100_000}},
+		Sizes: []load.Size{{Target: load.Glint, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 8_100_000},
+			{Target: load.Postgres, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 12_000_000}},
 		Medians: []load.Median{
 			ok(load.Sphinx, "brown", load.Search, 1, "queries", 1000),
 			ok(load.Sphinx, "brown", load.SearchHL, 1, "queries", 100),
@@ -57,6 +58,7 @@ func TestMarkdown(t *testing.T) {
 		"| brown | search | 1 | 18.0 | 18.0 | 18.0 | 18.0 | 18.0 | - |",
 		"- nothing skipped",
 		"| glint | brown | 500 | 6.0 MB | 8.1 MB | 1.35 |",
+		"| postgres | brown | 500 | 6.0 MB | 12.0 MB | 2.00 |",
 		"- glint, search+highlight: not supported yet (first error: Error 1064 (42000): syntax error near HIGHLIGHT)",
 	} {
 		assert.Contains(t, md, want)

@@ -25,19 +25,20 @@ var peerWorkloads = []string{load.Insert, load.Search, load.SearchHL, load.Snipp
 	load.GroupBy, load.Facet}
 
 // racePeer runs one peer of bench/peers (postgres or sqlite) on each corpus
-// and then on the ladder, through the module's peer-bench program. For
+// and then on the ladder, through the module's peer-bench program, and
+// returns its reports and its table's size on disk after each corpus. For
 // PostgreSQL it starts a private cluster first (scripts/postgres.sh) and
 // stops and removes it at the end, whatever happened; SQLite's database is
 // made in a temporary directory, removed at the end.
 func racePeer(ctx context.Context, o options, target string, corpora, workloads []string, ladder []corpus.Doc,
-	conc []int, tmp string) ([]*load.Report, error) {
+	conc []int, tmp string) (reports []*load.Report, sizes []load.Size, err error) {
 	bin, err := buildProgram(ctx, o.peersModule, "./cmd/peer-bench", o.peerBench, "-tags", "sqlite_fts5")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir, err := os.MkdirTemp("", "glint-race-"+target+"-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	want := load.SQLite
@@ -46,11 +47,13 @@ func racePeer(ctx context.Context, o options, target string, corpora, workloads 
 		want = load.Postgres
 		port, err := freePort()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, err := exec.CommandContext(ctx, o.postgresSrc, "start", dir, strconv.Itoa(port)).Output()
 		if err != nil {
-			return nil, fmt.Errorf("%s start: %w", o.postgresSrc, stderrOf(err))
+			// A cluster that started and then failed is stopped all the same.
+			exec.Command(o.postgresSrc, "stop", dir).Run()
+			return nil, nil, fmt.Errorf("%s start: %w", o.postgresSrc, stderrOf(err))
 		}
 		defer func() {
 			if err := exec.Command(o.postgresSrc, "stop", dir).Run(); err != nil {
@@ -59,7 +62,7 @@ func racePeer(ctx context.Context, o options, target string, corpora, workloads 
 		}()
 		pid := strings.TrimSpace(string(out))
 		if _, err := strconv.Atoi(pid); err != nil {
-			return nil, fmt.Errorf("%s start printed %q, not a pid", o.postgresSrc, out)
+			return nil, nil, fmt.Errorf("%s start printed %q, not a pid", o.postgresSrc, out)
 		}
 		base = append(base, "-dsn", fmt.Sprintf("postgres://glint@127.0.0.1:%d/postgres?sslmode=disable", port), "-pid", pid)
 	} else {
@@ -77,18 +80,17 @@ func racePeer(ctx context.Context, o options, target string, corpora, workloads 
 			wls = append(wls, wl)
 		}
 	}
-	var reports []*load.Report
 	if len(wls) > 0 {
 		for _, n := range corpora {
 			name, err := corpus.ParseName(n)
 			if err != nil {
-				return reports, err
+				return reports, sizes, err
 			}
 			fmt.Printf("%-6s %s: running %s\n", target, n, strings.Join(wls, ", "))
-			rs, err := runReports(ctx, bin, common(corpus.Path(o.cache, name), n, wls, conc, o.duration.String(), o.warmup.String()), want, n)
-			reports = append(reports, rs...)
+			rs, zs, err := runReports(ctx, bin, common(corpus.Path(o.cache, name), n, wls, conc, o.duration.String(), o.warmup.String()), want, n)
+			reports, sizes = append(reports, rs...), append(sizes, zs...)
 			if err != nil {
-				return reports, err
+				return reports, sizes, err
 			}
 		}
 	}
@@ -96,13 +98,13 @@ func racePeer(ctx context.Context, o options, target string, corpora, workloads 
 		fmt.Printf("%-6s ladder: running %s\n", target, load.Ladder)
 		args := common(corpus.Path(o.cache, corpus.Ladder), string(corpus.Ladder), []string{load.Ladder}, []int{1},
 			o.ladderTime.String(), min(o.warmup, o.ladderTime/4).String())
-		rs, err := runReports(ctx, bin, args, want, string(corpus.Ladder))
+		rs, _, err := runReports(ctx, bin, args, want, string(corpus.Ladder))
 		reports = append(reports, rs...)
 		if err != nil {
-			return reports, err
+			return reports, sizes, err
 		}
 	}
-	return reports, nil
+	return reports, sizes, nil
 }
 
 // stderrOf adds a failed command's standard error to its error.

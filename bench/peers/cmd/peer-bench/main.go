@@ -1,8 +1,9 @@
 // Command peer-bench runs the race's workloads on one of the peers of
 // package peers, PostgreSQL or SQLite FTS5, and writes bench/load reports:
 // one JSON object a line on standard output (what bench/cmd/race reads) and,
-// with -out, one file per run named like the race's. Progress goes to
-// standard error.
+// with -out, one file per run named like the race's. Once the corpus is
+// loaded for the searches, a line {"size": load.Size} says how much disk
+// the table takes. Progress goes to standard error.
 //
 // From bench/peers (it is its own Go module; SQLite needs cgo and the build
 // tag sqlite_fts5):
@@ -123,6 +124,17 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
+	var sizeErr error
+	o.cfg.Sized = func(s load.Size) {
+		if err := enc.Encode(map[string]load.Size{"size": s}); err != nil && sizeErr == nil {
+			sizeErr = err
+		}
+	}
+	defer func() {
+		if sizeErr != nil {
+			fmt.Fprintln(os.Stderr, "peer-bench: writing the size:", sizeErr)
+		}
+	}()
 	return peers.Run(ctx, sys, o.cfg, func(r *load.Report) error {
 		if err := enc.Encode(r); err != nil {
 			return err
