@@ -7,7 +7,7 @@
 #   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peers (bench/cmd/race)
-#   make bench-quick  the same, short (< 2 min)
+#   make bench-quick  the same, short (Brown, one run of 2 s: ~6 min on 2 cores)
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 

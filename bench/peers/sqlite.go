@@ -109,13 +109,24 @@ func (s *SQLite) Fill(ctx context.Context, docs []corpus.Doc) error {
 	return nil
 }
 
-// DiskBytes is the database's size once its write-ahead log is
-// checkpointed into it and truncated: the FTS5 index and the text it keeps.
+// DiskBytes is the pages of the database in use once its write-ahead log is
+// checkpointed into it: the FTS5 index and the text it keeps. The pages
+// that the tables of earlier runs left free are not counted: SQLite keeps
+// them in the file for reuse, and glint's figure comes from a fresh server.
 func (s *SQLite) DiskBytes(ctx context.Context) (int64, error) {
 	if _, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		return 0, err
 	}
-	return load.DiskUsage(filepath.Dir(s.path))
+	var pages, free, size int64
+	for _, p := range []struct {
+		name string
+		v    *int64
+	}{{"page_count", &pages}, {"freelist_count", &free}, {"page_size", &size}} {
+		if err := s.db.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(p.v); err != nil {
+			return 0, fmt.Errorf("peers: PRAGMA %s: %w", p.name, err)
+		}
+	}
+	return (pages - free) * size, nil
 }
 
 const sqliteInsert = "INSERT INTO t (rowid, title, content, gid) VALUES (?, ?, ?, ?)"

@@ -86,7 +86,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.BoolVar(&o.quick, "quick", false, "short race (make bench-quick, < 2 min in all): Brown only, 1 run of 2 s (ladder runs 1 s)")
+	flag.BoolVar(&o.quick, "quick", false, "short race (make bench-quick, ~6 min in all on 2 cores): Brown only, 1 run of 2 s (ladder runs 1 s)")
 	flag.StringVar(&o.targets, "targets", strings.Join([]string{"sphinx", "glint", glintStemTarget, postgresTarget, sqliteTarget, bleveTarget}, ","),
 		"targets: sphinx, glint, "+glintStemTarget+" (glint, morphology='stem_en'), "+postgresTarget+", "+sqliteTarget+", "+bleveTarget)
 	flag.StringVar(&o.corpora, "corpora", "brown,debian", "corpora")
@@ -177,9 +177,9 @@ func run(ctx context.Context, o options) error {
 			}
 			continue
 		}
-		if target == string(load.Glint) {
+		if load.IsGlint(targetOf(target)) {
 			for _, n := range names {
-				size, err := measureSize(ctx, o, n, corpora[n], tmp)
+				size, err := measureSize(ctx, o, targetOf(target), n, corpora[n], tmp)
 				if err != nil {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("%s: size on disk of %s: %v", target, n, err))
 					continue
@@ -269,19 +269,21 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 // directory (a server the race has used holds the earlier loads too, until
 // badger reclaims them). Background merges are off: the keys of merged
 // segments and the value-log space of their texts are reclaimed minutes
-// later, and counting them would measure the moment, not the format. Only glint's: searchd's directory holds a binlog of
+// later, and counting them would measure the moment, not the format. Of
+// the servers only glintd is measured (plain and stem_en; PostgreSQL's and
+// SQLite's sizes come from peer-bench): searchd's directory holds a binlog of
 // every text, and its RT index's RAM chunk is not on disk, so its size would
 // compare nothing.
-func measureSize(ctx context.Context, o options, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
-	size := load.Size{Target: load.Glint, Corpus: corpusName, Docs: len(docs)}
+func measureSize(ctx context.Context, o options, target load.Target, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
+	size := load.Size{Target: target, Corpus: corpusName, Docs: len(docs)}
 	for _, d := range docs {
 		size.RawBytes += int64(len(d.Title) + len(d.Content))
 	}
-	srv, err := startServer(ctx, o, load.Glint, tmp, "--merge-factor", "0")
+	srv, err := startServer(ctx, o, target, tmp, "--merge-factor", "0")
 	if err != nil {
 		return size, err
 	}
-	err = load.Fill(ctx, load.Config{Target: load.Glint, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
+	err = load.Fill(ctx, load.Config{Target: target, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
 	if err == nil {
 		size.DiskBytes, err = load.DiskUsage(srv.dir)
 	}

@@ -139,7 +139,7 @@ func markdown(sum *load.Summary) string {
 	if len(sum.Sizes) > 0 {
 		b.WriteString("\nOn disk after loading each corpus once into a fresh table (blocks allocated): glint's data directory " +
 			"(index and stored text); PostgreSQL's pg_total_relation_size (heap, TOAST, GIN index and primary key; not the WAL); " +
-			"SQLite's database file after a checkpoint (the FTS5 index and the text it keeps):\n\n")
+			"the pages of SQLite's database in use after a checkpoint (the FTS5 index and the text it keeps):\n\n")
 		b.WriteString("| target | corpus | documents | text | on disk | on disk / text |\n|---|---|---|---|---|---|\n")
 		for _, z := range sum.Sizes {
 			fmt.Fprintf(&b, "| %s | %s | %d | %.1f MB | %.1f MB | %.2f |\n", z.Target, z.Corpus, z.Docs,
