@@ -162,8 +162,8 @@ type Spec struct {
 	Duration    time.Duration // measured phase; default 10 s
 	Warmup      time.Duration // uncounted phase before it; 0 for none
 	FieldBytes  int64         // the size of the one document a ladder run highlights
-	// PID is the process whose CPU time is charged to the operations; for work
-	// done in-process, os.Getpid(). 0 for none.
+	// PID is the process whose CPU time (and its child processes') is charged
+	// to the operations; for work done in-process, os.Getpid(). 0 for none.
 	PID int
 }
 
@@ -220,7 +220,7 @@ func serverCPU(pid int) float64 {
 	if pid <= 0 {
 		return 0
 	}
-	s, err := ProcessCPUSeconds(pid)
+	s, err := ProcessTreeCPUSeconds(pid)
 	if err != nil {
 		return 0
 	}

@@ -30,8 +30,9 @@ type Postgres struct {
 
 // NewPostgres returns the peer on the database of dsn (a pgx connection
 // string), which must let its user create a text search configuration and
-// table t. pid is the postmaster's (0 for none); the CPU time of the
-// backends, one process per connection, is not counted in it.
+// table t. pid is the postmaster's (0 for none): the CPU time of the server
+// is its and its children's, the backends (one per connection), the
+// background writers and the autovacuum.
 func NewPostgres(dsn, tsConfig string, pid int) *Postgres {
 	if tsConfig == "" {
 		tsConfig = DefaultPGConfig
