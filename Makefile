@@ -8,6 +8,8 @@
 #   make fuzz         every fuzz target for FUZZTIME each
 #   make bench        Go benchmarks, then the race against the peers (bench/cmd/race)
 #   make bench-quick  the same, short (Brown, one run of 2 s: ~6 min on 2 cores)
+#   make bench-test   vet and test the benchmark's own Go modules (bench/bleve, bench/peers),
+#                     which go test ./... does not enter; PostgreSQL and FTS5 required
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
@@ -23,7 +25,7 @@ SOAK_DURATION       ?= 10m
 SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
 
-.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build bench-deps soak
+.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build bench-deps bench-test soak
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -78,6 +80,13 @@ bench-build: bench-deps
 bench: bench-build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/cmd/race -glintd $(BIN)/glintd
+
+# The peers' module needs cgo and the build tag for SQLite's FTS5; its tests
+# start a private PostgreSQL cluster.
+bench-test: bench-deps
+	cd bench/bleve && $(GO) vet ./... && $(GO) test ./...
+	cd bench/peers && $(GO) vet -tags sqlite_fts5 ./... && \
+		GLINT_REQUIRE_POSTGRES=1 GLINT_REQUIRE_SQLITE=1 $(GO) test -tags sqlite_fts5 ./...
 
 bench-quick: bench-build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./...
