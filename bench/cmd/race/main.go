@@ -1,5 +1,5 @@
 // Command race is the side-by-side benchmark of glint and its peers
-// (shared/bench/README.md, bench/README.md): Sphinx 2.2.11 and PostgreSQL's
+// (bench/README.md): Sphinx 2.2.11 and PostgreSQL's
 // full-text search, servers, and SQLite FTS5 and Bleve, libraries driven
 // in-process. It prepares the corpora, starts searchd (scripts/sphinx.sh),
 // glintd (twice: a plain table, then one with morphology='stem_en', the
