@@ -186,14 +186,14 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			in[i].Limits = f.opts
 		}
 	}
-	return h.snippets(in, h.matcher.KeywordWeights(), &h.global), nil
+	return h.snippets(in, h.matcher.KeywordWeights(), &h.global, h.matcher), nil
 }
 
 // snippets highlights the fields of one hit in one request
 // (limits_per_field=0 spreads one budget over them).
-func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options) []FieldSnippets {
+func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) hitHighlight {
 	out := make([]FieldSnippets, len(h.fields))
-	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true})
+	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets})
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn
@@ -215,7 +215,15 @@ func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *hig
 			out[i].Snippets = []string{""}
 		}
 	}
-	return out
+	hh := hitHighlight{Fields: out}
+	if h.global.Offsets {
+		texts := make([]string, len(in))
+		for i := range in {
+			texts[i] = in[i].Text
+		}
+		hh.Offsets = snippetsData(res, texts, m.KeywordTexts())
+	}
+	return hh
 }
 
 // beginning is the highlight of a hit past the work budget: the beginning
@@ -231,5 +239,5 @@ func (h *jsonHighlightExpr) beginning(r *row) (any, error) {
 			return nil, err
 		}
 	}
-	return h.snippets(in, nil, o), nil
+	return h.snippets(in, nil, o, h.anyText), nil
 }
