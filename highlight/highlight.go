@@ -80,6 +80,10 @@ type Snippet struct {
 	// limit cut short: the separator is part of the snippet then.
 	Cut    bool
 	Weight int
+	// Open and Close are markup written before and after the snippet's
+	// text with balance_markup: the elements open where it starts, opened
+	// again, and those open where it ends, closed (markup.go).
+	Open, Close string
 	// Rank is the order in which the chooser took the passage (1: first),
 	// and Score its weight then, which decided it; both 0 for a whole
 	// field or a field's beginning, which no choice made.
@@ -143,7 +147,7 @@ func Highlight(req *Request) *Result {
 				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
 			}
 		}
-		annotate(req, fields, res)
+		finish(req, fields, res)
 		return res
 	}
 	wholeAll := canShowWhole(total, global, o)
@@ -190,8 +194,19 @@ func Highlight(req *Request) *Result {
 			ps = ps[n:]
 		}
 	}
-	annotate(req, fields, res)
+	finish(req, fields, res)
 	return res
+}
+
+// finish does what options ask of the snippets once they are cut: markup
+// made well-formed (balance_markup), then the data Request.Offsets asks for.
+func finish(req *Request, fields []*ufield, res *Result) {
+	if o := req.Options; o.BalanceMarkup && o.HTMLStripMode == "retain" {
+		for i := range res.Fields {
+			balanceMarkup(&res.Fields[i])
+		}
+	}
+	annotate(req, fields, res)
 }
 
 // scratch is the storage one Highlight works in, kept for the next.

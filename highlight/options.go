@@ -41,6 +41,10 @@ type Options struct {
 	// the strings (JSON, CALL SNIPPETS; SQL has HIGHLIGHT_OFFSETS()). The
 	// caller asks Highlight for them with Request.Offsets.
 	Offsets bool
+	// BalanceMarkup is glint's own (balance_markup): with
+	// html_strip_mode=retain, the limits may cut the HTML into snippets,
+	// each made well-formed (markup.go).
+	BalanceMarkup bool
 
 	// LoadFiles and LoadFilesScattered are CALL SNIPPETS' own: the texts
 	// are file names under snippets_file_prefix (scattered: a missing file
@@ -180,6 +184,8 @@ var optionTable = []Spec{
 	{Name: "offsets", Kind: KindFlag, Scope: ScopeCall | ScopeJSON,
 		Refusal: "is for CALL SNIPPETS and JSON: in SQL, HIGHLIGHT_OFFSETS() takes HIGHLIGHT()'s arguments and returns the snippets as data",
 		set:     func(o *Options, v any) { o.Offsets = v.(bool) }},
+	{Name: "balance_markup", Kind: KindFlag, Scope: scopeAll,
+		set: func(o *Options, v any) { o.BalanceMarkup = v.(bool) }},
 	{Name: "load_files", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",
 		set: func(o *Options, v any) { o.LoadFiles = v.(bool) }},
 	{Name: "load_files_scattered", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",
@@ -512,10 +518,14 @@ func jsonKind(v any) string {
 
 // Check reports combinations that cannot work; it changes nothing.
 // html_strip_mode=retain highlights whole documents, so it cannot have a
-// size limit (the default limit already gave way when the mode was set).
+// size limit (the default limit already gave way when the mode was set),
+// unless balance_markup makes each cut well-formed.
 func (o *Options) Check() error {
-	if o.HTMLStripMode == "retain" && (o.Limit > 0 || o.LimitWords > 0 || o.LimitSnippets > 0) {
-		return &OptionError{"html_strip_mode", "'retain' highlights whole documents, so it needs limit=0 and no limit_words or limit_snippets"}
+	if o.HTMLStripMode == "retain" && !o.BalanceMarkup && (o.Limit > 0 || o.LimitWords > 0 || o.LimitSnippets > 0) {
+		return &OptionError{"html_strip_mode", "'retain' highlights whole documents, so it needs limit=0 and no limit_words or limit_snippets (or balance_markup=1, which cuts the markup into well-formed snippets)"}
+	}
+	if o.BalanceMarkup && o.HTMLStripMode != "retain" {
+		return &OptionError{"balance_markup", "keeps markup well-formed under limits, so it needs html_strip_mode=retain (the other modes show no markup)"}
 	}
 	// The combinations the reference refuses.
 	if o.SnippetBoundary != "" {

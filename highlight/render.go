@@ -236,6 +236,7 @@ func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 	if s.Zone != "" {
 		b.WriteString("<" + s.Zone + ">")
 	}
+	b.WriteString(s.Open)
 	at := s.Start
 	for _, m := range s.Marks {
 		b.WriteString(r.Text[at:m.Start])
@@ -245,6 +246,7 @@ func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 		at = m.End
 	}
 	b.WriteString(r.Text[at:s.End])
+	b.WriteString(s.Close)
 	if s.Cut {
 		b.WriteString(o.SnippetSeparator)
 	}
