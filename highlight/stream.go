@@ -235,14 +235,6 @@ func (p *ufield) runEnd(pos int32) int32 {
 	return p.hits[k].pos
 }
 
-// hitWordsIn is the number of marked words that start in text[from:to].
-func (p *ufield) hitWordsIn(from, to int) int {
-	startsBefore := func(x int) int {
-		return sort.Search(len(p.hitWords), func(k int) bool { return int(p.words[p.hitWords[k]].Start) >= x })
-	}
-	return startsBefore(to) - startsBefore(from)
-}
-
 // blendAt is the blended word whose bytes hold byte x, or -1.
 func (p *ufield) blendAt(x int) int {
 	i := sort.Search(len(p.blends), func(i int) bool { return int(p.blends[i].End) > x })
