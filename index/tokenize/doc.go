@@ -200,6 +200,8 @@
 // stopwords, morphology, index_exact_words) run a lean loop without a token
 // queue; the others (blend_chars, ngram_chars, phrase_boundary, exceptions,
 // wordforms, index_sp, html_strip) run the general path with a queue.
-// Both keep Iter allocation-free; stemming allocates only for words an Iter
-// has not seen yet (each Iter caches stems).
+// Both keep Iter allocation-free; stemming allocates only for words the
+// tokenizer has not stemmed yet (it remembers the stems of a few thousand
+// words, for all its Iters), and Iter.NextCandidate stems no word whose
+// stem its filter must turn away, where the stemmer allows knowing that.
 package tokenize

@@ -37,16 +37,11 @@ type fullIter struct {
 	lastTermPos int // position of the last word that gave a term
 	lastEnd     int // End of the last word given out
 
-	env      *snowballstem.Env
-	cache    map[string]string // stems of the words seen
-	cacheFor *rules
+	env *snowballstem.Env // scratch for stemming
 }
 
 // stopwordTerm is StopwordTerm as a token's term.
 var stopwordTerm = []byte(StopwordTerm)
-
-// stemCacheSize bounds the stem cache of an Iter; it is emptied when full.
-const stemCacheSize = 1 << 14
 
 // lexState is what the lexer must remember between words; copying it is
 // how the lexer looks ahead and backs up.
@@ -110,10 +105,6 @@ func (f *fullIter) reset(r *rules, text string) {
 	f.done = false
 	f.simple, f.exactQ = r.simple, false
 	f.lastPos, f.lastTermPos, f.lastEnd = 0, 0, 0
-	if f.cacheFor != r {
-		clear(f.cache)
-		f.cacheFor = r
-	}
 }
 
 func (f *fullIter) next(it *Iter) bool {
@@ -216,10 +207,15 @@ func (f *fullIter) nextSimple(it *Iter) bool {
 		f.lx.i = i
 		it.pos, it.start, it.end = f.lastPos, s, e
 		f.lastTermPos = f.lastPos
-		if len(r.stem) > 0 {
+		switch {
+		case len(r.stem) > 0 && it.cand != nil && r.headKept && !it.cand.MaybeStem(term):
+			// NextCandidate's filter turns away any stem the word may
+			// have: no need to stem it (its token has no term).
+			it.term = nil
+		case len(r.stem) > 0:
 			f.arena = append(f.arena[:0], f.stemmed(term)...)
 			it.term = cutTerm(f.arena)
-		} else {
+		default:
 			it.term = term
 		}
 		if r.exact {
@@ -684,22 +680,10 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 
 // stemmed returns the stem of term.
 func (f *fullIter) stemmed(term []byte) string {
-	if s, ok := f.cache[string(term)]; ok {
-		return s
-	}
 	if f.env == nil {
 		f.env = snowballstem.NewEnv("")
 	}
-	w := string(term)
-	s := stemWith(f.r.stem, f.env, w)
-	if f.cache == nil || len(f.cache) >= stemCacheSize {
-		if f.cache == nil {
-			f.cache = make(map[string]string)
-		}
-		clear(f.cache)
-	}
-	f.cache[w] = s
-	return s
+	return f.r.stems.stem(f.r.stem, f.env, term)
 }
 
 // multiForm looks for a multi-word wordform that starts with the word in

@@ -18,10 +18,15 @@ type rules struct {
 	morphForms map[string][]string // '~' wordforms with morphology: stem of the source -> destination words
 	exc        *excMatcher         // exceptions, or nil
 	stem       []func(*snowballstem.Env) bool
-	exact      bool // index_exact_words (with morphology or wordforms)
-	step       int  // phrase_boundary_step
-	sp         bool // index_sp
-	html       htmlStripper
+	stems      *stemCache // the stems of the words seen, shared by every Iter
+	// headKept: each stemmer keeps the first byte of a word that starts
+	// with a lower-case ASCII letter or digit and never makes a word
+	// longer (stemmer.keepsHead), so neither does the chain.
+	headKept bool
+	exact    bool // index_exact_words (with morphology or wordforms)
+	step     int  // phrase_boundary_step
+	sp       bool // index_sp
+	html     htmlStripper
 	// simple: no blend, ngram or phrase boundary characters, exceptions,
 	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
 	simple bool
@@ -93,12 +98,17 @@ func (c *Config) compile() (*rules, error) {
 			r.stop[w] = struct{}{}
 		}
 	}
+	r.headKept = true
 	for _, m := range c.Morphology {
 		s, ok := stemmers[m]
 		if !ok {
 			return nil, settingErr("morphology", "unknown stemmer '%s'", m)
 		}
 		r.stem = append(r.stem, s.stem)
+		r.headKept = r.headKept && s.keepsHead
+	}
+	if len(r.stem) > 0 {
+		r.stems = newStemCache()
 	}
 	forms := c.Wordforms
 	if len(r.stem) > 0 {

@@ -95,6 +95,7 @@ type Iter struct {
 	full    bool      // the general path (t has settings)
 	x       *fullIter // its state, kept across Resets
 	stops   bool      // KeepStopwords
+	cand    *Filter   // NextCandidate's filter while it scans on the general path
 
 	// The block scan of the default rules: the word bytes (ASCII letters
 	// and digits) and the upper-case letters of the 64 bytes of text
