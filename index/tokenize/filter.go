@@ -41,15 +41,19 @@ func (f *Filter) Maybe(term []byte) bool {
 // must then start with that byte and be no longer than word. Any other
 // word may.
 func (f *Filter) MaybeStem(word []byte) bool {
-	if f.all || len(word) == 0 {
+	if len(word) == 0 {
 		return true
 	}
-	c := word[0]
-	if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+	return f.maybeStem(word[0], len(word))
+}
+
+// maybeStem is MaybeStem of a word of n bytes that starts with c.
+func (f *Filter) maybeStem(c byte, n int) bool {
+	if f.all || !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
 		return true
 	}
 	// (2<<63 is 0 in 64 bits: then every length bit is kept.)
-	return f.first[c>>6]&(1<<(c&63)) != 0 && f.lens&(2<<min(len(word), 63)-1) != 0
+	return f.first[c>>6]&(1<<(c&63)) != 0 && f.lens&(2<<min(n, 63)-1) != 0
 }
 
 // NextCandidate advances to the next token whose term f may pass, adding
@@ -61,15 +65,15 @@ func (f *Filter) MaybeStem(word []byte) bool {
 // word whose stem f must turn away is not stemmed (and its token, added to
 // l, has no term).
 func (it *Iter) NextCandidate(l *Layout, f *Filter) bool {
+	if it.full && it.x.simple {
+		return it.x.nextSimple(it, l, f)
+	}
 	text := it.text
 blocks:
 	for {
 		i := it.i
 		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
-			it.cand = f
-			ok := it.scan()
-			it.cand = nil
-			if !ok {
+			if !it.scan() {
 				return false
 			}
 			if it.blended {

@@ -30,6 +30,12 @@ type rules struct {
 	// simple: no blend, ngram or phrase boundary characters, exceptions,
 	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
 	simple bool
+	// asciiBlocks: simple, and the ASCII characters are what they are
+	// under the default rules (letters and digits are word characters,
+	// folded to lower case; the rest separate words): a word that lies
+	// wholly in a block of ASCII text is then found as the default rules'
+	// block scan finds it (Iter.blockWord), and is the same word.
+	asciiBlocks bool
 }
 
 // isDefault reports whether c tokenizes like the zero Config. Settings that
@@ -147,6 +153,7 @@ func (c *Config) compile() (*rules, error) {
 		}
 	}
 	r.simple = r.isSimple()
+	r.asciiBlocks = r.simple && r.tab.asciiDefault()
 	return r, nil
 }
 
@@ -174,6 +181,7 @@ func New(c Config) (*Tokenizer, error) {
 		q := *r
 		q.html, q.sp = nil, false
 		q.simple = q.isSimple()
+		q.asciiBlocks = q.simple && q.tab.asciiDefault()
 		t.query = &Tokenizer{config: c, r: &q}
 	}
 	return t, nil
