@@ -110,12 +110,18 @@ type FieldResult struct {
 type Result struct {
 	Fields []FieldResult
 	opts   *Options
+	one    [1]FieldResult // Fields of a one-field result: one allocation for both
 }
 
 // Highlight highlights one document.
 func Highlight(req *Request) *Result {
 	o := req.Options
-	res := &Result{Fields: make([]FieldResult, len(req.Fields)), opts: o}
+	res := &Result{opts: o}
+	if len(req.Fields) <= len(res.one) {
+		res.Fields = res.one[:len(req.Fields)]
+	} else {
+		res.Fields = make([]FieldResult, len(req.Fields))
+	}
 	sc := scratchPool.Get().(*scratch)
 	defer sc.release()
 	fields := sc.fieldsFor(len(req.Fields))
@@ -130,7 +136,8 @@ func Highlight(req *Request) *Result {
 	}
 	global := limitsOf(o)
 	perField := req.Stored && o.LimitsPerField
-	lims := make([]limits, len(fields))
+	lims := slices.Grow(sc.lims[:0], len(fields))[:len(fields)]
+	sc.lims = lims
 	for i := range fields {
 		lims[i] = global
 		if perField && req.Fields[i].Limits != nil {
@@ -165,14 +172,14 @@ func Highlight(req *Request) *Result {
 				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
 			}
 		case whole:
-			res.Fields[i].Snippets = []Snippet{f.whole(o)}
+			res.Fields[i].Snippets = []Snippet{f.whole(o, &sc.marks)}
 		case perField:
 			ctx := &sc.field
 			ctx.reset()
 			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
 			res.Fields[i].Considered = len(ctx.passages)
 			if ps := choose(ctx, lims[i], o, req.Weights, found, fields); len(ps) > 0 {
-				res.Fields[i].Snippets = f.render(ps, o)
+				res.Fields[i].Snippets = f.render(ps, o, &sc.marks)
 			}
 		default:
 			extract(f, i, lims[i], o, req.Weights, shared, &sc.win, !req.noSkip)
@@ -190,7 +197,7 @@ func Highlight(req *Request) *Result {
 			for n < len(ps) && ps[n].field == ps[0].field {
 				n++
 			}
-			res.Fields[ps[0].field].Snippets = fields[ps[0].field].render(ps[:n], o)
+			res.Fields[ps[0].field].Snippets = fields[ps[0].field].render(ps[:n], o, &sc.marks)
 			ps = ps[n:]
 		}
 	}
@@ -215,6 +222,8 @@ type scratch struct {
 	shared, field context
 	ufields       []ufield
 	fields        []*ufield
+	lims          []limits      // per field
+	marks         []MarkedRange // the marks of a field's snippets, before they get storage of their own
 }
 
 // release puts sc back in the pool, first letting go of the document's

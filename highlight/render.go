@@ -12,9 +12,10 @@ import (
 // string for the document (SQL), with the separators.
 
 // whole is the whole field with its marked spans. Only the marked words
-// are looked at.
-func (f *ufield) whole(o *Options) Snippet {
-	s := Snippet{Range: Range{0, len(f.text)}}
+// are looked at. The marks are found in buf, scratch storage, then
+// given storage of their own, of their size.
+func (f *ufield) whole(o *Options, buf *[]MarkedRange) Snippet {
+	s := Snippet{Range: Range{0, len(f.text)}, Marks: (*buf)[:0]}
 	id := o.StartSnippetID
 	prevStart, prevLast, prevEnd, runEnd := -1, int32(-2), 0, int32(0)
 	for _, h := range f.hitWords {
@@ -55,6 +56,12 @@ func (f *ufield) whole(o *Options) Snippet {
 		}
 		prevStart, prevLast, prevEnd = start, last, end
 	}
+	*buf = s.Marks
+	s.Marks = nil
+	if n := len(*buf); n > 0 {
+		s.Marks = make([]MarkedRange, n)
+		copy(s.Marks, *buf)
+	}
 	return s
 }
 
@@ -91,16 +98,14 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 }
 
 // render turns the chosen passages of the field (in text order) into
-// snippets: their bytes, and the marked spans of the words inside.
-func (f *ufield) render(ps []passage, o *Options) []Snippet {
+// snippets: their bytes, and the marked spans of the words inside. The
+// marks are found in buf, scratch storage, then all of them given one
+// array of their size.
+func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange) []Snippet {
 	out := make([]Snippet, 0, len(ps))
-	// The snippets' marks share one array, about one mark per marked
-	// word shown.
-	last := 0
-	for _, p := range ps {
-		last = max(last, p.to)
-	}
-	marks := make([]MarkedRange, 0, f.hitWordsIn(ps[0].from, last))
+	// The snippets' marks share one array; until it is made, each
+	// snippet's Marks tells only how many are its own.
+	marks := (*buf)[:0]
 	id := o.StartSnippetID
 	prevTo := 0
 	for k, p := range ps {
@@ -152,6 +157,18 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 			s.Marks = marks[mk:len(marks):len(marks)]
 		}
 		out = append(out, s)
+	}
+	*buf = marks
+	if len(marks) > 0 {
+		own := make([]MarkedRange, len(marks))
+		copy(own, marks)
+		for k := range out {
+			n := len(out[k].Marks)
+			out[k].Marks, own = own[:n:n], own[n:]
+			if n == 0 {
+				out[k].Marks = nil
+			}
+		}
 	}
 	return out
 }

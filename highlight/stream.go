@@ -135,8 +135,16 @@ func newField(p *ufield, f *Field, o *Options) {
 				i += step
 				step *= 2
 			}
+			// words[i].Pos < h.pos <= words[end].Pos (or end is the end).
 			end := min(i+step, len(p.words))
-			i += sort.Search(end-i, func(k int) bool { return p.words[i+k].Pos >= h.pos })
+			for i+1 < end {
+				if m := int(uint(i+end) >> 1); p.words[m].Pos < h.pos {
+					i = m
+				} else {
+					end = m
+				}
+			}
+			i = end
 		}
 		for ; i < len(p.words) && p.words[i].Pos == h.pos; i++ {
 			p.marked = true
@@ -233,14 +241,6 @@ func (p *ufield) runEnd(pos int32) int32 {
 		k++
 	}
 	return p.hits[k].pos
-}
-
-// hitWordsIn is the number of marked words that start in text[from:to].
-func (p *ufield) hitWordsIn(from, to int) int {
-	startsBefore := func(x int) int {
-		return sort.Search(len(p.hitWords), func(k int) bool { return int(p.words[p.hitWords[k]].Start) >= x })
-	}
-	return startsBefore(to) - startsBefore(from)
 }
 
 // blendAt is the blended word whose bytes hold byte x, or -1.
@@ -538,14 +538,16 @@ func stripShown(f *Field) (r *htmlstrip.Result, shown string, at []int32) {
 	return r, b.String(), at
 }
 
-// isASCII reports whether s has only ASCII bytes, 8 at a time.
+// isASCII reports whether s has only ASCII bytes, 32 at a time.
 func isASCII(s string) bool {
 	i := 0
+	for ; i+32 <= len(s); i += 32 {
+		if (load8(s, i)|load8(s, i+8)|load8(s, i+16)|load8(s, i+24))&0x8080808080808080 != 0 {
+			return false
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		x := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if x&0x8080808080808080 != 0 {
+		if load8(s, i)&0x8080808080808080 != 0 {
 			return false
 		}
 	}
@@ -555,4 +557,12 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// load8 reads s[i:i+8] as a little-endian number (the compiler makes it
+// one load).
+func load8(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }

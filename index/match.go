@@ -311,36 +311,18 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 		// text, unmarked).
 		return
 	}
+	var h spanHolder
 	for _, l := range m.p.keywords {
 		if l.neg {
 			continue
 		}
+		h.reset(spans)
 		for _, sp := range e.leafSpans(l) {
 			i := byField[sp.f]
 			if i < 0 {
 				continue
 			}
-			j, found := slices.BinarySearchFunc(spans, sp, func(x, y span) int {
-				if x.f != y.f {
-					return x.f - y.f
-				}
-				return int(x.a) - int(y.a)
-			})
-			// The occurrence that holds sp starts at or before it: look back.
-			if !found {
-				j--
-			}
-			held := false
-			for k := j; k >= 0 && spans[k].f == sp.f; k-- {
-				if spans[k].a <= sp.a && sp.b <= spans[k].b {
-					held = true
-					break
-				}
-				if sp.a-spans[k].a > maxSpanLookback {
-					break
-				}
-			}
-			if !held {
+			if !h.holds(sp) {
 				continue
 			}
 			rs = ranges(rs[:0], l.lt, i, sp.f, sp.a)
@@ -365,6 +347,98 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 // occurrence that holds a keyword (occurrences are short: phrases,
 // windows of NEAR and proximity).
 const maxSpanLookback = 1 << 16
+
+// heldBy reports whether an occurrence of the operators (spans, sorted by
+// field, then start) holds keyword occurrence sp: looking back from the
+// last span that starts before sp (or the first that starts where sp
+// does) through the spans of sp's field, for one that ends at or after
+// sp, up to the first that starts more than maxSpanLookback positions
+// before sp (that one is still looked at).
+func heldBy(spans []span, sp span) bool {
+	j, found := slices.BinarySearchFunc(spans, sp, func(x, y span) int {
+		if x.f != y.f {
+			return x.f - y.f
+		}
+		return int(x.a) - int(y.a)
+	})
+	if !found {
+		j--
+	}
+	for k := j; k >= 0 && spans[k].f == sp.f; k-- {
+		if spans[k].a <= sp.a && sp.b <= spans[k].b {
+			return true
+		}
+		if sp.a-spans[k].a > maxSpanLookback {
+			return false
+		}
+	}
+	return false
+}
+
+// spanHolder answers heldBy for the occurrences of one keyword, taken in
+// (field, position) order, in time linear in the spans and occurrences
+// (heldBy looks back through every span within reach, for each
+// occurrence: a frequent keyword in a long text that few operator
+// occurrences hold made that quadratic). The spans heldBy would look at
+// for an occurrence are a window, [lo-1, hi] within the field, whose both
+// ends only move forward as the occurrences do; a queue keeps the window's
+// spans that may end the furthest (in order, their ends decreasing), so
+// its head is the window's furthest end. An occurrence out of order is
+// answered by heldBy itself.
+type spanHolder struct {
+	spans   []span
+	prev    span
+	ins     int   // the first span at or after the last occurrence (field, start)
+	pushed  int   // spans[:pushed] have been through the queue
+	lo      int   // the first span of the occurrence's field within maxSpanLookback
+	queue   []int // span indices, ends decreasing
+	head    int
+	ordered bool
+}
+
+// reset starts the occurrences of a keyword against spans.
+func (h *spanHolder) reset(spans []span) {
+	*h = spanHolder{spans: spans, queue: h.queue[:0], ordered: true}
+}
+
+// holds reports heldBy(h.spans, sp).
+func (h *spanHolder) holds(sp span) bool {
+	spans := h.spans
+	if !h.ordered || sp.f < h.prev.f || sp.f == h.prev.f && sp.a < h.prev.a {
+		h.ordered = false
+		return heldBy(spans, sp)
+	}
+	h.prev = sp
+	before := func(x span) bool { return x.f < sp.f || x.f == sp.f && x.a < sp.a }
+	for h.ins < len(spans) && before(spans[h.ins]) {
+		h.ins++
+	}
+	hi := h.ins - 1
+	if h.ins < len(spans) && spans[h.ins].f == sp.f && spans[h.ins].a == sp.a {
+		hi = h.ins
+	}
+	for ; h.pushed <= hi; h.pushed++ {
+		for len(h.queue) > h.head && spans[h.queue[len(h.queue)-1]].b <= spans[h.pushed].b {
+			h.queue = h.queue[:len(h.queue)-1]
+		}
+		h.queue = append(h.queue, h.pushed)
+	}
+	for h.lo < len(spans) && (spans[h.lo].f < sp.f || spans[h.lo].f == sp.f && int64(sp.a)-int64(spans[h.lo].a) > maxSpanLookback) {
+		h.lo++
+	}
+	lo := h.lo
+	if lo > 0 && spans[lo-1].f == sp.f {
+		lo-- // (the first span out of reach is looked at too)
+	}
+	for h.head < len(h.queue) && h.queue[h.head] < lo {
+		h.head++
+	}
+	if h.head == len(h.queue) {
+		h.queue, h.head = h.queue[:0], 0
+		return false
+	}
+	return hi >= lo && sp.b <= spans[h.queue[h.head]].b
+}
 
 // memOcc is one occurrence of a term in a document given as text.
 type memOcc struct {

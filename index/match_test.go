@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,4 +185,42 @@ func TestMatchStoredWithoutLayouts(t *testing.T) {
 	require.True(t, r.Matched)
 	require.Equal(t, []string{"a [quick] [fox]", "the fox and the [dog]"},
 		[]string{marked("a quick fox", r.Fields[0].Marks), marked("the fox and the dog", r.Fields[1].Marks)})
+}
+
+// TestSpanHolder checks spanHolder against heldBy on random spans and
+// occurrences: spans of a few fields, some longer than maxSpanLookback,
+// some sharing a start; occurrences in order, and a few out of order.
+func TestSpanHolder(t *testing.T) {
+	seed := uint64(11)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for round := range 500 {
+		spread := []int{10, 1000, 3 * maxSpanLookback}[round%3]
+		var spans []span
+		for range rnd(40) {
+			a := uint32(1 + rnd(spread))
+			b := a + uint32(rnd(4))
+			if rnd(8) == 0 {
+				b = a + uint32(rnd(2*maxSpanLookback))
+			}
+			spans = append(spans, span{f: rnd(3), a: a, b: b})
+		}
+		slices.SortFunc(spans, spanLess)
+		var occs []span
+		for range rnd(60) {
+			a := uint32(1 + rnd(spread+10))
+			occs = append(occs, span{f: rnd(3), a: a, b: a + uint32(rnd(3))})
+		}
+		slices.SortFunc(occs, spanLess)
+		if round%10 == 0 && len(occs) > 2 {
+			occs[1], occs[len(occs)-1] = occs[len(occs)-1], occs[1]
+		}
+		var h spanHolder
+		h.reset(spans)
+		for _, sp := range occs {
+			require.Equal(t, heldBy(spans, sp), h.holds(sp), "round %d: %v in %v", round, sp, spans)
+		}
+	}
 }

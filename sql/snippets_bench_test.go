@@ -18,7 +18,16 @@ import (
 // protocol: CALL SNIPPETS over the next 10 Brown documents with the next
 // query of the set, limit 256 and 0. It needs the cached benchmark corpus
 // (go run ./bench/cmd/corpus).
-func BenchmarkCallSnippets(b *testing.B) {
+func BenchmarkCallSnippets(b *testing.B) { benchCallSnippets(b, "") }
+
+// BenchmarkCallSnippetsStemmed is BenchmarkCallSnippets on a table that
+// stems English words (morphology='stem_en'): every word of the texts is
+// stemmed to be matched, which the unstemmed workload does not pay.
+func BenchmarkCallSnippetsStemmed(b *testing.B) { benchCallSnippets(b, "morphology='stem_en'") }
+
+// benchCallSnippets runs the snippets workload on a table with the given
+// settings.
+func benchCallSnippets(b *testing.B, settings string) {
 	dir := filepath.Join("..", "bench", "cache", "corpora")
 	docs, err := benchcorpus.ReadFile(filepath.Join(dir, "brown.jsonl"))
 	if err != nil {
@@ -35,7 +44,9 @@ func BenchmarkCallSnippets(b *testing.B) {
 	db, _ := index.Open(index.DefaultOptions("").WithInMemory(true))
 	defer db.Close()
 	s := NewEngine(db).NewSession("root")
-	s.Exec(context.Background(), "CREATE TABLE t (title text, content text)")
+	if _, err := s.Exec(context.Background(), "CREATE TABLE t (title text, content text) "+settings); err != nil {
+		b.Fatal(err)
+	}
 	quote := func(s string) string {
 		return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", "''") + "'"
 	}

@@ -255,6 +255,25 @@ func (b *tableBuilder) addSpecial(setting string, items []charItem, c cls) error
 	return nil
 }
 
+// asciiDefault reports whether t classes and folds the ASCII characters
+// as the default rules do: letters and digits are word characters, folded
+// to lower case, and the others separate words.
+func (t *charTable) asciiDefault() bool {
+	for c := range 0x80 {
+		var want byte
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			want = byte(c)
+		case 'A' <= c && c <= 'Z':
+			want = byte(c) + 'a' - 'A'
+		}
+		if cl := t.ascii[c].cls(); t.fast[c] != want || want != 0 && cl != cWord || want == 0 && cl != cSep {
+			return false
+		}
+	}
+	return true
+}
+
 // finish resolves the ASCII table and shares identical pages.
 func (b *tableBuilder) finish() {
 	t := b.t

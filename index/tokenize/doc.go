@@ -198,8 +198,12 @@
 // 700 MB/s on English text on the benchmark machine). Settings that only
 // change what a word becomes (charset_table, ignore_chars, min_word_len,
 // stopwords, morphology, index_exact_words) run a lean loop without a token
-// queue; the others (blend_chars, ngram_chars, phrase_boundary, exceptions,
+// queue (which finds the words of ASCII text with the fast path's block
+// scan where the table leaves ASCII letters and digits as they are by
+// default); the others (blend_chars, ngram_chars, phrase_boundary, exceptions,
 // wordforms, index_sp, html_strip) run the general path with a queue.
-// Both keep Iter allocation-free; stemming allocates only for words an Iter
-// has not seen yet (each Iter caches stems).
+// Both keep Iter allocation-free; stemming allocates only for words the
+// tokenizer has not stemmed yet (it remembers the stems of up to 32768
+// words, for all its Iters), and Iter.NextCandidate stems no word whose
+// stem its filter must turn away, where the stemmer allows knowing that.
 package tokenize

@@ -35,13 +35,39 @@ func (f *Filter) Maybe(term []byte) bool {
 	return len(term) > 0 && f.lens&(1<<min(len(term), 63)) != 0 && f.first[term[0]>>6]&(1<<(term[0]&63)) != 0
 }
 
+// MaybeStem reports whether the stem of word may pass f, for stemmers
+// that keep a word's first byte when it is a lower-case ASCII letter or
+// digit, and never make it longer (stemmer.keepsHead): a term of the set
+// must then start with that byte and be no longer than word. Any other
+// word may.
+func (f *Filter) MaybeStem(word []byte) bool {
+	if len(word) == 0 {
+		return true
+	}
+	return f.maybeStem(word[0], len(word))
+}
+
+// maybeStem is MaybeStem of a word of n bytes that starts with c.
+func (f *Filter) maybeStem(c byte, n int) bool {
+	if f.all || !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+		return true
+	}
+	// (2<<63 is 0 in 64 bits: then every length bit is kept.)
+	return f.first[c>>6]&(1<<(c&63)) != 0 && f.lens&(2<<min(n, 63)-1) != 0
+}
+
 // NextCandidate advances to the next token whose term f may pass, adding
 // every token on the way, that one too, to l as Layout.Add does (a
 // blended token as Layout.AddBlend does). It returns
 // false at the end of the text. It is Next for a caller that lays out every
 // token but looks at the terms of a few: on the default rules' block path,
-// a word f turns away is neither folded nor returned.
+// a word f turns away is neither folded nor returned; with morphology, a
+// word whose stem f must turn away is not stemmed (and its token, added to
+// l, has no term).
 func (it *Iter) NextCandidate(l *Layout, f *Filter) bool {
+	if it.full && it.x.simple {
+		return it.x.nextSimple(it, l, f)
+	}
 	text := it.text
 blocks:
 	for {

@@ -63,7 +63,7 @@ func checkCandidates(t *testing.T, tok *Tokenizer, text string, f *Filter) {
 
 func candidateFilters() map[string]*Filter {
 	some := new(Filter)
-	for _, term := range []string{"the", "quick", "cd", "42", "y", strings.Repeat("x", 64)} {
+	for _, term := range []string{"the", "quick", "cd", "42", "y", strings.Repeat("x", 64), "citi", "tie", "run", "sky", "\x01ties"} {
 		some.Add(term)
 	}
 	all := new(Filter)
@@ -78,11 +78,26 @@ func TestNextCandidate(t *testing.T) {
 	require.NoError(t, err)
 	sp, err := New(Config{IndexSP: true, BlendChars: "-", Morphology: []string{"stem_en"}})
 	require.NoError(t, err)
+	// Stemmed on the lean path: words whose stems the filter must turn
+	// away are not stemmed (stem_en, porter), or are (stem_ru, whose
+	// stems may start otherwise than their words).
+	var stemmed []*Tokenizer
+	for _, c := range []Config{
+		{Morphology: []string{"stem_en"}},
+		{Morphology: []string{"stem_en"}, IndexExactWords: true, Stopwords: []string{"the"}},
+		{Morphology: []string{"porter"}},
+		{Morphology: []string{"stem_ru", "stem_en"}},
+	} {
+		tok, err := New(c)
+		require.NoError(t, err)
+		stemmed = append(stemmed, tok)
+	}
 	texts := append([]string{"", "The", "the Quick brown fox. THE END",
-		strings.Repeat("well-being. The end!\n\n", 10)}, blockTexts...)
+		strings.Repeat("well-being. The end!\n\n", 10),
+		"Yes, the quickly running cities' skies: ties, dying, generously 1990s"}, blockTexts...)
 	for _, f := range candidateFilters() {
 		for _, text := range texts {
-			for _, tok := range []*Tokenizer{Default(), general, sp} {
+			for _, tok := range append([]*Tokenizer{Default(), general, sp}, stemmed...) {
 				checkCandidates(t, tok, text, f)
 			}
 		}

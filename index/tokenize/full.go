@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 
@@ -37,16 +38,11 @@ type fullIter struct {
 	lastTermPos int // position of the last word that gave a term
 	lastEnd     int // End of the last word given out
 
-	env      *snowballstem.Env
-	cache    map[string]string // stems of the words seen
-	cacheFor *rules
+	env *snowballstem.Env // scratch for stemming
 }
 
 // stopwordTerm is StopwordTerm as a token's term.
 var stopwordTerm = []byte(StopwordTerm)
-
-// stemCacheSize bounds the stem cache of an Iter; it is emptied when full.
-const stemCacheSize = 1 << 14
 
 // lexState is what the lexer must remember between words; copying it is
 // how the lexer looks ahead and backs up.
@@ -110,15 +106,11 @@ func (f *fullIter) reset(r *rules, text string) {
 	f.done = false
 	f.simple, f.exactQ = r.simple, false
 	f.lastPos, f.lastTermPos, f.lastEnd = 0, 0, 0
-	if f.cacheFor != r {
-		clear(f.cache)
-		f.cacheFor = r
-	}
 }
 
 func (f *fullIter) next(it *Iter) bool {
 	if f.simple {
-		return f.nextSimple(it)
+		return f.nextSimple(it, nil, nil)
 	}
 	for f.qi >= len(f.q) {
 		f.q, f.qi, f.arena = f.q[:0], 0, f.arena[:0]
@@ -155,47 +147,83 @@ func (f *fullIter) next(it *Iter) bool {
 
 // nextSimple is next for simple rules (see rules.simple): every word takes
 // one position and gives at most two tokens, its term and its exact form,
-// so no queue is needed.
-func (f *fullIter) nextSimple(it *Iter) bool {
+// so no queue is needed. With l, it is NextCandidate's: every token goes
+// into l, and only a token whose term flt may pass is returned.
+func (f *fullIter) nextSimple(it *Iter, l *Layout, flt *Filter) bool {
 	if f.exactQ {
 		f.exactQ = false
 		it.term = f.buf2
-		return true
+		if l == nil || f.candidate(it, l, flt) {
+			return true
+		}
 	}
 	r := f.r
 	tab := r.tab
 	src := f.src
 	i := f.lx.i
+	// A word needs no term when NextCandidate's filter turns away any
+	// stem it may have, and it gives no other token (stopword, exact
+	// form): then it is not stemmed.
+	stemSkip := l != nil && len(r.stem) > 0 && r.headKept && !flt.all
+	blockSkip := stemSkip && r.stop == nil && !r.exact
 	for {
-		for i < len(src) {
-			c := src[i]
-			if c < utf8.RuneSelf {
-				if cl := tab.ascii[c].cls(); cl == cWord || cl == cIgnore {
-					break
-				}
-				i++
+		// A word wholly inside a block of ASCII text is found by the block
+		// scan of the default rules, which words of these rules are the
+		// same as there (rules.asciiBlocks); the others, byte by byte.
+		var s, e int
+		inBlock := false
+		if r.asciiBlocks {
+			if blockSkip {
+				i = f.skipBlockWords(it, l, flt, i)
+			}
+			s, e, inBlock = it.blockWord(i)
+			i = s
+		}
+		if inBlock {
+			i = e
+			f.lastPos++
+			if r.minLen > 1 && e-s < r.minLen {
 				continue
 			}
-			rr, size := utf8.DecodeRuneInString(src[i:])
-			if rr != utf8.RuneError || size > 1 {
-				if cl, _ := tab.lookup(rr); cl == cWord || cl == cIgnore {
-					break
-				}
+			if blockSkip && !flt.maybeStem(src[s]|0x20, e-s) {
+				// (Folded, a word byte with bit 5 set is itself.)
+				f.lastTermPos = f.lastPos
+				l.Add(f.lastPos, s, e, nil)
+				continue
 			}
-			i += size
+			f.buf = appendFoldedASCII(f.buf[:0], src, s, e)
+		} else {
+			for i < len(src) {
+				c := src[i]
+				if c < utf8.RuneSelf {
+					if cl := tab.ascii[c].cls(); cl == cWord || cl == cIgnore {
+						break
+					}
+					i++
+					continue
+				}
+				rr, size := utf8.DecodeRuneInString(src[i:])
+				if rr != utf8.RuneError || size > 1 {
+					if cl, _ := tab.lookup(rr); cl == cWord || cl == cIgnore {
+						break
+					}
+				}
+				i += size
+			}
+			if i >= len(src) {
+				f.lx.i = i
+				it.pos = f.lastTermPos
+				return false
+			}
+			f.buf = f.buf[:0]
+			var end, nWord int
+			end, s, e, nWord, _, _ = f.scanRun(i, &f.buf)
+			i = end
+			if nWord == 0 {
+				continue
+			}
+			f.lastPos++
 		}
-		if i >= len(src) {
-			f.lx.i = i
-			it.pos = f.lastTermPos
-			return false
-		}
-		f.buf = f.buf[:0]
-		end, s, e, nWord, _, _ := f.scanRun(i, &f.buf)
-		i = end
-		if nWord == 0 {
-			continue
-		}
-		f.lastPos++
 		term := cutTerm(f.buf)
 		if r.minLen > 1 && (len(term) < r.minLen || utf8.RuneCount(term) < r.minLen) {
 			continue
@@ -207,27 +235,81 @@ func (f *fullIter) nextSimple(it *Iter) bool {
 				if !f.keepStops {
 					continue
 				}
-				f.lx.i = i
 				it.pos, it.start, it.end = pos, s, e
 				it.term = stopwordTerm
-				return true
+				if l == nil || f.candidate(it, l, flt) {
+					f.lx.i = i
+					return true
+				}
+				continue
 			}
 		}
-		f.lx.i = i
 		it.pos, it.start, it.end = f.lastPos, s, e
 		f.lastTermPos = f.lastPos
-		if len(r.stem) > 0 {
+		switch {
+		case stemSkip && !flt.MaybeStem(term):
+			it.term = nil // (see stemSkip)
+		case len(r.stem) > 0:
 			f.arena = append(f.arena[:0], f.stemmed(term)...)
 			it.term = cutTerm(f.arena)
-		} else {
+		default:
 			it.term = term
 		}
 		if r.exact {
 			f.buf2 = append(append(f.buf2[:0], exactMark), term...)
 			f.exactQ = true
 		}
-		return true
+		if l == nil || f.candidate(it, l, flt) {
+			f.lx.i = i
+			return true
+		}
+		if f.exactQ {
+			f.exactQ = false
+			it.term = f.buf2
+			if f.candidate(it, l, flt) {
+				f.lx.i = i
+				return true
+			}
+		}
 	}
+}
+
+// skipBlockWords is nextSimple's loop for the words, from byte i on, that
+// lie wholly in blocks of ASCII text and need no term (blockSkip): each
+// takes its position and goes into l (as Layout.Add would put it: a word
+// of a new position), eight to a dozen of them for each block read. It
+// stops before the first word that is not such, or not in a block, and
+// returns where.
+func (f *fullIter) skipBlockWords(it *Iter, l *Layout, flt *Filter, i int) int {
+	text, minLen := f.src, f.r.minLen
+	for {
+		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
+			return i
+		}
+		base := it.blockEnd - 64
+		bm := it.words
+		starts := (bm &^ (bm << 1)) >> uint(i-base) << uint(i-base)
+		for starts != 0 {
+			b := uint(bits.TrailingZeros64(starts))
+			starts &= starts - 1
+			n := int(bits.TrailingZeros64(^(bm >> b))) // the word's bytes in the block
+			start := base + int(b)
+			if int(b)+n == 64 || minLen > 1 && n < minLen || flt.maybeStem(text[start]|0x20, n) {
+				return start
+			}
+			f.lastPos++
+			f.lastTermPos = f.lastPos
+			l.Words = append(l.Words, Word{Pos: int32(f.lastPos), Start: int32(start), End: int32(start + n)})
+		}
+		i = it.blockEnd
+	}
+}
+
+// candidate adds the current token to l and reports whether flt may pass
+// its term.
+func (f *fullIter) candidate(it *Iter, l *Layout, flt *Filter) bool {
+	l.Add(it.pos, it.start, it.end, it.term)
+	return flt.Maybe(it.term)
 }
 
 // fill queues the tokens of the next word and of the gap before it. It
@@ -684,22 +766,10 @@ func (f *fullIter) process(term []byte, pos, start, end int, flags int) int {
 
 // stemmed returns the stem of term.
 func (f *fullIter) stemmed(term []byte) string {
-	if s, ok := f.cache[string(term)]; ok {
-		return s
-	}
 	if f.env == nil {
 		f.env = snowballstem.NewEnv("")
 	}
-	w := string(term)
-	s := stemWith(f.r.stem, f.env, w)
-	if f.cache == nil || len(f.cache) >= stemCacheSize {
-		if f.cache == nil {
-			f.cache = make(map[string]string)
-		}
-		clear(f.cache)
-	}
-	f.cache[w] = s
-	return s
+	return f.r.stems.stem(f.r.stem, f.env, term)
 }
 
 // multiForm looks for a multi-word wordform that starts with the word in

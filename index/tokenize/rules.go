@@ -18,13 +18,24 @@ type rules struct {
 	morphForms map[string][]string // '~' wordforms with morphology: stem of the source -> destination words
 	exc        *excMatcher         // exceptions, or nil
 	stem       []func(*snowballstem.Env) bool
-	exact      bool // index_exact_words (with morphology or wordforms)
-	step       int  // phrase_boundary_step
-	sp         bool // index_sp
-	html       htmlStripper
+	stems      *stemCache // the stems of the words seen, shared by every Iter
+	// headKept: each stemmer keeps the first byte of a word that starts
+	// with a lower-case ASCII letter or digit and never makes a word
+	// longer (stemmer.keepsHead), so neither does the chain.
+	headKept bool
+	exact    bool // index_exact_words (with morphology or wordforms)
+	step     int  // phrase_boundary_step
+	sp       bool // index_sp
+	html     htmlStripper
 	// simple: no blend, ngram or phrase boundary characters, exceptions,
 	// wordforms, index_sp or HTML; Iter then needs no queue (nextSimple).
 	simple bool
+	// asciiBlocks: simple, and the ASCII characters are what they are
+	// under the default rules (letters and digits are word characters,
+	// folded to lower case; the rest separate words): a word that lies
+	// wholly in a block of ASCII text is then found as the default rules'
+	// block scan finds it (Iter.blockWord), and is the same word.
+	asciiBlocks bool
 }
 
 // isDefault reports whether c tokenizes like the zero Config. Settings that
@@ -93,12 +104,17 @@ func (c *Config) compile() (*rules, error) {
 			r.stop[w] = struct{}{}
 		}
 	}
+	r.headKept = true
 	for _, m := range c.Morphology {
 		s, ok := stemmers[m]
 		if !ok {
 			return nil, settingErr("morphology", "unknown stemmer '%s'", m)
 		}
 		r.stem = append(r.stem, s.stem)
+		r.headKept = r.headKept && s.keepsHead
+	}
+	if len(r.stem) > 0 {
+		r.stems = newStemCache()
 	}
 	forms := c.Wordforms
 	if len(r.stem) > 0 {
@@ -137,6 +153,7 @@ func (c *Config) compile() (*rules, error) {
 		}
 	}
 	r.simple = r.isSimple()
+	r.asciiBlocks = r.simple && r.tab.asciiDefault()
 	return r, nil
 }
 
@@ -164,6 +181,7 @@ func New(c Config) (*Tokenizer, error) {
 		q := *r
 		q.html, q.sp = nil, false
 		q.simple = q.isSimple()
+		q.asciiBlocks = q.simple && q.tab.asciiDefault()
 		t.query = &Tokenizer{config: c, r: &q}
 	}
 	return t, nil

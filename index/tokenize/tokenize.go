@@ -317,6 +317,53 @@ func (it *Iter) foldWord(s uint, start, end int) {
 	it.start, it.end = start, end
 }
 
+// blockWord finds the next word at or after byte i that lies wholly
+// inside a block of ASCII text (see block), as nextInBlock does, for the
+// general path of rules whose ASCII words are the default rules' ones
+// (rules.asciiBlocks): its bytes s..e. It reports false, with s the byte
+// the byte scan goes on from, when the next word or the text's end is
+// outside a block.
+func (it *Iter) blockWord(i int) (s, e int, ok bool) {
+	text := it.text
+	for {
+		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
+			return i, 0, false
+		}
+		base := it.blockEnd - 64
+		off := uint(i - base)
+		rest := it.words >> (off & 63)
+		if rest == 0 {
+			i = it.blockEnd
+			continue
+		}
+		b := off + uint(bits.TrailingZeros64(rest))
+		n := uint(bits.TrailingZeros64(^(it.words >> (b & 63)))) // the word's bytes in the block
+		start := base + int(b)
+		if b+n == 64 {
+			// The word may go on past the block: the next block starts
+			// with it, unless it fills this one (the byte scan takes it).
+			if b == 0 {
+				return start, 0, false
+			}
+			it.blockEnd, i = start, start
+			continue
+		}
+		return start, start + int(n), true
+	}
+}
+
+// appendFoldedASCII appends text[start:end], ASCII letters and digits
+// inside a block (followed by at least 8 bytes of text), lower-cased, to
+// dst: eight bytes at a time, as foldWord does.
+func appendFoldedASCII(dst []byte, text string, start, end int) []byte {
+	n := len(dst) + end - start
+	for j := start; j < end; j += 8 {
+		x := load64(text, j)
+		dst = binary.LittleEndian.AppendUint64(dst, x|inRange(x, 'A', 'Z')>>2)
+	}
+	return dst[:n]
+}
+
 // Next advances to the next token. It returns false at the end of the text.
 func (it *Iter) Next() bool {
 	// The default rules are scanned here. On the general path Reset has

@@ -177,5 +177,59 @@ func TestBlockPath(t *testing.T) {
 	require.NoError(t, err)
 	for _, text := range blockTexts {
 		require.Equal(t, general.Append(nil, text), Default().Append(nil, text), "%q", text)
+		require.Equal(t, withoutBlocks(general).Append(nil, text), Default().Append(nil, text), "%q", text)
+	}
+}
+
+// withoutBlocks is tok with its general path's block scan turned off:
+// every word found byte by byte.
+func withoutBlocks(tok *Tokenizer) *Tokenizer {
+	r := *tok.r
+	r.asciiBlocks = false
+	return &Tokenizer{config: tok.config, r: &r}
+}
+
+// TestGeneralBlocks checks the block scan of the general path
+// (rules.asciiBlocks) against its byte scan: the same tokens, and the
+// same layouts and candidates from NextCandidate.
+func TestGeneralBlocks(t *testing.T) {
+	seed := uint64(3)
+	texts := append([]string{}, blockTexts...)
+	pieces := []string{"The", "quick", "Brown", "42", " ", " ", ", ", ".", "é", "ünï", "X", "running", "cities'", "\n", strings.Repeat("w", 70), "日本"}
+	for range 200 {
+		var b strings.Builder
+		for range 20 + int(seed>>60)*10 {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			b.WriteString(pieces[int(seed>>33)%len(pieces)])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, c := range []Config{
+		{CharsetTable: "non_cjk, cjk"},
+		{MinWordLen: 3},
+		{Stopwords: []string{"the", "42"}, StopwordsTakeNoPos: true},
+		{Morphology: []string{"stem_en"}},
+		{Morphology: []string{"stem_en"}, IndexExactWords: true, Stopwords: []string{"the"}},
+	} {
+		tok, err := New(c)
+		require.NoError(t, err)
+		require.True(t, tok.r.asciiBlocks, "%+v", c)
+		slow := withoutBlocks(tok)
+		for _, text := range texts {
+			require.Equal(t, slow.Append(nil, text), tok.Append(nil, text), "%+v: %q", c, text)
+			for _, f := range candidateFilters() {
+				var want, got Layout
+				var wantToks, gotToks []Token
+				var it Iter
+				for it.Reset(slow, text); it.NextCandidate(&want, f); {
+					wantToks = append(wantToks, it.Token())
+				}
+				for it.Reset(tok, text); it.NextCandidate(&got, f); {
+					gotToks = append(gotToks, it.Token())
+				}
+				require.Equal(t, want, got, "%+v: %q", c, text)
+				require.Equal(t, wantToks, gotToks, "%+v: %q", c, text)
+			}
+		}
 	}
 }
