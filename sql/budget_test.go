@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -141,4 +142,43 @@ func BenchmarkWorkBudget(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestWorkBudgetBoundsWork: past the budget, a large field costs the
+// highlighter a prefix of it, not the field (SHOW STATUS highlight_bytes
+// counts what it is handed).
+func TestWorkBudgetBoundsWork(t *testing.T) {
+	db, err := index.Open(index.DefaultOptions(t.TempDir()))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	s := NewEngine(db).NewSession("root")
+	require.Equal(t, "ok 0\n", render(s.Exec(context.Background(), "CREATE TABLE t (body text)")))
+	big := strings.Repeat("many words of filler and a needle now and then, ", 80_000) // 3.8 MB
+	tab, err := db.Table("t")
+	require.NoError(t, err)
+	require.NoError(t, tab.Write(context.Background(), func(w *index.Writer) error {
+		_, err := w.Insert([]index.Document{{ID: 1, Values: []index.Value{big}}})
+		return err
+	}))
+	highlighted := func(stmt string) int {
+		before := statusValue(t, s, "highlight_bytes")
+		res, err := s.Exec(context.Background(), stmt)
+		require.NoError(t, err)
+		require.Len(t, res[0].Rows, 1)
+		return statusValue(t, s, "highlight_bytes") - before
+	}
+	require.Equal(t, len(big), highlighted("SELECT HIGHLIGHT({work_budget=0}) FROM t WHERE MATCH('needle')"))
+	n := highlighted("SELECT HIGHLIGHT({work_budget=65536}) FROM t WHERE MATCH('needle')")
+	require.Positive(t, n)
+	require.LessOrEqual(t, n, 4*256+4+1024, "past the budget, a prefix for the beginning")
+}
+
+// statusValue reads one counter of SHOW STATUS.
+func statusValue(t *testing.T, s *Session, name string) int {
+	res, err := s.Exec(context.Background(), "SHOW STATUS LIKE '"+name+"'")
+	require.NoError(t, err)
+	require.Len(t, res[0].Rows, 1, name)
+	n, err := strconv.Atoi(fmt.Sprint(res[0].Rows[0][1]))
+	require.NoError(t, err)
+	return n
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/glint-search/glint/highlight"
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/dialect"
 )
@@ -72,6 +73,18 @@ type Stats struct {
 	// marks came from the index (postings and stored layouts) without
 	// tokenizing their text.
 	HighlightsFromIndex atomic.Uint64
+	// HighlightBytes counts the bytes of text handed to the highlighter:
+	// what the work budget bounds (a row past it hands over a prefix).
+	HighlightBytes atomic.Uint64
+}
+
+// countHighlight adds the texts of req to HighlightBytes.
+func (st *Stats) countHighlight(req *highlight.Request) {
+	n := 0
+	for i := range req.Fields {
+		n += len(req.Fields[i].Text)
+	}
+	st.HighlightBytes.Add(uint64(n))
 }
 
 // NewEngine returns an Engine over db.

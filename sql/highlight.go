@@ -458,6 +458,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 // m's query writes them.
 func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) string {
 	req.Offsets = h.offsets
+	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
 	if !h.offsets {
 		return res.Join()

@@ -193,7 +193,9 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 // (limits_per_field=0 spreads one budget over them).
 func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) hitHighlight {
 	out := make([]FieldSnippets, len(h.fields))
-	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets})
+	req := &highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets}
+	h.stats.countHighlight(req)
+	res := highlight.Highlight(req)
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn

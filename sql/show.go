@@ -489,6 +489,7 @@ func (s *Session) statusCounters() []counter {
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
 		{"highlight_calls", u(st.Highlights.Load())},
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
+		{"highlight_bytes", u(st.HighlightBytes.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
 		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
 		{"segments", strconv.Itoa(segments)},

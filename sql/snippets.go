@@ -144,6 +144,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	}
 	row := func(req *highlight.Request) []any {
 		req.Offsets = opts.Offsets
+		s.engine.stats.countHighlight(req)
 		hl := highlight.Highlight(req)
 		if !opts.Offsets {
 			return []any{hl.Join()}
