@@ -194,8 +194,8 @@ func randomQuery(rng *rand.Rand, words []string) string {
 	case 2:
 		return "\"" + pick() + " " + pick() + "\""
 	case 3:
-		w := pick()
-		return w[:max(3, len(w)-2)] + "*"
+		w := []rune(pick())
+		return string(w[:max(3, len(w)-2)]) + "*"
 	}
 	return pick() + " " + pick()
 }
