@@ -1,8 +1,3 @@
-// Package docstore keeps the stored text fields of documents: it encodes the
-// fields of one document into one compressed record, decodes records (all fields
-// or a chosen few), and reads batches of records from badger in one transaction.
-// It knows nothing of tables or schemas: the caller chooses the keys and the
-// order of the fields.
 package docstore
 
 import (

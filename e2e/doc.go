@@ -2,12 +2,14 @@
 // run (on the first StartServer; Main, called from TestMain, removes the build),
 // starts it on free loopback ports with a temporary
 // data directory, and drives it the way users do: with the real mariadb/mysql
-// command-line client and with go-sql-driver/mysql, both plain queries and
-// server-side prepared statements.
+// command-line client and with go-sql-driver/mysql (plain queries and
+// server-side prepared statements), with HTTP clients and curl, and with the
+// BI tools' drivers (SQLAlchemy, ODBC, JDBC, mysqldump).
 //
 //	s := e2e.StartServer(t)
-//	s.MustExec(t, "CREATE TABLE books (title text, year int)")
-//	out := s.CLI(t, "--table", "-e", "SHOW TABLES")
+//	e2e.MustExec(t, s.DB(t), "CREATE TABLE books (title text, year int)")
+//	res := s.CLI(t, "", "--table", "-e", "SHOW TABLES") // stdin, then the client's arguments
+//	// res.Stdout, res.Stderr, res.ExitCode
 //
 // Golden files in testdata/ (the format of package internal/golden) hold
 // statements, HTTP requests and the statements BI tools send, each with the

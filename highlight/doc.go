@@ -33,6 +33,11 @@
 //     (SQL) with the snippet separator where a snippet does not reach its
 //     field's start or end and the field separator between fields.
 //
+// Two files add to the snippets as data, only when asked: markup.go
+// (balance_markup: the elements open at a snippet's edges, opened again and
+// closed) and offsets.go (Request.Offsets: each span's keywords and the
+// offsets in the field's stored text, for HIGHLIGHT_OFFSETS()).
+//
 // A field that fits the limits is shown whole, marked; a field without a
 // match shows its beginning up to the limit, or nothing with allow_empty.
 //

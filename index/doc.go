@@ -41,7 +41,8 @@
 // A Snapshot is an immutable view (segments, deletions, attributes, an id
 // map) that readers take without locks; Write builds the next one copy on
 // write and swaps it in after its commit. Posting lists are read from badger
-// per Search; stored text per Stored call, in one read transaction.
+// per Search, unless the posting cache (cache.go) holds them decoded; stored
+// text per Stored call, in one read transaction.
 //
 // # Highlighting
 //
@@ -55,15 +56,19 @@
 //
 // # Weights
 //
-// Search weights are 1 + round(1000 * BM25) over the whole table; see
-// Snapshot.Search.
+// A Match's Weight is WEIGHT(): the Ranker of the search (SearchOptions),
+// proximity_bm25 by default (per field, the longest run of query words in
+// query order times the field's weight and 1000, summed, plus a BM25 score
+// from 0 to 999 over the whole table); see Ranker in rank.go and
+// Snapshot.SearchWith.
 //
 // # Files
 //
 // The package has three jobs that share its unexported types (segments,
 // posting lists, the compiled plan), grouped here by file:
 //
-//   - storage: db.go (the catalog, its settings and write gate), open.go
+//   - storage: index.go (Options, the memory budget, errors, DocRef and
+//     Match), db.go (the catalog, its settings and write gate), open.go
 //     (checks before badger opens), keys.go (the key layout), table.go,
 //     writer.go and build.go (a statement's segment), blocks.go, postings.go
 //     and dict.go (posting lists, term blocks, the term dictionary),

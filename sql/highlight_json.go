@@ -213,7 +213,7 @@ func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *hig
 			// an empty array, as the reference answers.
 			out[i].Snippets = []string{}
 		} else {
-			// An empty field: an empty string, as the specification shows.
+			// An empty field: an empty string, as the reference's manual shows.
 			out[i].Snippets = []string{""}
 		}
 	}

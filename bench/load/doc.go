@@ -2,7 +2,9 @@
 // time and reports what it measured. It speaks to glint and to the peer (Sphinx
 // 2.2) through the MySQL protocol with go-sql-driver/mysql, and to glint's HTTP
 // API with net/http. cmd/glint-load is its command line; bench/cmd/race runs it
-// against both servers side by side.
+// against glintd and searchd side by side (the race's other peers, PostgreSQL,
+// SQLite FTS5 and Bleve, are measured with RunInProcess from their own Go
+// modules, bench/peers and bench/bleve).
 //
 // A run is: reset the workload's tables if it writes; a warm-up phase whose
 // operations are not counted; then the measured phase: Concurrency workers, each

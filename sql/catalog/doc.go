@@ -16,10 +16,22 @@
 //
 // Strings compare as MySQL's default _ci collations do: case-insensitively.
 //
+// The sql package borrows the same row engine for two things its search path
+// does not do itself: the scalar functions of a search's select list, WHERE,
+// ORDER BY and HAVING (CompileScalar: IF, CASE, SUBSTRING, the time
+// functions), and the outer SELECT of a derived table, whose rows are a
+// search's (Select over a Table the caller builds).
+//
 // # Example
 //
-//	tables := catalog.InformationSchema("glint", []catalog.TableInfo{{Name: "books", Columns: ...}})
-//	env := &catalog.Env{Database: "glint", Tables: tables}
+//	tables := catalog.InformationSchema(catalog.Information{Database: "glint",
+//		Tables: []catalog.TableInfo{{Name: "books", Columns: ...}}})
+//	env := &catalog.Env{Database: "glint", Table: func(schema, name string) (*catalog.Table, error) {
+//		if t, ok := tables[strings.ToUpper(name)]; ok { // information_schema's tables, by upper-case name
+//			return t, nil
+//		}
+//		return nil, fmt.Errorf("no table %s", name)
+//	}}
 //	res, err := catalog.Select(ctx, stmt, env) // SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = database()
 //	// res.Rows == [][]any{{"books"}}
 //

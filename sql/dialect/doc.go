@@ -12,8 +12,10 @@
 //   - split.go cuts a text of several statements at ';' (Split);
 //     placeholder.go finds ? placeholders and binds values (Placeholders,
 //     Interpolate).
-//   - rewrite.go, create.go and settings.go rewrite one statement; output.go
-//     keeps the map from the rewritten text back to the original.
+//   - rewrite.go, create.go, settings.go and facet.go rewrite one statement
+//     (facet.go cuts off its FACET clauses); output.go keeps the map from the
+//     rewritten text back to the original. dialect.go holds the Statement
+//     and the reserved names the rewrite produces.
 //   - parse.go runs the TiDB parser and turns its errors into a SyntaxError
 //     that points into the original text (errors.go).
 //   - standin.go hands the parser a short stand-in for each long string
@@ -27,6 +29,8 @@
 //	MATCH('q')                    `MATCH`('q')                     an ordinary function call
 //	{before_match='<b>', limit=5} __glint_map('before_match', '<b>', 'limit', 5)
 //	{}                            __glint_map()
+//	{html_strip_mode=strip}       __glint_map('html_strip_mode', __glint_word('strip'))
+//	QUERY()                       __glint_query()
 //	CALL f(x, 5 AS around)        CALL f(x, __glint_as(5, 'around'))
 //	SHOW META [LIKE 'p']          SELECT __glint_show_meta(['p'])
 //	title text stored             title TEXT COMMENT 'glint:text stored'

@@ -2,10 +2,12 @@
 // draws them when it writes the file; this is for a file made before, or after
 // a change to package chart):
 //
-//	go run ./bench/cmd/charts [-latest] bench/results/20261123-032034.json
+//	go run ./bench/cmd/charts [-latest] bench/results/20261123-192604.json
 //
 // It writes <stamp>-throughput.svg and <stamp>-fieldsize.svg beside the file
-// and, with -latest, the latest-*.svg copies the README links.
+// and, with -latest, the latest-throughput.svg and latest-fieldsize.svg
+// copies the README links. A soak run's chart is drawn again by
+// go run ./bench/cmd/soak -redraw bench/results/soak-<stamp>.json.
 package main
 
 import (
