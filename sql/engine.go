@@ -30,7 +30,14 @@ type Engine struct {
 	// workBudget is the highlighting work budget of a request that sets
 	// none (SetHighlightWorkBudget); 0: none.
 	workBudget int
+	// maxPacket is the server's max_allowed_packet, as @@max_allowed_packet
+	// tells clients (SetMaxAllowedPacket).
+	maxPacket int
 }
+
+// SetMaxAllowedPacket sets what @@max_allowed_packet reports: the largest
+// packet the server's listener takes (64 MB unless set).
+func (e *Engine) SetMaxAllowedPacket(n int) { e.maxPacket = n }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
 // SNIPPETS, a JSON search): one that runs past it is stopped with a
@@ -89,7 +96,7 @@ func (st *Stats) countHighlight(req *highlight.Request) {
 
 // NewEngine returns an Engine over db.
 func NewEngine(db *index.DB) *Engine {
-	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared}
+	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared, maxPacket: 64 << 20}
 }
 
 // Stats returns the engine's live counters.

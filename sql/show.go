@@ -22,7 +22,7 @@ func (s *Session) systemVariables() map[string]any {
 		"version_comment":          "glint full-text search server",
 		"version_compile_os":       "Linux",
 		"version_compile_machine":  "x86_64",
-		"max_allowed_packet":       int64(64 << 20),
+		"max_allowed_packet":       int64(s.engine.maxPacket),
 		"autocommit":               int64(1),
 		"auto_increment_increment": int64(1),
 		"auto_increment_offset":    int64(1),

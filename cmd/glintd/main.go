@@ -72,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	eng.SetMaxQueryTime(o.maxQueryTime)
 	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
+	eng.SetMaxAllowedPacket(int(o.maxAllowedPacket))
 	eng.SetMaxPreparedStatements(o.maxPreparedStmts)
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
