@@ -74,9 +74,9 @@ func TestTLSClients(t *testing.T) {
 		args := []string{"-h", host, "-P", port, "-u", "alice", "-ps3cret", "--batch", "--skip-column-names"}
 		for range 2 {
 			out, err := exec.Command(CLIBinary(t), append(args, "--ssl", "--ssl-ca="+certFile, "--ssl-verify-server-cert",
-				"-e", "SELECT 40+2")...).CombinedOutput()
+				"-e", "SELECT 40+2, @@have_ssl")...).CombinedOutput()
 			require.NoError(t, err, "%s", out)
-			assert.Equal(t, "42\n", string(out))
+			assert.Equal(t, "42\tYES\n", string(out))
 		}
 		out, err := exec.Command(CLIBinary(t), append(args, "--skip-ssl", "-e", "SELECT 1")...).CombinedOutput()
 		require.Error(t, err)

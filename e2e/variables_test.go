@@ -6,11 +6,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMaxAllowedPacketReported: @@max_allowed_packet tells clients the
-// limit the server was started with, which drivers size their packets by.
-func TestMaxAllowedPacketReported(t *testing.T) {
-	s := StartServer(t, WithArgs("--max-allowed-packet", "16M"))
-	res := s.CLI(t, "", "--batch", "--skip-column-names", "-e", "SELECT @@max_allowed_packet")
+// TestListenerVariables: the @@variables that describe the MySQL listener
+// tell clients what it was started with (drivers size their packets by
+// @@max_allowed_packet; pools read @@wait_timeout).
+func TestListenerVariables(t *testing.T) {
+	ask := "SELECT @@max_allowed_packet, @@wait_timeout, @@interactive_timeout, @@have_ssl"
+	s := StartServer(t, WithArgs("--max-allowed-packet", "16M", "--idle-timeout", "90s"))
+	res := s.CLI(t, "", "--batch", "--skip-column-names", "-e", ask)
 	require.Zero(t, res.ExitCode, res.Stderr)
-	require.Equal(t, "16777216\n", res.Stdout)
+	require.Equal(t, "16777216\t90\t90\tDISABLED\n", res.Stdout)
+
+	s = StartServer(t)
+	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e", ask)
+	require.Equal(t, "67108864\t28800\t28800\tDISABLED\n", res.Stdout)
 }

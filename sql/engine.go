@@ -30,14 +30,23 @@ type Engine struct {
 	// workBudget is the highlighting work budget of a request that sets
 	// none (SetHighlightWorkBudget); 0: none.
 	workBudget int
-	// maxPacket is the server's max_allowed_packet, as @@max_allowed_packet
-	// tells clients (SetMaxAllowedPacket).
-	maxPacket int
+	// listener is what @@variables tell clients of the MySQL listener
+	// (SetListener).
+	listener Listener
 }
 
-// SetMaxAllowedPacket sets what @@max_allowed_packet reports: the largest
-// packet the server's listener takes (64 MB unless set).
-func (e *Engine) SetMaxAllowedPacket(n int) { e.maxPacket = n }
+// Listener is what the server's MySQL listener does that @@variables
+// report: @@max_allowed_packet, @@have_ssl, @@wait_timeout and
+// @@interactive_timeout.
+type Listener struct {
+	MaxAllowedPacket int
+	TLS              bool
+	IdleTimeout      time.Duration
+}
+
+// SetListener sets what @@variables report of the MySQL listener (unless
+// set: 64 MB packets, no TLS, 8 hours idle).
+func (e *Engine) SetListener(l Listener) { e.listener = l }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
 // SNIPPETS, a JSON search): one that runs past it is stopped with a
@@ -96,7 +105,8 @@ func (st *Stats) countHighlight(req *highlight.Request) {
 
 // NewEngine returns an Engine over db.
 func NewEngine(db *index.DB) *Engine {
-	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared, maxPacket: 64 << 20}
+	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared,
+		listener: Listener{MaxAllowedPacket: 64 << 20, IdleTimeout: 8 * time.Hour}}
 }
 
 // Stats returns the engine's live counters.

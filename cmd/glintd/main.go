@@ -72,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	eng.SetMaxQueryTime(o.maxQueryTime)
 	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
-	eng.SetMaxAllowedPacket(int(o.maxAllowedPacket))
+	eng.SetListener(sql.Listener{MaxAllowedPacket: int(o.maxAllowedPacket), TLS: tlsCfg != nil, IdleTimeout: o.idleTimeout})
 	eng.SetMaxPreparedStatements(o.maxPreparedStmts)
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
