@@ -205,6 +205,13 @@ func TestBIMariaDB(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		golden.File(t, "testdata/bi/jdbc.mariadb.out", out)
 	})
+	// The statements Grafana, Metabase, DBeaver and the mysql client send,
+	// replayed as against glint; MariaDB's answers in *.mariadb.txt.
+	for _, name := range []string{"grafana", "metabase", "dbeaver", "mysqlclient"} {
+		t.Run("replay "+name, func(t *testing.T) {
+			RunGoldenSQL(t, filepath.Join("testdata/bi", name+".mariadb.txt"), m.DB(t, "glint"), m.PreparedDB(t, "glint"))
+		})
+	}
 	t.Run("mysqldump", func(t *testing.T) {
 		dump := mysqldumpTool(t)
 		file, err := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "glint", "books").Output()

@@ -89,11 +89,21 @@ func StartMariaDB(t *testing.T) *MariaDB {
 // DB returns a connection pool to database (none when "") that may send
 // several statements in one query.
 func (m *MariaDB) DB(t *testing.T, database string) *sql.DB {
+	return m.open(t, database, true)
+}
+
+// PreparedDB returns a pool to database whose statements with ? arguments
+// are server-side prepared statements.
+func (m *MariaDB) PreparedDB(t *testing.T, database string) *sql.DB {
+	return m.open(t, database, false)
+}
+
+func (m *MariaDB) open(t *testing.T, database string, interpolate bool) *sql.DB {
 	t.Helper()
 	c := mysql.NewConfig()
 	c.User, c.Net, c.Addr, c.DBName = "root", "tcp", m.Addr, database
-	c.MultiStatements = true
-	c.InterpolateParams = true
+	c.MultiStatements = interpolate
+	c.InterpolateParams = interpolate
 	connector, err := mysql.NewConnector(c)
 	require.NoError(t, err)
 	db := sql.OpenDB(connector)
