@@ -22,6 +22,9 @@ type SearchOptions struct {
 	// FieldWeights weighs the indexed text fields by lower-case name; a
 	// field that is not named weighs 1.
 	FieldWeights map[string]int
+	// Global, if set, are the statistics of the collection the table is a
+	// part of, which ranking uses instead of the table's (globalstats.go).
+	Global *GlobalStats
 }
 
 // SearchResult is what a search found.
@@ -89,6 +92,7 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		}
 	}
 	p.ranker = opts.Ranker
+	p.global = opts.Global
 	if err := s.fetch(ctx, p); err != nil {
 		return nil, err
 	}
@@ -336,6 +340,8 @@ type plan struct {
 	idf     []float64 // per leafTerm
 	boost   []float64 // per leafTerm: the largest boost of its keywords
 	counts  bool      // rank from occurrence counts (countsOnly)
+
+	global *GlobalStats // SearchOptions.Global: N and df for the idf, or nil
 }
 
 // leafTerm is one thing the index is asked for: a word, or a wildcard with
