@@ -29,6 +29,9 @@ type Engine struct {
 	// workBudget is the highlighting work budget of a request that sets
 	// none (SetHighlightWorkBudget); 0: none.
 	workBudget int
+
+	remote Remote       // asks the agents of distributed tables; nil: none
+	health mirrorHealth // the agents' mirrors that failed lately
 }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL

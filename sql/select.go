@@ -95,6 +95,12 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if ts := derivedSource(n); ts != nil {
 		return s.selectDerived(ctx, n, ts, options)
 	}
+	if d, ok, err := s.distributedSource(n); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.selectDistributed(ctx, d, n, options, within)
+	}
 	start := time.Now()
 	s.metaQuery = nil
 	p, err := s.planSelect(n, options, within)
@@ -430,7 +436,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		}
 	}
 	if where.match != nil {
-		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
+		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: p.opts.global}
 	}
 	p.maxMatches = p.opts.maxMatches
 	want := p.offset + p.count
