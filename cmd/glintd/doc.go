@@ -27,5 +27,5 @@
 // Keys: data, mysql_listen, http_listen, max_allowed_packet, max_http_body,
 // max_prepared_statements, handshake_timeout, idle_timeout, read_timeout,
 // write_timeout, shutdown_timeout, sync_writes, merge_factor,
-// snippets_file_prefix, user.
+// snippets_file_prefix, agent_user, user.
 package main
