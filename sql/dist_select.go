@@ -45,9 +45,6 @@ type distOptions struct {
 	strict       bool          // a shard with no live mirror fails the query
 }
 
-// coordinatorOptions are the names distOptions reads.
-var coordinatorOptions = []string{"global_idf", "agent_query_timeout", "strict_shards"}
-
 func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting, error) {
 	var o distOptions
 	var rest []dialect.Setting

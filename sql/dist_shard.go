@@ -108,14 +108,6 @@ func (d *distTable) shards() []*shard {
 	return out
 }
 
-// table is the name of the shard's table on the node that serves it.
-func (sh *shard) table() string {
-	if sh.local != "" {
-		return sh.local
-	}
-	return sh.mirrors[sh.asked].table
-}
-
 // mirrorOrder is the order in which the mirrors of sh are tried: by the
 // table's ha_strategy, live ones first, those that failed lately last.
 func (s *Session) mirrorOrder(d *distTable, sh *shard, now time.Time) []int {

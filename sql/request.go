@@ -224,6 +224,9 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 
 // planSearch builds the selectPlan of a search request.
 func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExpr, error) {
+	if _, dist := s.engine.db.DistributedTable(req.Table); dist {
+		return nil, nil, Errorf(CodeUnsupported, "%s: table '%s' is distributed, and a JSON search of a distributed table is not supported yet: search it with SQL (POST /sql, or the MySQL protocol)", orRoot(req.Path), req.Table)
+	}
 	t, err := s.table(req.Table)
 	if err != nil {
 		return nil, nil, err
