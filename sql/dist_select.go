@@ -267,8 +267,6 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, run []bool, timeout time.Duration, strict, fixed bool, stmts func(i int) func(string) []string) ([][]*Result, error) {
 	out := make([][]*Result, len(shards))
 	errs := make([]error, len(shards))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
 	for i, sh := range shards {
 		if !run[i] {
@@ -278,15 +276,13 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 		go func() {
 			defer wg.Done()
 			out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i))
-			if errs[i] != nil && !isDeadShard(errs[i]) {
-				cancel() // the statement is wrong: the others need not finish
-			}
 		}()
 	}
 	wg.Wait()
-	// The first error that is not a dead shard is the statement's.
+	// The error of the first shard (in the table's order) whose statement
+	// failed is the statement's, whichever came first.
 	for i, err := range errs {
-		if err != nil && !isDeadShard(err) && !errorsIsCanceled(err) {
+		if err != nil && !isDeadShard(err) && ctx.Err() == nil {
 			return nil, shardError(d, shards[i], err)
 		}
 	}
@@ -306,10 +302,6 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 			msg: fmt.Sprintf("distributed table '%s': %s did not answer and is left out of the result: %v", d.name, shards[i].name, err)})
 	}
 	return out, nil
-}
-
-func errorsIsCanceled(err error) bool {
-	return strings.Contains(err.Error(), context.Canceled.Error())
 }
 
 // compile renders the parts of the SELECT the shards' statements share.
