@@ -114,8 +114,8 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	start := time.Now()
 	s.metaQuery = nil
 	s.meta = nil
-	if n.Distinct || n.GroupBy != nil || n.Having != nil || within != nil || hasAggregate(n.Fields, n.OrderBy) {
-		return nil, Errorf(CodeUnsupported, "GROUP BY, DISTINCT and aggregates over distributed table '%s' are not supported yet: query its shards (%s)", d.name, d.shardsText())
+	if within != nil {
+		return nil, Errorf(CodeUnsupported, "WITHIN GROUP ORDER BY over distributed table '%s' is not supported yet: query its shards (%s)", d.name, d.shardsText())
 	}
 	do, rest, err := parseDistOptions(options)
 	if err != nil {
@@ -152,6 +152,9 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	timeout := d.queryTimeout
 	if do.queryTimeout > 0 {
 		timeout = do.queryTimeout
+	}
+	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
+		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
 	}
 	shards := d.shards()
 	live := make([]bool, len(shards))

@@ -78,6 +78,14 @@ var distQueries = []string{
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
 	"SELECT id, title FROM {t} WHERE MATCH('alpha') LIMIT 0",
+	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY price",
+	"SELECT price, COUNT(*) AS c, SUM(price), MIN(price), MAX(price), AVG(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY price ORDER BY c DESC, price ASC LIMIT 2, 5",
+	"SELECT COUNT(*), AVG(price), MIN(price) FROM {t} WHERE MATCH('alpha')",
+	"SELECT COUNT(*), MAX(price) FROM {t} WHERE MATCH('nosuchword')",
+	"SELECT COUNT(*) FROM {t}",
+	"SELECT price AS p, COUNT(*) FROM {t} GROUP BY p ORDER BY p DESC LIMIT 3",
+	"SELECT COUNT(*) FROM {t} WHERE MATCH('kappa') GROUP BY price ORDER BY COUNT(*) DESC",
+	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('alpha') LIMIT 3 FACET price ORDER BY FACET() ASC LIMIT 4 FACET price BY price",
 }
 
 var distWords = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
@@ -126,11 +134,16 @@ func TestDistributedEqualsUnion(t *testing.T) {
 				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
 				wantMeta := exec(t, s, "SHOW META")
 				dq := strings.ReplaceAll(q, "{t}", "d")
+				facet := ""
+				if at := strings.Index(dq, " FACET "); at >= 0 {
+					dq, facet = dq[:at], dq[at:]
+				}
 				if strings.Contains(dq, " OPTION ") {
 					dq += ", global_idf=1"
 				} else {
 					dq += " OPTION global_idf=1"
 				}
+				dq += facet
 				before := coord.stats.Highlights.Load()
 				for _, e := range remote.engines {
 					before += e.stats.Highlights.Load()
@@ -187,6 +200,7 @@ func TestDistributedFailures(t *testing.T) {
 
 	remote.down = map[string]bool{}
 	require.Equal(t, "error NoSuchColumn: distributed table 'd', local 'p0': unknown column 'nosuch' in table 'p0'\n", exec(t, s, "SELECT nosuch FROM d"))
-	require.Equal(t, "error Unsupported: GROUP BY, DISTINCT and aggregates over distributed table 'd' are not supported yet: query its shards (local 'p0', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1')\n", exec(t, s, "SELECT COUNT(*) FROM d"))
+	require.Equal(t, "count(*):int\n2\n", exec(t, s, "SELECT COUNT(*) FROM d"))
+	require.Equal(t, "error Unsupported: HAVING and DISTINCT over distributed table 'd' are not supported yet: query its shards (local 'p0', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1')\n", exec(t, s, "SELECT title, COUNT(*) FROM d GROUP BY title HAVING COUNT(*) > 1"))
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
 }
