@@ -144,6 +144,24 @@ func TestDistributedEqualsUnion(t *testing.T) {
 		}
 	}
 
+	// JSON searches with highlighting, over HTTP.
+	for _, body := range []string{
+		`{"table": "{t}", "query": {"match": {"*": "alpha beta"}}, "offset": 2, "limit": 5, "highlight": {"fields": ["body"]}, "options": {"global_idf": 1}}`,
+		`{"table": "{t}", "query": {"bool": {"must": [{"query_string": "gamma"}], "filter": [{"range": {"price": {"gt": 5}}}]}}, "sort": [{"price": "desc"}], "highlight": {}, "options": {"global_idf": 1}}`,
+		`{"table": "{t}", "query": {"match_phrase": {"body": "alpha beta"}}, "_source": ["title"], "highlight": {"limit": 20, "pre_tags": "[", "post_tags": "]"}, "options": {"global_idf": 1}}`,
+	} {
+		want := servers[0].HTTPAnswer(t, "POST /search", strings.ReplaceAll(strings.ReplaceAll(body, "{t}", "u"), `, "options": {"global_idf": 1}`, ""))
+		require.Contains(t, want, "200\n")
+		for _, S := range []int{1, 2, 4} {
+			before := highlights(t, servers)
+			got := servers[0].HTTPAnswer(t, "POST /search", strings.ReplaceAll(body, "{t}", fmt.Sprintf("d%d", S)))
+			require.Equal(t, want, got, body)
+			hits := strings.Count(got, `"_id":`)
+			require.NotZero(t, hits)
+			require.Equal(t, hits, highlights(t, servers)-before, "documents highlighted by %s", body)
+		}
+	}
+
 	// The definition survives a restart of the coordinator.
 	create := MustQuery(t, coord, "SHOW CREATE TABLE d4")
 	servers[0].Restart(t)

@@ -108,6 +108,8 @@ type distQuery struct {
 	want     int
 	maxMatch int
 	stats    string // OPTION global_stats='...', or ""
+	// globalJSON are the statistics of stats, for a JSON search.
+	globalJSON *globalStatsJSON
 }
 
 func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
@@ -617,6 +619,7 @@ func (s *Session) distStats(ctx context.Context, d *distTable, q *distQuery, sha
 		return asError(err)
 	}
 	q.stats = "global_stats=" + quoteString(string(data))
+	q.globalJSON = &g
 	return nil
 }
 

@@ -130,6 +130,17 @@ func TestDistributedEqualsUnion(t *testing.T) {
 				p := rng.IntN(shards)
 				require.Equal(t, "ok 1\n", exec(t, sessions[p], fmt.Sprintf("INSERT INTO p%d (id, title, body, price) VALUES %s", p, values)))
 			}
+			for i, req := range distSearches() {
+				want, err := s.Search(context.Background(), req)
+				require.NoError(t, err)
+				dreq := *req
+				dreq.Table, dreq.GlobalIDF = "d", true
+				got, err := s.Search(context.Background(), &dreq)
+				require.NoError(t, err)
+				want.Took, got.Took = 0, 0
+				require.Equal(t, want, got, "search %d", i)
+				require.NotEmpty(t, got.Hits, "search %d", i)
+			}
 			for _, q := range distQueries {
 				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
 				wantMeta := exec(t, s, "SHOW META")
@@ -203,4 +214,17 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "count(*):int\n2\n", exec(t, s, "SELECT COUNT(*) FROM d"))
 	require.Equal(t, "error Unsupported: HAVING and DISTINCT over distributed table 'd' are not supported yet: query its shards (local 'p0', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1')\n", exec(t, s, "SELECT title, COUNT(*) FROM d GROUP BY title HAVING COUNT(*) > 1"))
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
+}
+
+// distSearches are the JSON searches the property test runs (table u).
+func distSearches() []*SearchRequest {
+	return []*SearchRequest{
+		{Table: "u", Query: &TextCond{Path: "query.match", Query: "alpha beta", AnyWord: true}, Offset: 2, Limit: 5,
+			Highlight: &HighlightRequest{Fields: []HighlightField{{Name: "body"}}}},
+		{Table: "u", Query: &BoolCond{Must: []Cond{&TextCond{Query: "gamma"}}, Filter: []Cond{&AttrCond{Column: "price", Op: AttrRange, Gt: int64(5)}}},
+			Sort: []SortKey{{Column: "price", Desc: true}}, Limit: 10, Highlight: &HighlightRequest{}},
+		{Table: "u", Sort: []SortKey{{Column: "id", Desc: true}}, Limit: 4, Source: SourceFilter{Includes: []string{"title"}}},
+		{Table: "u", Query: &TextCond{Query: "alpha beta", Phrase: true}, Limit: 6, Source: SourceFilter{Includes: []string{"title"}},
+			Highlight: &HighlightRequest{Options: []OptionValue{{Name: "limit", Value: int64(20)}}}},
+	}
 }

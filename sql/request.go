@@ -41,6 +41,12 @@ type SearchRequest struct {
 	// documents (in index order); 0: no cutoff.
 	Cutoff int
 	Path   string // where the options were given, for errors
+	// GlobalIDF is options.global_idf: a search of a distributed table
+	// ranks with the statistics of all its shards (docs/distributed.md).
+	GlobalIDF bool
+	// Global are the collection statistics a coordinator sends a shard
+	// (dist_json.go); nil: the table's own.
+	Global *index.GlobalStats
 }
 
 // Cond is one condition of a request's query: *TextCond, *AttrCond,
@@ -184,6 +190,15 @@ const colAny ColumnType = -1
 func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchResponse, error) {
 	start := time.Now()
 	s.pending = nil
+	if d, dist, err := s.distributed(req.Table); dist {
+		if err != nil {
+			return nil, err
+		}
+		return s.searchDistributed(ctx, d, req, start)
+	}
+	if req.GlobalIDF {
+		return nil, Errorf(CodeBadOption, "%s: global_idf applies to distributed tables", orRoot(req.Path))
+	}
 	p, hl, err := s.planSearch(req)
 	if err != nil {
 		return nil, err
@@ -224,9 +239,6 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 
 // planSearch builds the selectPlan of a search request.
 func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExpr, error) {
-	if _, dist := s.engine.db.DistributedTable(req.Table); dist {
-		return nil, nil, Errorf(CodeUnsupported, "%s: table '%s' is distributed, and a JSON search of a distributed table is not supported yet: search it with SQL (POST /sql, or the MySQL protocol)", orRoot(req.Path), req.Table)
-	}
 	t, err := s.table(req.Table)
 	if err != nil {
 		return nil, nil, err
@@ -312,7 +324,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 		p.opts.fieldWeights[strings.ToLower(name)] = w
 	}
 	if sc.match != nil {
-		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
+		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: req.Global}
 	}
 	p.opts.maxQueryTime = req.MaxQueryTime
 	want := p.offset + p.count

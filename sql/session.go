@@ -252,6 +252,10 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 			r, err := s.callQueryStats(ctx, n)
 			return r, s.statementTimeError(ctx, err)
 		}
+		if isSearchRequestCall(n) {
+			r, err := s.callSearchRequest(ctx, n)
+			return r, s.statementTimeError(ctx, err)
+		}
 		r, err := s.callSnippets(ctx, n)
 		return r, s.statementTimeError(ctx, err)
 	case *ast.UseStmt:
