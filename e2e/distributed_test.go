@@ -32,6 +32,7 @@ var distQueries = []string{
 	"SELECT id, title, HIGHLIGHT() FROM {t} WHERE MATCH('\"alpha beta\"') LIMIT 0, 7",
 	"SELECT id, HIGHLIGHT({limit=20}, body) FROM {t} WHERE MATCH('gamma delta') LIMIT 2, 6",
 	"SELECT id, SNIPPET(body, QUERY()) FROM {t} WHERE MATCH('kappa iota') LIMIT 5",
+	"SELECT id, HIGHLIGHT({}, title), HIGHLIGHT({}, body) FROM {t} WHERE MATCH('alpha') LIMIT 3, 4",
 	"SELECT id FROM {t} ORDER BY id DESC LIMIT 5",
 	"SELECT id, price * 2 AS p FROM {t} WHERE MATCH('gamma') ORDER BY p ASC LIMIT 4",
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
@@ -44,12 +45,12 @@ var distQueries = []string{
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")
 
-// highlights is the sum of the servers' highlight_calls counters.
+// highlights is the sum of the servers' highlight_docs counters.
 func highlights(t *testing.T, servers []*Server) int {
 	t.Helper()
 	n := 0
 	for _, s := range servers {
-		v, err := strconv.Atoi(MustQuery(t, s.DB(t), "SHOW STATUS LIKE 'highlight_calls'").Map()["highlight_calls"])
+		v, err := strconv.Atoi(MustQuery(t, s.DB(t), "SHOW STATUS LIKE 'highlight_docs'").Map()["highlight_docs"])
 		require.NoError(t, err)
 		n += v
 	}

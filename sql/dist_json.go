@@ -83,14 +83,14 @@ type wireOption struct {
 
 // taggedValue is a JSON scalar, list or column value with its Go type kept.
 type taggedValue struct {
-	K string      // n (nil), i (int64), u (uint64), f (float64), s, b, l (list), m ([]int64)
-	I int64       `json:",omitempty"`
-	U uint64      `json:",omitempty"`
-	F float64     `json:",omitempty"`
-	S string      `json:",omitempty"`
-	B bool        `json:",omitempty"`
+	K string        // n (nil), i (int64), u (uint64), f (float64), s, b, l (list), m ([]int64)
+	I int64         `json:",omitempty"`
+	U uint64        `json:",omitempty"`
+	F float64       `json:",omitempty"`
+	S string        `json:",omitempty"`
+	B bool          `json:",omitempty"`
 	L []taggedValue `json:",omitempty"`
-	M []int64     `json:",omitempty"`
+	M []int64       `json:",omitempty"`
 }
 
 func toTagged(v any) taggedValue {

@@ -72,6 +72,7 @@ var distQueries = []string{
 	"SELECT id, WEIGHT(), price FROM {t} WHERE MATCH('alpha | beta') AND price > 5 ORDER BY price DESC LIMIT 10",
 	"SELECT id, title, HIGHLIGHT() FROM {t} WHERE MATCH('\"alpha beta\"') LIMIT 0, 7",
 	"SELECT id, HIGHLIGHT({limit=20}, body) FROM {t} WHERE MATCH('gamma delta') LIMIT 2, 6",
+	"SELECT id, HIGHLIGHT({}, title), HIGHLIGHT({}, body) FROM {t} WHERE MATCH('alpha') LIMIT 3, 4",
 	"SELECT id FROM {t} ORDER BY id DESC LIMIT 5",
 	"SELECT id, price * 2 AS p FROM {t} WHERE MATCH('gamma') ORDER BY p ASC LIMIT 4",
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
@@ -155,17 +156,17 @@ func TestDistributedEqualsUnion(t *testing.T) {
 					dq += " OPTION global_idf=1"
 				}
 				dq += facet
-				before := coord.stats.Highlights.Load()
+				before := coord.stats.HighlightDocs.Load()
 				for _, e := range remote.engines {
-					before += e.stats.Highlights.Load()
+					before += e.stats.HighlightDocs.Load()
 				}
 				got := exec(t, s, dq)
 				gotMeta := exec(t, s, "SHOW META")
 				require.Equal(t, want, got, dq)
 				require.Equal(t, wantMeta, gotMeta, dq)
-				after := coord.stats.Highlights.Load()
+				after := coord.stats.HighlightDocs.Load()
 				for _, e := range remote.engines {
-					after += e.stats.Highlights.Load()
+					after += e.stats.HighlightDocs.Load()
 				}
 				if strings.Contains(q, "HIGHLIGHT") {
 					rows := strings.Count(got, "\n") - 1

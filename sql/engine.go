@@ -71,6 +71,9 @@ type Stats struct {
 	Updates        atomic.Uint64
 	StoredDocReads atomic.Uint64 // documents read from the document store
 	Highlights     atomic.Uint64 // HIGHLIGHT() evaluations (one per row and call)
+	// HighlightDocs counts the documents (rows) highlighted: each row of a
+	// page whose select list highlights, once whatever the number of calls.
+	HighlightDocs atomic.Uint64
 	// HighlightsFromIndex counts the documents whose highlighted words and
 	// marks came from the index (postings and stored layouts) without
 	// tokenizing their text.

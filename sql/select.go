@@ -724,6 +724,9 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 		return nil, err
 	}
 	pt.over, p.hlOver, p.hlTruncated = over, over, truncated
+	if len(p.budgeted()) > 0 {
+		s.engine.stats.HighlightDocs.Add(uint64(len(page)))
+	}
 	if truncated > 0 {
 		s.pending = append(s.pending, budgetWarning(truncated, "rows", budget))
 	}

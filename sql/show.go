@@ -504,6 +504,7 @@ func (s *Session) statusCounters() []counter {
 		{"command_update", u(st.Updates.Load())},
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
 		{"highlight_calls", u(st.Highlights.Load())},
+		{"highlight_docs", u(st.HighlightDocs.Load())},
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
 		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
