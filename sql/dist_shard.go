@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -237,5 +236,5 @@ func isDeadShard(err error) bool {
 	var e *Error
 	return err != nil && !errors.As(err, &ae) && !errors.As(err, &e) &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
-		!strings.Contains(err.Error(), errNoRemote.Error())
+		!errors.Is(err, errNoRemote)
 }

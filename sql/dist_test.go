@@ -215,6 +215,11 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "count(*):int\n2\n", exec(t, s, "SELECT COUNT(*) FROM d"))
 	require.Equal(t, "error Unsupported: HAVING and DISTINCT over distributed table 'd' are not supported yet: query its shards (local 'p0', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1')\n", exec(t, s, "SELECT title, COUNT(*) FROM d GROUP BY title HAVING COUNT(*) > 1"))
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
+
+	// An engine without a client for agents says so.
+	alone := newMemEngine(t).NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, alone, "CREATE TABLE r type='distributed' agent='10.0.0.1:9306:p1'"))
+	require.Equal(t, "error ShardFailed: distributed table 'r', agent '10.0.0.1:9306:p1': this server has no client for agents\n", exec(t, alone, "SELECT id FROM r"))
 }
 
 // distSearches are the JSON searches the property test runs (table u).
