@@ -216,6 +216,11 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "error Unsupported: HAVING and DISTINCT over distributed table 'd' are not supported yet: query its shards (local 'p0', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1')\n", exec(t, s, "SELECT title, COUNT(*) FROM d GROUP BY title HAVING COUNT(*) > 1"))
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
 
+	// One shard: the statement goes to it whole, HAVING and all.
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.2:9306:p1'"))
+	require.Equal(t, "c:int | group_concat(id):str\n1 | 2\n", exec(t, s, "SELECT COUNT(*) AS c, GROUP_CONCAT(id) FROM one WHERE MATCH('word') HAVING c > 0"))
+	require.Equal(t, "Variable_name:str | Value:str\ntotal | 1\ntotal_found | 1\n", exec(t, s, "SHOW META LIKE 'total%'"))
+
 	// An engine without a client for agents says so.
 	alone := newMemEngine(t).NewSession("root")
 	require.Equal(t, "ok 0\n", exec(t, alone, "CREATE TABLE r type='distributed' agent='10.0.0.1:9306:p1'"))
