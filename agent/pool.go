@@ -66,6 +66,7 @@ func (p *Pool) db(addr string, connect time.Duration) (*dbsql.DB, error) {
 	cfg.Net, cfg.Addr = "tcp", addr
 	cfg.Timeout = connect
 	cfg.AllowNativePasswords = true
+	cfg.MultiStatements = true // a Query's statements go in one round trip
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err
@@ -88,31 +89,47 @@ func (p *Pool) Query(ctx context.Context, addr string, connect time.Duration, st
 		return nil, err
 	}
 	defer conn.Close()
-	out := make([]*sql.Result, 0, len(stmts))
-	for _, st := range stmts {
-		r, err := query(ctx, conn, st)
-		if err != nil {
-			var me *mysql.MySQLError
-			if errors.As(err, &me) {
-				return nil, &sql.AgentError{Number: me.Number, Message: me.Message}
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return nil, err
+	out, err := query(ctx, conn, stmts)
+	if err != nil {
+		var me *mysql.MySQLError
+		if errors.As(err, &me) {
+			return nil, &sql.AgentError{Number: me.Number, Message: me.Message}
 		}
-		out = append(out, r)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	if len(out) != len(stmts) {
+		return nil, fmt.Errorf("agent: %d result sets for %d statements", len(out), len(stmts))
 	}
 	return out, nil
 }
 
-// query runs one statement and reads its rows as the SQL layer's values.
-func query(ctx context.Context, conn *dbsql.Conn, stmt string) (*sql.Result, error) {
-	rows, err := conn.QueryContext(ctx, stmt)
+// query sends the statements in one packet (each ends with ';') and reads
+// their result sets as the SQL layer's values.
+func query(ctx context.Context, conn *dbsql.Conn, stmts []string) ([]*sql.Result, error) {
+	rows, err := conn.QueryContext(ctx, strings.Join(stmts, ";\n"))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var out []*sql.Result
+	for {
+		r, err := resultSet(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+		if !rows.NextResultSet() {
+			break
+		}
+	}
+	return out, rows.Err()
+}
+
+// resultSet reads the rows of the current result set.
+func resultSet(rows *dbsql.Rows) (*sql.Result, error) {
 	types, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, err

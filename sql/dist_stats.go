@@ -71,3 +71,43 @@ func parseGlobalStats(v ast.ExprNode) (*index.GlobalStats, error) {
 	}
 	return &index.GlobalStats{Docs: g.Docs, TermDocs: g.Terms}, nil
 }
+
+// onlyIDs returns the ids of a top-level conjunct "id IN (constants)" of a
+// WHERE clause (a coordinator's phase two, or any such SELECT), or nil:
+// only those documents can pass, so the search need evaluate no other
+// (index.SearchOptions.Only).
+func onlyIDs(where expr) []uint64 {
+	switch x := where.(type) {
+	case logicExpr:
+		if !x.and {
+			return nil
+		}
+		if ids := onlyIDs(x.l); ids != nil {
+			return ids
+		}
+		return onlyIDs(x.r)
+	case inExpr:
+		if _, isID := x.x.(idExpr); !isID || x.not {
+			return nil
+		}
+		ids := make([]uint64, 0, len(x.list))
+		for _, e := range x.list {
+			c, ok := e.(constExpr)
+			if !ok {
+				return nil
+			}
+			switch v := c.v.(type) {
+			case int64:
+				if v >= 0 {
+					ids = append(ids, uint64(v))
+				}
+			case uint64:
+				ids = append(ids, v)
+			default:
+				return nil
+			}
+		}
+		return ids
+	}
+	return nil
+}

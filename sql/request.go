@@ -324,7 +324,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 		p.opts.fieldWeights[strings.ToLower(name)] = w
 	}
 	if sc.match != nil {
-		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: req.Global}
+		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: req.Global, Only: onlyIDs(p.where)}
 	}
 	p.opts.maxQueryTime = req.MaxQueryTime
 	want := p.offset + p.count

@@ -436,7 +436,8 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		}
 	}
 	if where.match != nil {
-		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: p.opts.global}
+		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: p.opts.global,
+			Only: onlyIDs(p.where)}
 	}
 	p.maxMatches = p.opts.maxMatches
 	want := p.offset + p.count
