@@ -320,9 +320,11 @@ func (d *distTable) shardsText() string {
 	return strings.Join(parts, ", ")
 }
 
-// writeError is the error of a write to a distributed table.
+// writeError is the error of a statement that needs a table with
+// documents (a write, TRUNCATE, OPTIMIZE, CALL SNIPPETS) naming a
+// distributed table: it names the shards to run it on.
 func (d *distTable) writeError() error {
-	return Errorf(CodeUnsupported, "table '%s' is distributed and holds no documents: write to its shards (%s)", d.name, d.shardsText())
+	return Errorf(CodeUnsupported, "table '%s' is distributed and holds no documents: write to (or run this on) its shards: %s", d.name, d.shardsText())
 }
 
 // createText renders the statement that re-creates a distributed table.
