@@ -171,7 +171,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
 		b.WriteString(q.optionTail(distGroupLimit))
-		return []string{b.String(), "SHOW META"}
+		return []string{b.String(), "SHOW WARNINGS", "SHOW META"}
 	}
 	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string { return stmt })
 	if err != nil {
@@ -181,6 +181,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	groups := map[string]*distGroup{}
 	var order []*distGroup
 	var terms = addTerms(nil, nil)
+	s.shardWarnings(d, shards, answers, 1)
 	for _, res := range answers {
 		if res == nil {
 			continue
@@ -188,7 +189,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		if columns == nil {
 			columns = res[0].Columns[:nItems]
 		}
-		_, shardTerms := metaOf(res[1])
+		_, shardTerms := metaOf(res[2])
 		terms = addTerms(terms, shardTerms)
 		for _, row := range res[0].Rows {
 			key := row[nItems : nItems+nKeys]

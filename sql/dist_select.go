@@ -174,7 +174,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 
 	// Phase one: ids and sort keys of each shard's best offset+count.
 	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseOne(table), "SHOW META"} }
+		return func(table string) []string { return []string{q.phaseOne(table), "SHOW WARNINGS", "SHOW META"} }
 	})
 	if err != nil {
 		return nil, err
@@ -190,10 +190,11 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 			c := distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]}
 			cands = append(cands, c)
 		}
-		found, shardTerms := metaOf(res[1])
+		found, shardTerms := metaOf(res[2])
 		totalFound += found
 		terms = addTerms(terms, shardTerms)
 	}
+	s.shardWarnings(d, shards, answers, 1)
 
 	// Merge: the ORDER BY order, then id; one row per id.
 	q.sort(cands)
@@ -661,7 +662,7 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		if len(opts) > 0 {
 			text += " OPTION " + strings.Join(opts, ", ")
 		}
-		return []string{text, "SHOW META"}
+		return []string{text, "SHOW WARNINGS", "SHOW META"}
 	}
 	shards := d.shards()
 	answers, err := s.eachShard(ctx, d, shards, []bool{true}, timeout, do.strict, false, func(int) func(string) []string { return stmt })
@@ -673,8 +674,9 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 			{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)}}
 		return &Result{Columns: []Column{{Name: "id", Type: ColUint}}, Rows: [][]any{}}, nil
 	}
+	s.shardWarnings(d, shards, answers, 1)
 	s.meta = nil
-	for _, row := range answers[0][1].Rows {
+	for _, row := range answers[0][2].Rows {
 		name, _ := row[0].(string)
 		value, _ := row[1].(string)
 		if name == "time" {
@@ -683,4 +685,34 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		s.meta = append(s.meta, metaRow{name, value})
 	}
 	return answers[0][0], nil
+}
+
+// shardWarnings passes up the warnings the shards gave (result set at of
+// each answer, SHOW WARNINGS), with the shard's table named as the
+// distributed table, each distinct one once: as one table would give them.
+func (s *Session) shardWarnings(d *distTable, shards []*shard, answers [][]*Result, at int) {
+	seen := map[string]bool{}
+	for _, w := range s.pending {
+		seen[w.msg] = true
+	}
+	for i, res := range answers {
+		if len(res) <= at {
+			continue
+		}
+		table := shards[i].local
+		if table == "" {
+			table = shards[i].mirrors[shards[i].asked].table
+		}
+		names := strings.NewReplacer("table "+table, "table "+d.name, "'"+table+"'", "'"+d.name+"'")
+		for _, row := range res[at].Rows {
+			level, _ := row[0].(string)
+			msg, _ := row[2].(string)
+			msg = names.Replace(msg)
+			if seen[msg] {
+				continue
+			}
+			seen[msg] = true
+			s.pending = append(s.pending, warning{level: level, code: codeOfMySQL(uint16(asInt(row[1]))), msg: msg})
+		}
+	}
 }

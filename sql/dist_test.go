@@ -78,6 +78,7 @@ var distQueries = []string{
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
+	"SELECT id FROM {t} WHERE MATCH('alph* beta')",
 	"SELECT id, title FROM {t} WHERE MATCH('alpha') LIMIT 0",
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY price",
 	"SELECT price, COUNT(*) AS c, SUM(price), MIN(price), MAX(price), AVG(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY price ORDER BY c DESC, price ASC LIMIT 2, 5",
@@ -144,6 +145,7 @@ func TestDistributedEqualsUnion(t *testing.T) {
 			}
 			for _, q := range distQueries {
 				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
+				wantWarnings := exec(t, s, "SHOW WARNINGS")
 				wantMeta := exec(t, s, "SHOW META")
 				dq := strings.ReplaceAll(q, "{t}", "d")
 				facet := ""
@@ -161,8 +163,14 @@ func TestDistributedEqualsUnion(t *testing.T) {
 					before += e.stats.HighlightDocs.Load()
 				}
 				got := exec(t, s, dq)
+				gotWarnings := exec(t, s, "SHOW WARNINGS")
 				gotMeta := exec(t, s, "SHOW META")
 				require.Equal(t, want, got, dq)
+				// A shard's warning names the distributed table.
+				require.Equal(t, strings.ReplaceAll(wantWarnings, "table u", "table d"), gotWarnings, dq)
+				if strings.Contains(q, "alph*") {
+					require.Contains(t, gotWarnings, "wildcard 'alph*' searched as the word 'alph'")
+				}
 				require.Equal(t, wantMeta, gotMeta, dq)
 				after := coord.stats.HighlightDocs.Load()
 				for _, e := range remote.engines {
