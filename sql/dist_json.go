@@ -326,6 +326,10 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 		r.Rows = append(r.Rows, []any{h.ID, h.Score, string(sb), hl, truncated})
 	}
 	s.meta = []metaRow{{"total", strconv.Itoa(resp.Total)}, {"total_found", strconv.Itoa(resp.Total)}, {"time", "0.000"}}
+	for _, w := range resp.Warnings {
+		// The search's warnings, for the coordinator's SHOW WARNINGS.
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax, msg: w})
+	}
 	return r, nil
 }
 
@@ -376,7 +380,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			w := toWireSearch(r)
 			w.Table, w.Global = table, global
 			data, _ := json.Marshal(w)
-			return []string{"CALL SEARCH_REQUEST(" + quoteString(string(data)) + ")", "SHOW META"}
+			return []string{"CALL SEARCH_REQUEST(" + quoteString(string(data)) + ")", "SHOW WARNINGS", "SHOW META"}
 		}
 	}
 	// Phase one: the sort columns of each shard's best offset+limit.
@@ -420,9 +424,10 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			}
 			hits = append(hits, jh)
 		}
-		found, _ := metaOf(res[1])
+		found, _ := metaOf(res[2])
 		total += found
 	}
+	s.shardWarnings(d, shards, answers, 1)
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
 		if req.Sort == nil {
