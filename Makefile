@@ -4,10 +4,13 @@
 #   make run          build, then start glintd on ./data with the default listeners
 #   make test         test dependencies, go vet, go test -race (CI runs this)
 #   make lint         go vet, gofmt, staticcheck
+#   make rewrite      rewrite every golden file (internal/golden) from what the code gives now; review the diff
 #   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
-#   make bench        Go benchmarks, then the race against the peer (bench/cmd/race)
-#   make bench-quick  the same, short (< 2 min)
+#   make bench        Go benchmarks, then the race against the peers (bench/cmd/race)
+#   make bench-quick  the same, short (Brown, one run of 2 s: ~6 min on 2 cores)
+#   make bench-test   vet and test the benchmark's own Go modules (bench/bleve, bench/peers),
+#                     which go test ./... does not enter; PostgreSQL and FTS5 required
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
@@ -23,7 +26,7 @@ SOAK_DURATION       ?= 10m
 SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
 
-.PHONY: build run test test-deps lint conformance fuzz bench bench-quick bench-build soak
+.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build bench-deps bench-test soak
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -46,6 +49,13 @@ lint:
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(BIN)/tools/staticcheck ./...
 
+# The packages whose tests import internal/golden take -rewrite (the others
+# would reject the flag). e2e needs what make test-deps installs.
+rewrite: test-deps
+	$(GO) test -count=1 $$($(GO) list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | \
+		awk '/internal\/golden/ && $$1 !~ /internal\/golden$$/ {print $$1}') -rewrite
+	git status --short -- '*testdata*'
+
 # The reference's own answers; fails when fewer cases pass than
 # scripts/conformance.min records.
 conformance: test-deps
@@ -61,11 +71,15 @@ fuzz:
 		done; \
 	done
 
-# The race runs the peer even while glintd does not build (glint is then
+# The peers' servers (Sphinx, PostgreSQL) and a C compiler for SQLite's cgo.
+bench-deps:
+	scripts/install-bench-deps.sh
+
+# The race runs the peers even while glintd does not build (glint is then
 # reported as skipped), so a stale bin/glintd is removed first.
 # The corpora are prepared first: the Go benchmarks on real text read them
 # from the cache (and skip without it).
-bench-build:
+bench-build: bench-deps
 	@rm -f $(BIN)/glintd
 	-$(GO) build -o $(BIN)/glintd ./cmd/glintd
 	$(GO) build -o $(BIN)/glint-load ./cmd/glint-load
@@ -74,6 +88,13 @@ bench-build:
 bench: bench-build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./bench/cmd/race -glintd $(BIN)/glintd
+
+# The peers' module needs cgo and the build tag for SQLite's FTS5; its tests
+# start a private PostgreSQL cluster.
+bench-test: bench-deps
+	cd bench/bleve && $(GO) vet ./... && $(GO) test ./...
+	cd bench/peers && $(GO) vet -tags sqlite_fts5 ./... && \
+		GLINT_REQUIRE_POSTGRES=1 GLINT_REQUIRE_SQLITE=1 $(GO) test -tags sqlite_fts5 ./...
 
 bench-quick: bench-build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./...

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,7 +34,7 @@ func TestBIReplays(t *testing.T) {
 	s := startWithBIData(t)
 	for _, name := range []string{"grafana", "metabase", "dbeaver", "mysqlclient"} {
 		t.Run(name, func(t *testing.T) {
-			RunReplay(t, s, filepath.Join("testdata/bi", name+".txt"))
+			RunGolden(t, filepath.Join("testdata/bi", name+".txt"), s)
 		})
 	}
 }
@@ -52,7 +53,7 @@ func TestBISQLAlchemy(t *testing.T) {
 	host, port := hostPort(t, s)
 	out, err := exec.Command(python, "testdata/bi/reflect_sqlalchemy.py", host, port, "glint").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	RequireGoldenFile(t, "testdata/bi/sqlalchemy.out", string(out))
+	golden.File(t, "testdata/bi/sqlalchemy.out", out)
 }
 
 // TestBIODBC runs ODBC's catalog functions (SQLTables, SQLColumns,
@@ -65,7 +66,7 @@ func TestBIODBC(t *testing.T) {
 	host, port := hostPort(t, s)
 	out, err := exec.Command(python, "testdata/bi/odbc.py", host, port, driver, "glint").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	RequireGoldenFile(t, "testdata/bi/odbc.out", string(out))
+	golden.File(t, "testdata/bi/odbc.out", out)
 }
 
 // odbcTools returns a python3 with pyodbc and the MariaDB ODBC driver.
@@ -111,7 +112,7 @@ func TestBIJDBC(t *testing.T) {
 	for _, mode := range []string{"", "&useServerPrepStmts=true"} {
 		out, err := exec.Command(java, "-cp", jar, "testdata/bi/Meta.java", host, port, "glint", mode).CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		RequireGoldenFile(t, "testdata/bi/jdbc.out", string(out))
+		golden.File(t, "testdata/bi/jdbc.out", out)
 	}
 }
 
@@ -190,19 +191,19 @@ func TestBIMariaDB(t *testing.T) {
 		python := pythonWith(t, "sqlalchemy, pandas, pymysql")
 		out, err := exec.Command(python, "testdata/bi/reflect_sqlalchemy.py", host, port, "mariadb").CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		RequireGoldenFile(t, "testdata/bi/sqlalchemy.mariadb.out", string(out))
+		golden.File(t, "testdata/bi/sqlalchemy.mariadb.out", out)
 	})
 	t.Run("ODBC", func(t *testing.T) {
 		python, driver := odbcTools(t)
 		out, err := exec.Command(python, "testdata/bi/odbc.py", host, port, driver, "mariadb").CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		RequireGoldenFile(t, "testdata/bi/odbc.mariadb.out", string(out))
+		golden.File(t, "testdata/bi/odbc.mariadb.out", out)
 	})
 	t.Run("JDBC", func(t *testing.T) {
 		java, jar := javaTools(t)
 		out, err := exec.Command(java, "-cp", jar, "testdata/bi/Meta.java", host, port, "glint", "").CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		RequireGoldenFile(t, "testdata/bi/jdbc.mariadb.out", string(out))
+		golden.File(t, "testdata/bi/jdbc.mariadb.out", out)
 	})
 	t.Run("mysqldump", func(t *testing.T) {
 		dump := mysqldumpTool(t)

@@ -1,9 +1,9 @@
 package e2e
 
 import (
-	"path/filepath"
 	"testing"
 
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,24 +78,15 @@ func TestCLIMultiStatementWithShowMeta(t *testing.T) {
 	assert.Contains(t, r.Stdout, "\ntime\t")
 }
 
-// TestGolden runs every testdata/*.txt file; go test ./e2e -run TestGolden
-// -rewrite writes the output got into them.
+// TestGolden runs every testdata/*.txt file (see RunGolden), each against a
+// new server; go test ./e2e -run TestGolden -rewrite writes the outputs got
+// into them.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { RunGolden(t, f) })
-	}
+	golden.Files(t, "testdata/*.txt", func(t *testing.T, path string) { RunGolden(t, path, nil) })
 }
 
-// TestHTTPGolden runs every testdata/http/*.txt file (see RunHTTPGolden);
-// -rewrite writes the answers got into them.
+// TestHTTPGolden runs every testdata/http/*.txt file (see RunGolden): HTTP
+// requests through Go's client, each file against a new server.
 func TestHTTPGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/http/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { RunHTTPGolden(t, f) })
-	}
+	golden.Files(t, "testdata/http/*.txt", func(t *testing.T, path string) { RunGolden(t, path, nil) })
 }

@@ -4,9 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,14 +28,7 @@ func TestCurlScript(t *testing.T) {
 			cmd.Env = append(os.Environ(), "GLINT_HTTP="+s.HTTPAddr)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
-			golden := script[:len(script)-len(".sh")] + ".out"
-			if *rewrite {
-				require.NoError(t, os.WriteFile(golden, out, 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			assert.Equal(t, string(want), string(out))
+			golden.File(t, strings.TrimSuffix(script, ".sh")+".out", out)
 		})
 	}
 }

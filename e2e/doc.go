@@ -9,6 +9,7 @@
 //	s.MustExec(t, "CREATE TABLE books (title text, year int)")
 //	out := s.CLI(t, "--table", "-e", "SHOW TABLES")
 //
-// Golden files in testdata/ hold statements and the CLI's exact output (see
-// RunGolden); go test ./e2e -rewrite writes them anew.
+// Golden files in testdata/ (the format of package internal/golden) hold
+// statements, HTTP requests and the statements BI tools send, each with the
+// exact answer (see RunGolden); go test ./e2e -rewrite writes them anew.
 package e2e

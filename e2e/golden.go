@@ -1,108 +1,220 @@
 package e2e
 
 import (
-	"flag"
-	"os"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/glint-search/glint/internal/golden"
+	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/ with the output got")
-
-// A golden file is a sequence of cases separated by lines "====". A case is
-// statements, a line "----", and the command-line client's expected output
-// (standard output and error together). Statement lines starting with "#" are
-// comments, except "# cli: ARGS", which replaces the client's default output
-// arguments (--table) for that case, e.g. "# cli: --batch". All cases of a file
-// run in order against one new server, each in one client run with --force
-// (so an error does not stop the statements after it). A line "# server:
-// ARGS" in the first case passes flags to glintd, "{testdata}" standing for
-// the golden file's folder.
-type goldenCase struct {
-	head     []string // the lines before "----", comments included
-	stmts    []string
-	args     []string
-	expected string
-}
-
-// RunGolden runs the golden file at path against a new server; with -rewrite
-// it writes the output got into the file instead of comparing.
-func RunGolden(t *testing.T, path string) {
+// RunGolden runs the golden file at path (the format of package
+// internal/golden), its cases in order against one server: s, or when s is
+// nil a new server started for the file. A case's command says how its input
+// reaches the server:
+//
+//	server ARGS        glintd's flags, "{testdata}" standing for the file's
+//	                   folder (absolute); only as the first case, when s is
+//	                   nil. Output: none.
+//	cli [ARGS]         the statements of the input through the command-line
+//	                   client, in one run with --force (an error does not stop
+//	                   the statements after it); ARGS replace its default
+//	                   output arguments (--table). Output: its standard output
+//	                   and error together.
+//	sql [args=(a, b)]  one statement through Go's MySQL driver, with its ?
+//	                   arguments (strings; NULL is NULL). Output: the column
+//	                   names and then each row, tab-separated, "ok", or
+//	                   "error NNNN: msg". See sqlCase for how it runs.
+//	GET|POST|... /path an HTTP request with the input as its body. Output: the
+//	                   status code, then the JSON answer indented (member
+//	                   order kept), "took" masked as 0.
+//
+// go test ./e2e -rewrite writes the outputs got into the files.
+func RunGolden(t *testing.T, path string, s *Server) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
+	g := &goldenRun{file: t, s: s}
+	golden.Run(t, path, func(t *testing.T, d *golden.TestData) string {
+		if d.Cmd == "server" {
+			require.Nil(t, g.s, "%s: server is the first case of a file, and the test has not started one", d.Pos)
+			dir, err := filepath.Abs(filepath.Dir(path))
+			require.NoError(t, err)
+			var args []string
+			for _, a := range d.CmdArgs {
+				args = append(args, strings.ReplaceAll(a.String(), "{testdata}", dir))
+			}
+			g.s = StartServer(g.file, WithArgs(args...))
+			return ""
+		}
+		if g.s == nil {
+			g.s = StartServer(g.file)
+		}
+		switch d.Cmd {
+		case "cli":
+			args := []string{"--table"}
+			if len(d.CmdArgs) > 0 {
+				args = nil
+				for _, a := range d.CmdArgs {
+					args = append(args, a.String())
+				}
+			}
+			out, _ := g.s.CLICombined(t, d.Input+"\n", append([]string{"--force"}, args...)...)
+			return strings.TrimRight(out, "\n")
+		case "sql":
+			return g.sqlCase(t, d)
+		case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodHead:
+			return g.s.HTTPAnswer(t, d.FullCmd(), d.Input)
+		}
+		t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+		return ""
+	})
+}
+
+// goldenRun is the state of one golden file: its test, which the server
+// and the connections last as long as; its server; and, for sql cases, two
+// connections.
+type goldenRun struct {
+	file         *testing.T
+	s            *Server
+	text, binary *sql.Conn
+}
+
+// sqlCase runs a case "sql" as the BI tools send their statements. A query
+// (SELECT, SHOW, ...) runs twice, on two connections: as text (arguments
+// interpolated by the driver, COM_QUERY) and as a server-side prepared
+// statement (COM_STMT_PREPARE, COM_STMT_EXECUTE), as ODBC drivers and
+// Connector/J with useServerPrepStmts send it; both must give the answer.
+// A write (CREATE, INSERT, ALTER, ...) runs once, as text; any other
+// statement (USE, SET, PREPARE, EXECUTE) as text on both connections.
+func (g *goldenRun) sqlCase(t *testing.T, d *golden.TestData) string {
+	ctx := context.Background()
+	if g.text == nil {
+		var err error
+		g.text, err = g.s.DB(g.file).Conn(ctx)
+		require.NoError(t, err)
+		g.binary, err = g.s.PreparedDB(g.file).Conn(ctx)
+		require.NoError(t, err)
+		text, binary := g.text, g.binary
+		g.file.Cleanup(func() { _, _ = text.Close(), binary.Close() })
+	}
+	var args []any
+	if a, ok := d.Arg("args"); ok {
+		for _, v := range a.Vals {
+			if v == "NULL" {
+				args = append(args, nil)
+			} else {
+				args = append(args, v)
+			}
+		}
+	}
+	stmt := d.Input
+	got := runStatement(ctx, g.text, stmt, args, false)
+	switch {
+	case isQuery(stmt) && !isExecute(stmt):
+		assert.Equal(t, got, runStatement(ctx, g.binary, stmt, args, true),
+			"%s: the prepared statement answers otherwise than the text one", d.Pos)
+	case !isWrite(stmt):
+		// USE, SET, PREPARE ...: the second connection follows.
+		assert.Equal(t, got, runStatement(ctx, g.binary, stmt, args, false), "%s: on the second connection", d.Pos)
+	}
+	return got
+}
+
+// isQuery: the statement answers rows (EXECUTE of a SELECT among them).
+func isQuery(stmt string) bool {
+	f := strings.Fields(strings.ToUpper(stmt))
+	return len(f) > 0 && (f[0] == "SELECT" || f[0] == "SHOW" || f[0] == "(SELECT") || isExecute(stmt)
+}
+
+// isWrite: the statement changes tables, and so runs on one connection.
+func isWrite(stmt string) bool {
+	f := strings.Fields(strings.ToUpper(stmt))
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "CREATE", "DROP", "INSERT", "REPLACE", "UPDATE", "DELETE", "TRUNCATE", "ALTER", "OPTIMIZE":
+		return true
+	}
+	return false
+}
+
+// isExecute: SQL-level EXECUTE, which MySQL does not prepare.
+func isExecute(stmt string) bool {
+	f := strings.Fields(strings.ToUpper(stmt))
+	return len(f) > 0 && f[0] == "EXECUTE"
+}
+
+// runStatement runs stmt on conn and renders its answer.
+func runStatement(ctx context.Context, conn *sql.Conn, stmt string, args []any, prepare bool) string {
+	if !isQuery(stmt) {
+		if _, err := conn.ExecContext(ctx, stmt, args...); err != nil {
+			return errorText(err)
+		}
+		return "ok"
+	}
+	var rows *sql.Rows
+	var err error
+	if prepare {
+		var st *sql.Stmt
+		if st, err = conn.PrepareContext(ctx, stmt); err != nil {
+			return errorText(err)
+		}
+		defer st.Close()
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = conn.QueryContext(ctx, stmt, args...)
+	}
+	if err != nil {
+		return errorText(err)
+	}
+	r, err := readRows(rows)
+	if err != nil {
+		return errorText(err)
+	}
+	lines := []string{strings.Join(r.Columns, "\t")}
+	for _, v := range r.Values {
+		lines = append(lines, strings.Join(v, "\t"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func errorText(err error) string {
+	if me, ok := err.(*mysql.MySQLError); ok {
+		return fmt.Sprintf("error %d: %s", me.Number, me.Message)
+	}
+	return "error: " + err.Error()
+}
+
+var tookRE = regexp.MustCompile(`^\{"took":\d+,`)
+
+// HTTPAnswer sends "METHOD /path" with body and returns the status and the
+// indented JSON answer ("took" masked), as the golden files hold them.
+func (s *Server) HTTPAnswer(t testing.TB, request, body string) string {
+	t.Helper()
+	method, path, ok := strings.Cut(request, " ")
+	require.True(t, ok, "request line %q", request)
+	req, err := http.NewRequest(method, "http://"+s.HTTPAddr+path, strings.NewReader(body))
 	require.NoError(t, err)
-	cases := parseGolden(string(raw))
-	var opts []Option
-	if len(cases) > 0 {
-		for _, line := range cases[0].head {
-			if args, ok := strings.CutPrefix(line, "# server:"); ok {
-				// {testdata} stands for this file's folder, absolute.
-				dir, err := filepath.Abs(filepath.Dir(path))
-				require.NoError(t, err)
-				opts = append(opts, WithArgs(strings.Fields(strings.ReplaceAll(args, "{testdata}", dir))...))
-			}
-		}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	raw = tookRE.ReplaceAll(bytes.TrimSpace(raw), []byte(`{"took":0,`))
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return fmt.Sprintf("%d\nnot JSON: %s", resp.StatusCode, raw)
 	}
-	s := StartServer(t, opts...)
-	for i := range cases {
-		c := &cases[i]
-		args := append([]string{"--force"}, c.args...)
-		out, _ := s.CLICombined(t, strings.Join(c.stmts, "\n")+"\n", args...)
-		got := strings.TrimRight(out, "\n")
-		if *rewrite {
-			c.expected = got
-			continue
-		}
-		assert.Equal(t, c.expected, got, "%s: case %d:\n%s", path, i+1, strings.Join(c.stmts, "\n"))
-	}
-	if *rewrite {
-		require.NoError(t, os.WriteFile(path, []byte(formatGolden(cases)), 0o644))
-	}
-}
-
-func parseGolden(text string) []goldenCase {
-	var cases []goldenCase
-	for _, block := range strings.Split(strings.TrimSuffix(text, "\n"), "\n====\n") {
-		c := goldenCase{args: []string{"--table"}}
-		head, expected, found := strings.Cut(block, "\n----\n")
-		if !found {
-			head, _ = strings.CutSuffix(block, "\n----")
-		}
-		c.expected = strings.TrimRight(expected, "\n")
-		for _, line := range strings.Split(head, "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			c.head = append(c.head, line)
-			switch {
-			case strings.HasPrefix(line, "# cli:"):
-				c.args = strings.Fields(strings.TrimPrefix(line, "# cli:"))
-			case !strings.HasPrefix(line, "#"):
-				c.stmts = append(c.stmts, line)
-			}
-		}
-		cases = append(cases, c)
-	}
-	return cases
-}
-
-func formatGolden(cases []goldenCase) string {
-	var b strings.Builder
-	for i, c := range cases {
-		if i > 0 {
-			b.WriteString("====\n")
-		}
-		for _, l := range c.head {
-			b.WriteString(l + "\n")
-		}
-		b.WriteString("----\n")
-		if c.expected != "" {
-			b.WriteString(c.expected + "\n")
-		}
-	}
-	return b.String()
+	return fmt.Sprintf("%d\n%s", resp.StatusCode, out.String())
 }

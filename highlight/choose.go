@@ -73,6 +73,7 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 			break
 		}
 		b := cands[best]
+		b.rank, b.score = len(show)+1, b.weight()
 		// force_all_words: one passage may be as big as it takes.
 		if !o.ForceAllWords || len(show) > 0 {
 			if keyCP+b.codesBetween > maxCP || keyWords+b.wordsBetween > maxWords {

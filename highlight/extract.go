@@ -46,6 +46,11 @@ type passage struct {
 	beforeN, afterN            int // units each side trimming may drop
 
 	from, to int // its bytes in the shown text
+
+	// rank and score are set when choose takes the passage: 1 for the one
+	// taken first, and its weight then (the keywords shown before it no
+	// longer count).
+	rank, score int
 }
 
 // edgeUnit is a unit that trimming may drop.

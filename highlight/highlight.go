@@ -44,6 +44,11 @@ type Request struct {
 	// Pack gives every field its own result (JSON): a field without a
 	// match then shows its beginning, even when another field matches.
 	Pack bool
+	// Offsets asks for what HIGHLIGHT_OFFSETS() and the offsets options
+	// tell: the keywords of each marked span, and offsets in the field's
+	// own text (FieldResult.StoredOffset). Without it, nothing of it is
+	// computed.
+	Offsets bool
 
 	noSkip bool // tests: walk every unit (the window never skips ahead)
 }
@@ -55,8 +60,11 @@ type Range struct{ Start, End int }
 // stands for in its markers.
 type MarkedRange struct {
 	Range
-	ID   int
-	span int32
+	ID int
+	// Keywords has bit k set when the span shows keyword k (Request.Offsets
+	// only; keywords past the 64th are not told).
+	Keywords uint64
+	span     int32
 }
 
 // Snippet is one snippet of a field, as data: a range of the field's shown
@@ -72,6 +80,10 @@ type Snippet struct {
 	// limit cut short: the separator is part of the snippet then.
 	Cut    bool
 	Weight int
+	// Rank is the order in which the chooser took the passage (1: first),
+	// and Score its weight then, which decided it; both 0 for a whole
+	// field or a field's beginning, which no choice made.
+	Rank, Score int
 	// Zone is the zone the snippet starts in, shown before it with
 	// emit_zones ("" for none).
 	Zone string
@@ -82,6 +94,12 @@ type FieldResult struct {
 	Name     string
 	Text     string // the shown text the ranges point into
 	Snippets []Snippet
+	// Considered is how many passages the chooser weighed for the field
+	// (for all fields, where they share the limits).
+	Considered int
+	// stored maps offsets of Text to the field's own text where they
+	// differ (HTML stripped; Request.Offsets only); nil: the same.
+	stored func(x int, end bool) int
 }
 
 // Result is a highlighted document.
@@ -125,6 +143,7 @@ func Highlight(req *Request) *Result {
 				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
 			}
 		}
+		annotate(req, fields, res)
 		return res
 	}
 	wholeAll := canShowWhole(total, global, o)
@@ -147,6 +166,7 @@ func Highlight(req *Request) *Result {
 			ctx := &sc.field
 			ctx.reset()
 			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
+			res.Fields[i].Considered = len(ctx.passages)
 			if ps := choose(ctx, lims[i], o, req.Weights, found, fields); len(ps) > 0 {
 				res.Fields[i].Snippets = f.render(ps, o)
 			}
@@ -155,6 +175,9 @@ func Highlight(req *Request) *Result {
 		}
 	}
 	if !perField {
+		for i := range res.Fields {
+			res.Fields[i].Considered = len(shared.passages)
+		}
 		// In text order within each field.
 		ps := choose(shared, global, o, req.Weights, found, fields)
 		slices.SortStableFunc(ps, func(a, b passage) int { return a.field - b.field })
@@ -167,6 +190,7 @@ func Highlight(req *Request) *Result {
 			ps = ps[n:]
 		}
 	}
+	annotate(req, fields, res)
 	return res
 }
 

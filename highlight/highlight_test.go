@@ -2,99 +2,37 @@ package highlight
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the expected outputs in testdata/ with the actual ones")
-
-// ruleCase is one case of testdata/rules.txt.
-type ruleCase struct {
-	comment string
-	command string
-	fields  []string
-	want    string
+// TestRules: the rules of snippets, each stated by a case in
+// testdata/rules.txt (see its header for the command).
+func TestRules(t *testing.T) {
+	golden.Run(t, "testdata/rules.txt", func(t *testing.T, d *golden.TestData) string {
+		require.Equal(t, "highlight", d.Cmd, d.Pos)
+		return runRule(t, d)
+	})
 }
 
-func readRules(t *testing.T, path string) []ruleCase {
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var out []ruleCase
-	var c ruleCase
-	var comment []string
-	inWant := false
-	flush := func() {
-		if c.command != "" {
-			out = append(out, c)
-		}
-		c, inWant = ruleCase{}, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case inWant && line == "":
-			flush()
-		case inWant:
-			c.want += line + "\n"
-		case strings.HasPrefix(line, "#"):
-			comment = append(comment, line)
-		case strings.HasPrefix(line, "highlight"):
-			c.comment, comment = strings.Join(comment, "\n"), nil
-			c.command = line
-		case strings.HasPrefix(line, "field: "):
-			c.fields = append(c.fields, strings.TrimPrefix(line, "field: "))
-		case line == "----":
-			inWant = true
-		case line == "":
-		default:
-			t.Fatalf("%s: cannot read line %q", path, line)
-		}
-	}
-	flush()
-	return out
-}
-
-// words splits a command line at blanks outside single quotes.
-func words(s string) []string {
-	var out []string
-	var b strings.Builder
-	quoted := false
-	for _, r := range s {
-		switch {
-		case r == '\'':
-			quoted = !quoted
-		case r == ' ' && !quoted:
-			if b.Len() > 0 {
-				out = append(out, b.String())
-				b.Reset()
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	if b.Len() > 0 {
-		out = append(out, b.String())
-	}
-	return out
-}
-
-// run runs one case: its request, rendered both ways.
-func (c ruleCase) run(t *testing.T) string {
+// runRule runs one case: its request, rendered both ways.
+func runRule(t *testing.T, d *golden.TestData) string {
 	o := DefaultOptions()
 	var marks []string
 	var settings []string
 	mode := ""
-	for _, w := range words(c.command)[1:] {
-		name, value, _ := strings.Cut(w, "=")
+	for _, arg := range d.CmdArgs {
+		name, value := arg.Key, arg.SingleVal(t)
 		switch name {
 		case "marks":
-			marks = strings.Split(strings.ReplaceAll(value, `"`, ""), ",")
+			marks = strings.Split(value, ",")
 		case "mode":
 			mode = value
 		case "tokenizer":
@@ -104,12 +42,10 @@ func (c ruleCase) run(t *testing.T) string {
 			}
 		default:
 			var v any = value
-			if n, err := fmt.Sscan(value, new(int)); err == nil && n == 1 && strings.Trim(value, "0123456789-") == "" {
-				var x int64
-				fmt.Sscan(value, &x)
+			if x, err := strconv.ParseInt(value, 10, 64); err == nil {
 				v = x
 			}
-			require.NoError(t, o.Set(name, v), c.command)
+			require.NoError(t, o.Set(name, v), d.Pos)
 		}
 	}
 	require.NoError(t, o.Check())
@@ -118,7 +54,9 @@ func (c ruleCase) run(t *testing.T) string {
 	for _, m := range marks {
 		req.Weights = append(req.Weights, utf8.RuneCountInString(m))
 	}
-	for _, text := range c.fields {
+	for line := range strings.SplitSeq(d.Input, "\n") {
+		text, ok := strings.CutPrefix(line, "field: ")
+		require.True(t, ok, "%s: an input line is \"field: text\", not %q", d.Pos, line)
 		req.Fields = append(req.Fields, field(t, tok, text, marks...))
 	}
 	res := Highlight(req)
@@ -133,39 +71,6 @@ func (c ruleCase) run(t *testing.T) string {
 		b.WriteString(" " + strings.ReplaceAll(string(j), `\u003c`, "<"))
 	}
 	return strings.NewReplacer(`\u003e`, ">", `\u0026`, "&").Replace(b.String()) + "\n"
-}
-
-// TestRules: the rules of snippets, each stated by a case in
-// testdata/rules.txt.
-func TestRules(t *testing.T) {
-	const path = "testdata/rules.txt"
-	cases := readRules(t, path)
-	var out strings.Builder
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	header, _, _ := strings.Cut(string(data), "\nhighlight")
-	header = header[:strings.LastIndex(header, "\n\n")+2]
-	out.WriteString(header)
-	for i, c := range cases {
-		got := c.run(t)
-		if !*rewrite {
-			require.Equal(t, c.want, got, "%s\n%s", c.comment, c.command)
-		}
-		if i > 0 {
-			out.WriteString("\n")
-		}
-		if c.comment != "" {
-			out.WriteString(c.comment + "\n")
-		}
-		out.WriteString(c.command + "\n")
-		for _, f := range c.fields {
-			out.WriteString("field: " + f + "\n")
-		}
-		out.WriteString("----\n" + got)
-	}
-	if *rewrite {
-		require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
-	}
 }
 
 // FuzzDocument: no panic; each snippet without its markers is a piece of

@@ -37,6 +37,10 @@ type Options struct {
 	// budget. The caller applies it (it spans the rows of a request) and
 	// gives the server's default where the request sets none (IsSet).
 	WorkBudget int
+	// Offsets is glint's own (offsets): the snippets as data too, beside
+	// the strings (JSON, CALL SNIPPETS; SQL has HIGHLIGHT_OFFSETS()). The
+	// caller asks Highlight for them with Request.Offsets.
+	Offsets bool
 
 	// LoadFiles and LoadFilesScattered are CALL SNIPPETS' own: the texts
 	// are file names under snippets_file_prefix (scattered: a missing file
@@ -173,6 +177,9 @@ var optionTable = []Spec{
 		set: func(o *Options, v any) { o.FieldSeparator = v.(string) }},
 	{Name: "work_budget", Kind: KindNumber, Max: maxLimit, Scope: scopeAll,
 		set: func(o *Options, v any) { o.WorkBudget = v.(int) }},
+	{Name: "offsets", Kind: KindFlag, Scope: ScopeCall | ScopeJSON,
+		Refusal: "is for CALL SNIPPETS and JSON: in SQL, HIGHLIGHT_OFFSETS() takes HIGHLIGHT()'s arguments and returns the snippets as data",
+		set:     func(o *Options, v any) { o.Offsets = v.(bool) }},
 	{Name: "load_files", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",
 		set: func(o *Options, v any) { o.LoadFiles = v.(bool) }},
 	{Name: "load_files_scattered", Kind: KindFlag, Scope: ScopeCall, Refusal: "is for CALL SNIPPETS only: it reads the texts from files",

@@ -110,7 +110,8 @@ func (f *ufield) render(ps []passage, o *Options) []Snippet {
 		// renders them.
 		from, to := max(p.from, prevTo), max(p.to, prevTo)
 		prevTo = to
-		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight()}
+		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight(),
+			Rank: p.rank, Score: p.score}
 		first := true
 		// The snippet's marks are marks[mk:].
 		mk := len(marks)

@@ -479,37 +479,12 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 // to what is shown), runs of white space and control characters are one
 // space, and entities are decoded.
 func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
-	var opts htmlstrip.Options
-	if f.StripOptions != nil {
-		opts = *f.StripOptions
-		opts.Zones = nil
-	}
-	r := htmlstrip.Strip(f.Text, &opts)
+	r, shown, at := stripShown(f)
+	n := len(r.Text)
 	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
 	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
-	n := len(r.Text)
 	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
 	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
-	// Collapse white space: at[i] is where byte i of the stripped text
-	// lands in the shown text.
-	var b strings.Builder
-	b.Grow(n)
-	at := make([]int32, n+1)
-	space := false
-	for i := 0; i < n; i++ {
-		at[i] = int32(b.Len())
-		c := r.Text[i]
-		if c < 0x20 || c == ' ' {
-			if !space {
-				b.WriteByte(' ')
-			}
-			space = true
-			continue
-		}
-		space = false
-		b.WriteByte(c)
-	}
-	at[n] = int32(b.Len())
 	move := func(ws []tokenize.Word) []tokenize.Word {
 		out := make([]tokenize.Word, 0, len(ws))
 		for _, w := range ws {
@@ -528,7 +503,39 @@ func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 	if len(f.Blends) > 0 {
 		blends = move(f.Blends)
 	}
-	return b.String(), move(f.Words), blends
+	return shown, move(f.Words), blends
+}
+
+// stripShown strips the markup of f's text and collapses its white space:
+// the stripped text r, the shown text, and where each byte of r.Text (and
+// its end) lands in the shown text (non-decreasing).
+func stripShown(f *Field) (r *htmlstrip.Result, shown string, at []int32) {
+	var opts htmlstrip.Options
+	if f.StripOptions != nil {
+		opts = *f.StripOptions
+		opts.Zones = nil
+	}
+	r = htmlstrip.Strip(f.Text, &opts)
+	n := len(r.Text)
+	var b strings.Builder
+	b.Grow(n)
+	at = make([]int32, n+1)
+	space := false
+	for i := 0; i < n; i++ {
+		at[i] = int32(b.Len())
+		c := r.Text[i]
+		if c < 0x20 || c == ' ' {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteByte(c)
+	}
+	at[n] = int32(b.Len())
+	return r, b.String(), at
 }
 
 // isASCII reports whether s has only ASCII bytes, 8 at a time.

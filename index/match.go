@@ -74,17 +74,26 @@ func (m *TextMatcher) Keywords() int { return m.nkw }
 // weighs a passage that shows it. The slice is the matcher's: read it only.
 func (m *TextMatcher) KeywordWeights() []int { return m.weights }
 
+// KeywordTexts gives each distinct positive keyword (by tokenize.Mark.Keyword)
+// as written in the query (the first occurrence's writing).
+func (m *TextMatcher) KeywordTexts() []string {
+	t := make([]string, m.nkw)
+	for _, l := range m.p.keywords {
+		if k := m.kwIndex[l.lt]; k >= 0 && t[k] == "" {
+			t[k] = l.kw.Text
+			if t[k] == "" {
+				t[k] = l.kw.Term
+			}
+		}
+	}
+	return t
+}
+
 // keywordWeights computes KeywordWeights, once per matcher.
 func (m *TextMatcher) keywordWeights() []int {
 	w := make([]int, m.nkw)
-	for _, l := range m.p.keywords {
-		if k := m.kwIndex[l.lt]; k >= 0 && w[k] == 0 {
-			text := l.kw.Text
-			if text == "" {
-				text = l.kw.Term
-			}
-			w[k] = utf8.RuneCountInString(text)
-		}
+	for k, text := range m.KeywordTexts() {
+		w[k] = utf8.RuneCountInString(text)
 	}
 	return w
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -686,6 +687,10 @@ func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 				b = append(b, ']')
 			}
 			b = append(b, '}')
+			if h.HighlightOffsets != nil {
+				b = append(b, `,"highlight_offsets":`...)
+				b = appendJSONData(b, h.HighlightOffsets)
+			}
 			if h.HighlightTruncated {
 				b = append(b, `,"highlight_truncated":true`...)
 			}
@@ -702,6 +707,16 @@ func appendSearchResponse(b []byte, r *sql.SearchResponse) []byte {
 		b = appendJSONString(b, strings.Join(r.Warnings, "; "))
 	}
 	return append(b, '}')
+}
+
+// appendJSONData appends v as encoding/json writes it (data of plain
+// strings, numbers and slices, which cannot fail).
+func appendJSONData(b []byte, v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return append(b, data...)
 }
 
 // appendSourceValue appends a _source value: numbers as numbers, a multi as

@@ -655,7 +655,9 @@ func (sc *scope) function(x *ast.FuncCallExpr) (expr, error) {
 	case "last_insert_id":
 		return constExpr{sc.sess.lastInsertID}, nil
 	case "highlight":
-		return sc.highlightCall(x)
+		return sc.highlightCall(x, false)
+	case "highlight_offsets":
+		return sc.highlightCall(x, true)
 	case "snippet":
 		return sc.snippetCall(x)
 	case dialect.FuncQuery:

@@ -3,12 +3,12 @@ package sql
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,11 +18,9 @@ import (
 // result's rows have one value per column, of the column's type.
 func FuzzGroupedSelect(f *testing.F) {
 	for _, name := range []string{"grouping.txt", "derived.txt", "functions.txt"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		require.NoError(f, err)
-		for _, c := range parseCases(string(data)) {
-			if strings.HasPrefix(c.input, "SELECT") {
-				f.Add(c.input)
+		for _, c := range golden.Cases(f, filepath.Join("testdata", name)) {
+			if strings.HasPrefix(c.Input, "SELECT") {
+				f.Add(c.Input)
 			}
 		}
 	}

@@ -22,13 +22,14 @@ import (
 // list (the reference's highlighting page). It runs after LIMIT, on the rows that are returned: their
 // stored text comes in the page's one batch read (scope.usesText).
 type highlightExpr struct {
-	fn     string // HIGHLIGHT or SNIPPET, for errors
-	opts   highlight.Options
-	fields []hlField // what to highlight, in output order
-	text   expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
-	query  *string   // the third argument; nil: the MATCH() query (set by the planner)
-	table  hlTable
-	stats  *Stats
+	fn      string // HIGHLIGHT, HIGHLIGHT_OFFSETS or SNIPPET, for errors
+	offsets bool   // HIGHLIGHT_OFFSETS(): the snippets as data (offsets.go)
+	opts    highlight.Options
+	fields  []hlField // what to highlight, in output order
+	text    expr      // the second argument as arbitrary text (a name or TO_STRING()), or nil
+	query   *string   // the third argument; nil: the MATCH() query (set by the planner)
+	table   hlTable
+	stats   *Stats
 
 	hlMatchers // compiled on the first row, for the snapshot of the statement
 }
@@ -99,19 +100,26 @@ type hlField struct {
 	attr bool // string attribute, or a text field that is stored but not indexed
 }
 
-// highlightCall compiles HIGHLIGHT(); the planner gives it the MATCH() query.
-func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
+// highlightCall compiles HIGHLIGHT() or, with offsets, HIGHLIGHT_OFFSETS()
+// (the same arguments; the snippets as data, docs/beyond.md); the planner
+// gives it the MATCH() query.
+func (sc *scope) highlightCall(x *ast.FuncCallExpr, offsets bool) (expr, error) {
+	fn := "HIGHLIGHT"
+	if offsets {
+		fn = "HIGHLIGHT_OFFSETS"
+	}
 	if sc.schema == nil {
-		return nil, Errorf(CodeSyntax, "HIGHLIGHT() needs a table in FROM")
+		return nil, Errorf(CodeSyntax, "%s() needs a table in FROM", fn)
 	}
 	if !sc.allowText {
-		return nil, Errorf(CodeSyntax, "HIGHLIGHT() is allowed only in the select list")
+		return nil, Errorf(CodeSyntax, "%s() is allowed only in the select list", fn)
 	}
 	cfg := sc.schema.Tokenization
-	h := sc.newHighlightExpr("HIGHLIGHT")
+	h := sc.newHighlightExpr(fn)
+	h.offsets = offsets
 	args := x.Args
 	if len(args) > 3 {
-		return nil, Errorf(CodeSyntax, "HIGHLIGHT() takes at most 3 arguments (options, fields, query), got %d", len(args))
+		return nil, Errorf(CodeSyntax, "%s() takes at most 3 arguments (options, fields, query), got %d", fn, len(args))
 	}
 	if len(args) > 0 {
 		if m, ok := args[0].(*ast.FuncCallExpr); ok && m.FnName.L == dialect.FuncOptionMap {
@@ -120,7 +128,7 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
 			}
 			args = args[1:]
 		} else if len(args) == 3 {
-			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the first of 3 arguments must be an option map like {limit=100}")
+			return nil, Errorf(CodeSyntax, "%s(): the first of 3 arguments must be an option map like {limit=100}", fn)
 		}
 	}
 	if len(args) > 0 {
@@ -137,7 +145,7 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr) (expr, error) {
 			return nil, err
 		}
 		if !ok {
-			return nil, Errorf(CodeSyntax, "HIGHLIGHT(): the query (third argument) must be a quoted string or QUERY()")
+			return nil, Errorf(CodeSyntax, "%s(): the query (third argument) must be a quoted string or QUERY()", fn)
 		}
 		h.query = q
 	}
@@ -371,13 +379,17 @@ func (h *highlightExpr) workCost(r *row) (int, error) {
 	}
 	n := 0
 	for _, f := range h.fields {
-		if f.attr {
-			n += len(attrText(r, f.col))
-		} else {
-			n += len(r.text[f.col])
-		}
+		n += len(f.text(r))
 	}
 	return n, nil
+}
+
+// text is the field's text in row r.
+func (f hlField) text(r *row) string {
+	if f.attr {
+		return attrText(r, f.col)
+	}
+	return r.text[f.col]
 }
 
 func (h *highlightExpr) eval(r *row) (any, error) {
@@ -401,7 +413,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 			return nil, err
 		}
 		f := h.table.field("", text, m.Fields[0], false)
-		return highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}).Join(), nil
+		return h.value(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}, h.anyText), nil
 	}
 	if len(h.fields) == 0 {
 		return "", nil // a field list that names no stored full-text field
@@ -438,7 +450,23 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	for _, f := range h.fields {
 		fields = append(fields, byCol[f.col])
 	}
-	return highlight.Highlight(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}).Join(), nil
+	return h.value(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}, h.matcher), nil
+}
+
+// value highlights req: the string HIGHLIGHT() shows, or for
+// HIGHLIGHT_OFFSETS() the snippets as JSON data, their keywords named as
+// m's query writes them.
+func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) string {
+	req.Offsets = h.offsets
+	res := highlight.Highlight(req)
+	if !h.offsets {
+		return res.Join()
+	}
+	texts := make([]string, len(req.Fields))
+	for i := range req.Fields {
+		texts[i] = req.Fields[i].Text
+	}
+	return offsetsJSON(res, texts, m.KeywordTexts())
 }
 
 // beginning is the value of a row past the work budget: the beginning of
@@ -461,17 +489,11 @@ func (h *highlightExpr) beginning(r *row, ms *rowMatches) (any, error) {
 		}
 	}
 	for _, f := range h.fields {
-		var err error
-		if f.attr {
-			err = add(f.name, attrText(r, f.col), false)
-		} else {
-			err = add(f.name, r.text[f.col], h.table.html)
-		}
-		if err != nil {
+		if err := add(f.name, f.text(r), h.table.html && !f.attr); err != nil {
 			return nil, err
 		}
 	}
-	return highlight.Highlight(&highlight.Request{Fields: fields, Options: o, Stored: h.text == nil}).Join(), nil
+	return h.value(&highlight.Request{Fields: fields, Options: o, Stored: h.text == nil}, h.anyText), nil
 }
 
 // field is the highlighter's input for one text the matcher saw.

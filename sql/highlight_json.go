@@ -137,11 +137,7 @@ func (h *jsonHighlightExpr) budgetOptions() *highlight.Options { return &h.globa
 func (h *jsonHighlightExpr) workCost(r *row) (int, error) {
 	n := 0
 	for _, f := range h.fields {
-		if f.attr {
-			n += len(attrText(r, f.col))
-		} else {
-			n += len(r.text[f.col])
-		}
+		n += len(f.text(r))
 	}
 	return n, nil
 }
@@ -190,14 +186,14 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			in[i].Limits = f.opts
 		}
 	}
-	return h.snippets(in, h.matcher.KeywordWeights(), &h.global), nil
+	return h.snippets(in, h.matcher.KeywordWeights(), &h.global, h.matcher), nil
 }
 
 // snippets highlights the fields of one hit in one request
 // (limits_per_field=0 spreads one budget over them).
-func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options) []FieldSnippets {
+func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) hitHighlight {
 	out := make([]FieldSnippets, len(h.fields))
-	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true})
+	res := highlight.Highlight(&highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets})
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn
@@ -219,7 +215,15 @@ func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *hig
 			out[i].Snippets = []string{""}
 		}
 	}
-	return out
+	hh := hitHighlight{Fields: out}
+	if h.global.Offsets {
+		texts := make([]string, len(in))
+		for i := range in {
+			texts[i] = in[i].Text
+		}
+		hh.Offsets = snippetsData(res, texts, m.KeywordTexts())
+	}
+	return hh
 }
 
 // beginning is the highlight of a hit past the work budget: the beginning
@@ -230,14 +234,10 @@ func (h *jsonHighlightExpr) beginning(r *row) (any, error) {
 	o := fallbackOptions(&h.global)
 	in := make([]highlight.Field, len(h.fields))
 	for i, f := range h.fields {
-		text, html := r.text[f.col], h.table.html
-		if f.attr {
-			text, html = attrText(r, f.col), false
-		}
 		var err error
-		if in[i], err = h.beginningField(h.table, f.name, text, o.Limit, html, &ms); err != nil {
+		if in[i], err = h.beginningField(h.table, f.name, f.text(r), o.Limit, h.table.html && !f.attr, &ms); err != nil {
 			return nil, err
 		}
 	}
-	return h.snippets(in, nil, o), nil
+	return h.snippets(in, nil, o, h.anyText), nil
 }

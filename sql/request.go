@@ -163,6 +163,9 @@ type Hit struct {
 	Score     int64 // WEIGHT()
 	Source    []Value
 	Highlight []FieldSnippets // nil without a highlight request
+	// HighlightOffsets are the snippets as data, with the offsets option
+	// (docs/beyond.md); nil without it.
+	HighlightOffsets []SnippetData
 	// HighlightTruncated: the hit is past the highlighting work budget,
 	// and Highlight shows the beginning of each field, unmarked.
 	HighlightTruncated bool
@@ -174,6 +177,12 @@ type Value struct {
 	Name  string
 	Value any
 	JSON  bool
+}
+
+// hitHighlight is the value of a search request's highlight in one hit.
+type hitHighlight struct {
+	Fields  []FieldSnippets
+	Offsets []SnippetData // with the offsets option
 }
 
 // FieldSnippets are the snippets of one field, without separators.
@@ -221,7 +230,8 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 		n := len(row)
 		if hl != nil {
 			n--
-			h.Highlight = row[n].([]FieldSnippets)
+			hh := row[n].(hitHighlight)
+			h.Highlight, h.HighlightOffsets = hh.Fields, hh.Offsets
 		}
 		for j := 2; j < n; j++ {
 			f := p.fields[j]

@@ -18,7 +18,7 @@ import (
 // ownFunctions are the functions whose calls inside a catalog expression
 // are compiled here, as slots.
 var ownFunctions = map[string]bool{
-	"match": true, "weight": true, "groupby": true, "facet": true, "highlight": true,
+	"match": true, "weight": true, "groupby": true, "facet": true, "highlight": true, "highlight_offsets": true,
 	"snippet": true, "to_string": true, "last_insert_id": true, dialect.FuncQuery: true,
 	"database": true, "schema": true, "user": true, "current_user": true, "session_user": true,
 	"system_user": true, "version": true, "connection_id": true, "unix_timestamp": true,

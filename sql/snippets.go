@@ -136,6 +136,20 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 	}
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
+	var keywords []string
+	if opts.Offsets {
+		// offsets: a second column, the snippets as data (docs/beyond.md).
+		res.Columns = append(res.Columns, Column{"offsets", ColString})
+		keywords = matcher.KeywordTexts()
+	}
+	row := func(req *highlight.Request) []any {
+		req.Offsets = opts.Offsets
+		hl := highlight.Highlight(req)
+		if !opts.Offsets {
+			return []any{hl.Join()}
+		}
+		return []any{hl.Join(), offsetsJSON(hl, []string{req.Fields[0].Text}, keywords)}
+	}
 	weights := matcher.KeywordWeights()
 	table := tableForHighlight(cfg).withTokenizer(snap.Tokenizer())
 	costs := make([]int, len(data))
@@ -157,7 +171,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 			if err != nil {
 				return err
 			}
-			res.Rows[i] = []any{highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Options: fallbackOpts}).Join()}
+			res.Rows[i] = row(&highlight.Request{Fields: []highlight.Field{f}, Options: fallbackOpts})
 			return nil
 		}
 		m, err := matcher.Match(nil, []string{data[i]})
@@ -166,7 +180,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 		defer m.Release()
 		f := table.field("", data[i], m.Fields[0], table.html)
-		res.Rows[i] = []any{highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts}).Join()}
+		res.Rows[i] = row(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts})
 		return nil
 	}
 	// Large batches on several goroutines, bounded.

@@ -2,18 +2,14 @@ package sql
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
-
-var rewrite = flag.Bool("rewrite", false, "rewrite the expected outputs in testdata/ with the actual ones")
 
 // newTestSession returns a session over a fresh in-memory database, without
 // background merges (which would change SHOW META's hits of deleted
@@ -49,7 +45,7 @@ func render(results []*Result, err error) string {
 				}
 			}
 			if len(vals) == 1 && vals[0] == "" {
-				vals[0] = "(empty string)" // a blank line would end the case
+				vals[0] = "(empty string)" // a blank line would end the output
 			}
 			if len(vals) == 2 && vals[0] == "time" && names[0] == "Variable_name:str" {
 				vals[1] = "(masked)" // SHOW META's elapsed time varies
@@ -68,62 +64,15 @@ func render(results []*Result, err error) string {
 	return b.String()
 }
 
-// TestScripts runs every testdata/*.txt file: cases of SQL text, a line
-// "----", and the expected output, separated by blank lines. Cases of one file
-// share one session, so later cases see earlier writes.
+// TestScripts runs every testdata/*.txt file (see package internal/golden):
+// cases "exec" with SQL text as input and the rendered outcome as output.
+// Cases of one file share one session, so later cases see earlier writes.
 func TestScripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			s := newTestSession(t)
-			var out strings.Builder
-			for _, c := range parseCases(string(data)) {
-				got := render(s.Exec(context.Background(), c.input))
-				fmt.Fprintf(&out, "%s\n----\n%s\n", c.input, got)
-				if !*rewrite {
-					require.Equal(t, c.want, got, "%s: %s", file, c.input)
-				}
-			}
-			if *rewrite {
-				require.NoError(t, os.WriteFile(file, []byte(strings.TrimSuffix(out.String(), "\n")), 0o644))
-			}
+	golden.Files(t, "testdata/*.txt", func(t *testing.T, path string) {
+		s := newTestSession(t)
+		golden.Run(t, path, func(t *testing.T, d *golden.TestData) string {
+			require.Equal(t, "exec", d.Cmd, d.Pos)
+			return render(s.Exec(context.Background(), d.Input))
 		})
-	}
-}
-
-type testCase struct{ input, want string }
-
-func parseCases(data string) []testCase {
-	var cases []testCase
-	for _, block := range strings.Split(strings.Trim(data, "\n"), "\n\n") {
-		input, want, ok := strings.Cut(block, "\n----\n")
-		if !ok {
-			input, want = strings.TrimSuffix(block, "\n----"), ""
-		}
-		cases = append(cases, testCase{input: strings.TrimSpace(input), want: strings.Trim(want, "\n") + "\n"})
-	}
-	return cases
-}
-
-func TestOptimizeCounts(t *testing.T) {
-	s := newTestSession(t)
-	run := func(text string) string {
-		t.Helper()
-		return render(s.Exec(context.Background(), text))
-	}
-	require.Equal(t, "ok 0\n", run("CREATE TABLE t (body text)"))
-	for i := range 3 {
-		require.Equal(t, "ok 1\n", run(fmt.Sprintf("INSERT INTO t (id, body) VALUES (%d, 'word %d')", i+1, i)))
-	}
-	require.Equal(t, "ok 1\n", run("DELETE FROM t WHERE id = 2"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 0\nmerges_pending | 0\n", run("SHOW STATUS LIKE 'merges%'"))
-	require.Equal(t, "ok 0\n", run("OPTIMIZE TABLE t"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 1\nmerges_pending | 0\n", run("SHOW STATUS LIKE 'merges%'"))
-	require.Equal(t, "id:uint\n1\n3\n", run("SELECT id FROM t WHERE MATCH('word') ORDER BY id ASC"))
-	require.Equal(t, "ok 0\n", run("OPTIMIZE TABLES t"))
-	require.Equal(t, "Counter:str | Value:str\nmerges | 1\n", run("SHOW STATUS LIKE 'merges'"), "one segment without deletions stays")
+	})
 }

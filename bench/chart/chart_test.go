@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,12 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/glint-search/glint/bench/load"
+	"github.com/glint-search/glint/internal/golden"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden SVG files in testdata/")
-
 // TestGolden draws both charts of testdata/results.json and compares them with
-// testdata/*.svg (go test ./bench/chart -rewrite updates them; look at the
+// testdata/*.svg with golden.File (go test ./bench/chart -rewrite updates them; look at the
 // pictures and the diff before committing).
 func TestGolden(t *testing.T) {
 	sum, err := load.ReadSummary(filepath.Join("testdata", "results.json"))
@@ -42,13 +40,7 @@ func TestGolden(t *testing.T) {
 			for _, s := range tt.has {
 				assert.Contains(t, b.String(), s)
 			}
-			golden := filepath.Join("testdata", tt.name+".svg")
-			if *rewrite {
-				require.NoError(t, os.WriteFile(golden, b.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			assert.Equal(t, string(want), b.String(), "%s differs; go test ./bench/chart -rewrite to update", golden)
+			golden.File(t, filepath.Join("testdata", tt.name+".svg"), b.Bytes())
 		})
 	}
 }

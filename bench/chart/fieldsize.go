@@ -66,7 +66,7 @@ func FieldSize(w io.Writer, s *load.Summary) error {
 	c.text(fsLeft, 24, "start", "title", "glint benchmark: highlighting cost against field size")
 	c.text(fsLeft, 42, "start", "sub", heading(s))
 	c.text(fsLeft, 58, "start", "sub", "One document highlighted per operation, concurrency 1; median time per document; lower is better.")
-	c.text(fsLeft, 72, "start", "sub", "Servers: CALL SNIPPETS over MySQL protocol, loopback. Bleve: in-process (tokenize, mark, best fragment).")
+	c.text(fsLeft, 72, "start", "sub", "Servers: CALL SNIPPETS over MySQL protocol (PostgreSQL: ts_headline), loopback. SQLite, Bleve: in-process stand-ins.")
 	legend(c, fsLeft, 92, drawn, colors)
 	if len(missing) > 0 {
 		c.text(fsLeft, 110, "start", "missing", "No figure for "+strings.Join(missing, "; "))

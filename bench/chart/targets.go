@@ -16,11 +16,14 @@ var known = []struct {
 	color  string
 }{
 	{load.Glint, "#2f6fd0"},
+	{load.GlintStem, "#7fa8e6"},
 	{load.Sphinx, "#e08a2c"},
+	{load.Postgres, "#c44e6d"},
+	{load.SQLite, "#8e5cc4"},
 	{load.Bleve, "#3a9d5d"},
 }
 
-var others = []string{"#8e5cc4", "#c44e6d", "#5b6b7a"}
+var others = []string{"#5b6b7a", "#b8a02e", "#20a4a4"}
 
 // targetsOf lists the targets of ms in chart order with their colours.
 func targetsOf(ms []load.Median) ([]load.Target, map[load.Target]string) {

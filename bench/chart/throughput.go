@@ -54,7 +54,7 @@ func Throughput(w io.Writer, s *load.Summary) error {
 	c.text(tpLeft, 24, "start", "title", "glint benchmark: throughput by workload and concurrency")
 	c.text(tpLeft, 42, "start", "sub", heading(s))
 	c.text(tpLeft, 58, "start", "sub", "Medians of the runs. Log scale: each group keeps its own unit (under it); taller is better. "+
-		"Bleve runs in-process, with no protocol cost.")
+		"SQLite and Bleve run in-process, with no protocol cost.")
 	legend(c, tpLeft, 80, ts, colors)
 
 	// Room above the tallest bar for its label: the scale reaches at least

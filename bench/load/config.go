@@ -19,7 +19,19 @@ const (
 	// no protocol or network cost, so a ceiling for a server rather than a peer
 	// figure. Run cannot drive it; its reports come from RunInProcess.
 	Bleve Target = "bleve (in-process, no protocol cost)"
+	// GlintStem is glintd with the table created with morphology='stem_en',
+	// the counterpart of the peers that stem (PostgreSQL, SQLite FTS5).
+	GlintStem Target = "glint stem_en"
+	// Postgres is PostgreSQL's full-text search (tsvector, GIN, ts_headline),
+	// driven by bench/peers (its own module) through its own protocol.
+	Postgres Target = "postgres"
+	// SQLite is SQLite's FTS5 driven in-process by bench/peers: like Bleve,
+	// no protocol or network cost.
+	SQLite Target = "sqlite fts5 (in-process, no protocol cost)"
 )
+
+// IsGlint says that t is glintd, with either table setting.
+func IsGlint(t Target) bool { return t == Glint || t == GlintStem }
 
 // The workloads.
 const (
@@ -69,8 +81,8 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
-	if c.Target != Glint && c.Target != Sphinx {
-		return fmt.Errorf("load: unknown target %q (want glint or sphinx)", c.Target)
+	if !IsGlint(c.Target) && c.Target != Sphinx {
+		return fmt.Errorf("load: unknown target %q (want %s, %s or %s)", c.Target, Glint, GlintStem, Sphinx)
 	}
 	if c.Concurrency <= 0 {
 		c.Concurrency = 1

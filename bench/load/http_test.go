@@ -44,17 +44,17 @@ func TestHTTPWorkload(t *testing.T) {
 	w, err := newHTTPWorkload(cfg)
 	require.NoError(t, err)
 	for seq := range int64(4) {
-		_, _, err := w.op(context.Background(), 0, nil, seq)
+		_, err := w.op(context.Background(), 0, nil, seq)
 		require.NoError(t, err)
 	}
 	require.Equal(t, []string{"POST /search alpha", `POST /search "b c"`, "POST /search alpha", `POST /search "b c"`}, got)
 	require.EqualValues(t, 1, conns.Load(), "one connection, kept alive")
 
 	status = http.StatusBadRequest
-	_, _, err = w.op(context.Background(), 0, nil, 0)
+	_, err = w.op(context.Background(), 0, nil, 0)
 	require.ErrorContains(t, err, "400 Bad Request")
 	status = http.StatusOK
-	_, _, err = w.op(context.Background(), 0, nil, 1)
+	_, err = w.op(context.Background(), 0, nil, 1)
 	require.NoError(t, err, "a new connection after a failure")
 	require.EqualValues(t, 2, conns.Load())
 }

@@ -1,6 +1,8 @@
 package load
 
 import (
+	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +33,29 @@ func TestParseStatCPU(t *testing.T) {
 			assert.InDelta(t, tt.want, got, 1e-9)
 		})
 	}
+}
+
+// TestProcessTreeCPUSeconds counts a child's CPU time under its parent: a
+// shell that runs a busy child (the shell itself stays idle).
+func TestProcessTreeCPUSeconds(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
+	require.NoError(t, cmd.Start())
+	defer func() {
+		for _, c := range children(cmd.Process.Pid) {
+			syscall.Kill(c, syscall.SIGKILL)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	require.Eventually(t, func() bool {
+		tree, err := ProcessTreeCPUSeconds(cmd.Process.Pid)
+		require.NoError(t, err)
+		own, err := ProcessCPUSeconds(cmd.Process.Pid)
+		require.NoError(t, err)
+		return tree >= own+0.05
+	}, 10*time.Second, 20*time.Millisecond, "the busy child's time counts")
+	_, err := ProcessTreeCPUSeconds(1 << 30)
+	assert.Error(t, err, "no such process")
 }
 
 func TestPercentileMs(t *testing.T) {

@@ -20,6 +20,7 @@ type Report struct {
 	Ops         int64     `json:"ops"`     // statements or requests that succeeded
 	Docs        int64     `json:"docs"`    // documents inserted or snippeted
 	Bytes       int64     `json:"bytes"`
+	Rows        int64     `json:"rows,omitempty"` // rows the answers of those operations held (not counted for json-search+highlight)
 	Errors      int64     `json:"errors"`
 	FirstError  string    `json:"first_error,omitempty"`
 	Unit        string    `json:"unit"` // "docs" or "queries"

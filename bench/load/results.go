@@ -49,8 +49,13 @@ type Median struct {
 	CPUPerOp    float64 `json:"server_cpu_s_per_op"`
 	Runs        int     `json:"runs"`
 	Ops         int64   `json:"ops"` // operations that succeeded, over all runs
-	Errors      int64   `json:"errors"`
-	FirstError  string  `json:"first_error,omitempty"`
+	// RowsPerOp is the mean number of rows an operation's answer held in the
+	// median run: with the same queries on every target, it shows whether
+	// they did the same work (0 for the workloads that return nothing, and
+	// for json-search+highlight, whose answers are not parsed).
+	RowsPerOp  float64 `json:"rows_per_op,omitempty"`
+	Errors     int64   `json:"errors"`
+	FirstError string  `json:"first_error,omitempty"`
 }
 
 // Failed says that no operation of any run succeeded: the target does not
@@ -61,7 +66,7 @@ func (m Median) Failed() bool { return m.Ops == 0 && m.Errors > 0 }
 // workload and failed it: glint's failures are capabilities it does not have
 // yet ("not supported yet"); a peer's are failures ("failed").
 func FailureLabel(t Target) string {
-	if t == Glint {
+	if IsGlint(t) {
 		return "not supported yet"
 	}
 	return "failed"
@@ -94,6 +99,9 @@ func Medians(reports []*Report) []Median {
 		med := Median{Target: k.target, Corpus: k.corpus, Workload: k.workload, Concurrency: k.c,
 			FieldBytes: k.field, Unit: m.Unit, Throughput: m.Throughput, MBPerSec: m.MBPerSec,
 			P50Ms: m.P50Ms, P99Ms: m.P99Ms, CPUPerOp: m.ServerCPUPerOp, Runs: len(g)}
+		if m.Ops > 0 {
+			med.RowsPerOp = float64(m.Rows) / float64(m.Ops)
+		}
 		for _, r := range groups[k] {
 			med.Ops += r.Ops
 			med.Errors += r.Errors
@@ -106,11 +114,19 @@ func Medians(reports []*Report) []Median {
 	return out
 }
 
-// AbsentLabel says why a target has no median for a workload: Sphinx 2.2 has
-// no HTTP API; any other absence is a workload the race did not run there.
+// AbsentLabel says why a target has no median for a workload: a workload the
+// target has no counterpart of (json-search+highlight needs glint's HTTP
+// JSON API), or else one the race did not run there ("not run").
 func AbsentLabel(t Target, workload string) string {
-	if t == Sphinx && workload == JSONSearchHL {
-		return "no HTTP API"
+	if workload == JSONSearchHL {
+		switch t {
+		case Sphinx:
+			return "no HTTP API"
+		case Postgres:
+			return "no HTTP JSON API"
+		case SQLite:
+			return "a library: no HTTP API"
+		}
 	}
 	return "not run"
 }

@@ -16,14 +16,14 @@ import (
 // TestRunInProcess measures a trivial operation and checks the report's shape;
 // nothing about timing.
 func TestRunInProcess(t *testing.T) {
-	op := func(_ context.Context, worker int, seq int64) (int, int64, error) {
+	op := func(_ context.Context, worker int, seq int64) (Done, error) {
 		if worker < 0 || worker > 1 {
-			return 0, 0, errors.New("worker out of range")
+			return Done{}, errors.New("worker out of range")
 		}
 		if seq%10 == 9 {
-			return 0, 0, errors.New("every tenth fails")
+			return Done{}, errors.New("every tenth fails")
 		}
-		return 2, 100, nil
+		return Done{Docs: 2, Bytes: 100, Rows: 3}, nil
 	}
 	spec := Spec{Target: Bleve, Workload: Ladder, Corpus: "ladder", Concurrency: 2,
 		Duration: 50 * time.Millisecond, Warmup: 10 * time.Millisecond, FieldBytes: 1020}
@@ -39,6 +39,7 @@ func TestRunInProcess(t *testing.T) {
 	assert.Equal(t, "every tenth fails", r.FirstError)
 	assert.Equal(t, 2*r.Ops, r.Docs)
 	assert.Equal(t, 100*r.Ops, r.Bytes)
+	assert.Equal(t, 3*r.Ops, r.Rows)
 	assert.InDelta(t, float64(r.Docs)/r.Seconds, r.Throughput, 1e-6)
 	assert.Zero(t, r.ServerCPUSeconds, "no pid, no CPU time")
 }
@@ -69,6 +70,24 @@ func TestMedians(t *testing.T) {
 	assert.Equal(t, "failed", FailureLabel(Sphinx))
 	assert.EqualValues(t, 1020, ms[2].FieldBytes, "field sizes are groups of their own")
 	assert.EqualValues(t, 10230, ms[3].FieldBytes)
+	assert.Equal(t, "not supported yet", FailureLabel(GlintStem))
+}
+
+func TestMedianRowsPerOp(t *testing.T) {
+	ms := Medians([]*Report{
+		{Target: Postgres, Workload: Search, Throughput: 10, Ops: 10, Rows: 150},
+		{Target: Postgres, Workload: Search, Throughput: 30, Ops: 30, Rows: 600},
+		{Target: Postgres, Workload: Search, Throughput: 20, Ops: 20, Rows: 360},
+	})
+	require.Len(t, ms, 1)
+	assert.InDelta(t, 18, ms[0].RowsPerOp, 1e-9, "the median run's rows over its operations")
+}
+
+func TestAbsentLabel(t *testing.T) {
+	assert.Equal(t, "no HTTP API", AbsentLabel(Sphinx, JSONSearchHL))
+	assert.Equal(t, "no HTTP JSON API", AbsentLabel(Postgres, JSONSearchHL))
+	assert.Equal(t, "a library: no HTTP API", AbsentLabel(SQLite, JSONSearchHL))
+	assert.Equal(t, "not run", AbsentLabel(Postgres, Search))
 }
 
 func TestSummaryRoundTrip(t *testing.T) {

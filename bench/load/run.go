@@ -34,16 +34,18 @@ func Open(addr string) (*sql.DB, error) {
 }
 
 // Reset empties the benchmark tables: Sphinx's two RT indexes are truncated;
-// glint's table t is dropped and created again.
+// glint's table t is dropped and created again (with morphology='stem_en'
+// for GlintStem).
 func Reset(ctx context.Context, db *sql.DB, target Target) error {
 	var stmts []string
 	if target == Sphinx {
 		stmts = []string{"TRUNCATE RTINDEX " + DefaultTable, "TRUNCATE RTINDEX " + StoredTable}
 	} else {
-		stmts = []string{
-			"DROP TABLE IF EXISTS " + DefaultTable,
-			"CREATE TABLE " + DefaultTable + " (title text, content text, gid int)",
+		create := "CREATE TABLE " + DefaultTable + " (title text, content text, gid int)"
+		if target == GlintStem {
+			create += " morphology='stem_en'"
 		}
+		stmts = []string{"DROP TABLE IF EXISTS " + DefaultTable, create}
 	}
 	for _, s := range stmts {
 		if _, err := db.ExecContext(ctx, s); err != nil {
@@ -82,7 +84,7 @@ func Fill(ctx context.Context, cfg Config) error {
 			}
 		}
 	}
-	if cfg.Target == Glint {
+	if IsGlint(cfg.Target) {
 		return settle(ctx, db)
 	}
 	return nil
@@ -145,7 +147,7 @@ func Run(ctx context.Context, cfg Config, n int) (*Report, error) {
 	if cfg.Workload == Ladder {
 		spec.FieldBytes = int64(len(cfg.Docs[0].Content))
 	}
-	return measure(ctx, spec, n, func(ctx context.Context, worker int, seq int64) (int, int64, error) {
+	return measure(ctx, spec, n, func(ctx context.Context, worker int, seq int64) (Done, error) {
 		return w.op(ctx, worker, conns[worker], seq)
 	}), ctx.Err()
 }
@@ -160,16 +162,23 @@ type Spec struct {
 	Duration    time.Duration // measured phase; default 10 s
 	Warmup      time.Duration // uncounted phase before it; 0 for none
 	FieldBytes  int64         // the size of the one document a ladder run highlights
-	// PID is the process whose CPU time is charged to the operations; for work
-	// done in-process, os.Getpid(). 0 for none.
+	// PID is the process whose CPU time (and its child processes') is charged
+	// to the operations; for work done in-process, os.Getpid(). 0 for none.
 	PID int
 }
 
 // An Op does the seq-th operation of a run (seq counts from 0 across workers)
 // on worker number worker (0 to Concurrency-1; a worker calls Op from one
-// goroutine only) and says how many documents and bytes of text it handled. A
-// failed operation is counted, not fatal.
-type Op func(ctx context.Context, worker int, seq int64) (docs int, bytes int64, err error)
+// goroutine only) and says what it handled. A failed operation is counted, not
+// fatal.
+type Op func(ctx context.Context, worker int, seq int64) (Done, error)
+
+// Done is what one operation handled.
+type Done struct {
+	Docs  int   // documents inserted or highlighted
+	Bytes int64 // the size of their text
+	Rows  int   // rows (hits, snippets, groups) the answer held, over all its result sets
+}
 
 // RunInProcess measures op as Run measures a server's workload (same warm-up,
 // fixed duration, workers, percentiles): it is how a library driven in-process
@@ -199,7 +208,7 @@ func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 	res := phase(ctx, op, spec.Concurrency, &seq, spec.Duration)
 	cpu := serverCPU(spec.PID) - cpu0
 	r.Seconds = res.elapsed.Seconds()
-	r.Ops, r.Docs, r.Bytes, r.Errors = res.ops, res.docs, res.bytes, res.errors
+	r.Ops, r.Docs, r.Bytes, r.Rows, r.Errors = res.ops, res.docs, res.bytes, res.rows, res.errors
 	if res.firstErr != nil {
 		r.FirstError = res.firstErr.Error()
 	}
@@ -211,7 +220,7 @@ func serverCPU(pid int) float64 {
 	if pid <= 0 {
 		return 0
 	}
-	s, err := ProcessCPUSeconds(pid)
+	s, err := ProcessTreeCPUSeconds(pid)
 	if err != nil {
 		return 0
 	}
@@ -219,10 +228,10 @@ func serverCPU(pid int) float64 {
 }
 
 type phaseResult struct {
-	elapsed                  time.Duration
-	ops, docs, bytes, errors int64
-	firstErr                 error
-	latencies                []time.Duration
+	elapsed                        time.Duration
+	ops, docs, bytes, rows, errors int64
+	firstErr                       error
+	latencies                      []time.Duration
 }
 
 // phase runs workers workers until d is over (an operation under way then is
@@ -241,11 +250,11 @@ func phase(ctx context.Context, op Op, workers int, seq *atomic.Int64, d time.Du
 	for worker := range workers {
 		wg.Go(func() {
 			var lat []time.Duration
-			var ops, docs, bytes, errs int64
+			var ops, docs, bytes, rows, errs int64
 			var firstErr error
 			for ctx.Err() == nil && time.Now().Before(deadline) {
 				t0 := time.Now()
-				nd, nb, err := op(ctx, worker, seq.Add(1)-1)
+				done, err := op(ctx, worker, seq.Add(1)-1)
 				if err != nil {
 					errs++
 					if firstErr == nil && !errors.Is(err, context.Canceled) {
@@ -258,8 +267,9 @@ func phase(ctx context.Context, op Op, workers int, seq *atomic.Int64, d time.Du
 				}
 				lat = append(lat, time.Since(t0))
 				ops++
-				docs += int64(nd)
-				bytes += nb
+				docs += int64(done.Docs)
+				bytes += done.Bytes
+				rows += int64(done.Rows)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -267,6 +277,7 @@ func phase(ctx context.Context, op Op, workers int, seq *atomic.Int64, d time.Du
 			res.ops += ops
 			res.docs += docs
 			res.bytes += bytes
+			res.rows += rows
 			res.errors += errs
 			if res.firstErr == nil {
 				res.firstErr = firstErr

@@ -19,10 +19,10 @@ import (
 
 // workload is one kind of operation. op runs the seq-th operation of a run (seq
 // counts from 0 across all workers) on worker number worker, whose MySQL
-// connection is conn, and says how many documents and bytes of text it
-// handled. Its throughput is counted in UnitOf(the workload).
+// connection is conn, and says what it handled. Its throughput is counted in
+// UnitOf(the workload).
 type workload interface {
-	op(ctx context.Context, worker int, conn *sql.Conn, seq int64) (docs int, bytes int64, err error)
+	op(ctx context.Context, worker int, conn *sql.Conn, seq int64) (Done, error)
 }
 
 func newWorkload(cfg *Config) (workload, error) {
@@ -76,12 +76,12 @@ type insertWorkload struct {
 	table string
 }
 
-func (w *insertWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *insertWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (Done, error) {
 	n := w.cfg.BatchSize
 	first := seq * int64(n)
 	stmt, size := insertStatement(w.table, w.docs, first, n)
 	_, err := conn.ExecContext(ctx, stmt)
-	return n, size, err
+	return Done{Docs: n, Bytes: size}, err
 }
 
 // quotedDoc is a document with its title and content written as SQL string
@@ -169,7 +169,7 @@ type queryWorkload struct {
 	args int
 }
 
-func (w *queryWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *queryWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (Done, error) {
 	q := w.cfg.Queries[seq%int64(len(w.cfg.Queries))].Text
 	args := make([]any, w.args)
 	for i := range args {
@@ -177,18 +177,21 @@ func (w *queryWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64
 	}
 	rows, err := conn.QueryContext(ctx, w.stmt, args...)
 	if err != nil {
-		return 0, 0, err
+		return Done{}, err
 	}
-	return 0, 0, drain(rows)
+	n, err := drain(rows)
+	return Done{Rows: n}, err
 }
 
-// drain reads every row of every result set (as raw bytes) and closes rows.
-func drain(rows *sql.Rows) error {
+// drain reads every row of every result set (as raw bytes), closes rows and
+// says how many rows there were.
+func drain(rows *sql.Rows) (int, error) {
 	defer rows.Close()
+	n := 0
 	for {
 		cols, err := rows.Columns()
 		if err != nil {
-			return err
+			return n, err
 		}
 		dest := make([]any, len(cols))
 		for i := range dest {
@@ -196,11 +199,12 @@ func drain(rows *sql.Rows) error {
 		}
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
-				return err
+				return n, err
 			}
+			n++
 		}
 		if err := rows.Err(); err != nil || !rows.NextResultSet() {
-			return err
+			return n, err
 		}
 	}
 }
@@ -223,13 +227,14 @@ func newSnippetsWorkload(cfg *Config, n, limit int) *snippetsWorkload {
 	return w
 }
 
-func (w *snippetsWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (int, int64, error) {
+func (w *snippetsWorkload) op(ctx context.Context, _ int, conn *sql.Conn, seq int64) (Done, error) {
 	stmt, size := w.statement(seq)
 	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
-		return 0, 0, err
+		return Done{}, err
 	}
-	return w.n, size, drain(rows)
+	n, err := drain(rows)
+	return Done{Docs: w.n, Bytes: size, Rows: n}, err
 }
 
 // statement is the seq-th CALL SNIPPETS and the size of its texts.
@@ -303,13 +308,13 @@ func newHTTPWorkload(cfg *Config) (*httpWorkload, error) {
 	return w, nil
 }
 
-func (w *httpWorkload) op(ctx context.Context, worker int, _ *sql.Conn, seq int64) (int, int64, error) {
+func (w *httpWorkload) op(ctx context.Context, worker int, _ *sql.Conn, seq int64) (Done, error) {
 	hc := w.conns[worker]
 	if hc == nil {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", w.cfg.HTTPAddr)
 		if err != nil {
-			return 0, 0, err
+			return Done{}, err
 		}
 		hc = &httpConn{c: c, br: bufio.NewReaderSize(c, 64<<10)}
 		w.conns[worker] = hc
@@ -319,7 +324,7 @@ func (w *httpWorkload) op(ctx context.Context, worker int, _ *sql.Conn, seq int6
 		hc.c.Close()
 		w.conns[worker] = nil
 	}
-	return 0, 0, err
+	return Done{}, err
 }
 
 // post sends one request on hc and reads its answer.

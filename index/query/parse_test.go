@@ -1,78 +1,83 @@
 package query
 
 import (
-	"flag"
 	"fmt"
-	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/parse.golden with the trees parsed now")
-
-// setups are the tokenizers the golden cases name.
-func setups(t testing.TB) map[string]*tokenize.Tokenizer {
-	mk := func(settings ...tokenize.Setting) *tokenize.Tokenizer {
-		cfg, err := tokenize.ParseSettings(settings, nil)
-		require.NoError(t, err)
-		tok, err := tokenize.New(cfg)
-		require.NoError(t, err)
-		return tok
-	}
-	return map[string]*tokenize.Tokenizer{
-		"default": tokenize.Default(),
-		"stop":    mk(tokenize.Setting{Name: "stopwords", Value: "the a"}),
-		"stem":    mk(tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"cjk":     mk(tokenize.Setting{Name: "ngram_len", Value: "1"}, tokenize.Setting{Name: "ngram_chars", Value: "cjk"}),
-		"blend":   mk(tokenize.Setting{Name: "blend_chars", Value: "-, +"}),
-		"dash":    mk(tokenize.Setting{Name: "charset_table", Value: "0..9, a..z, A..Z->a..z, U+2D"}),
-		"stop0":   mk(tokenize.Setting{Name: "stopwords", Value: "the a"}, tokenize.Setting{Name: "stopword_step", Value: "0"}),
-		"xinfix":  mk(tokenize.Setting{Name: "min_infix_len", Value: "3"}, tokenize.Setting{Name: "expand_keywords", Value: "1"}),
-		"xprefix": mk(tokenize.Setting{Name: "min_prefix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "1"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xexact": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "exact"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xstar": mk(tokenize.Setting{Name: "min_infix_len", Value: "2"}, tokenize.Setting{Name: "expand_keywords", Value: "star"},
-			tokenize.Setting{Name: "morphology", Value: "stem_en"}, tokenize.Setting{Name: "index_exact_words", Value: "1"}),
-		"xnone": mk(tokenize.Setting{Name: "expand_keywords", Value: "1"}),
-	}
-}
-
-// TestParseGolden parses every case of testdata/parse.in and compares the
-// printed trees (or errors) with testdata/parse.golden.
-func TestParseGolden(t *testing.T) {
-	toks := setups(t)
-	in, err := os.ReadFile("testdata/parse.in")
-	require.NoError(t, err)
-	var out strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(string(in), "\n"), "\n") {
-		if strings.HasPrefix(line, "#") || line == "" {
+// tokenizers returns the tokenizers that the cases "tokenizer name=NAME
+// SETTINGS" of testdata/parse.txt make, and "default", tokenize.Default().
+// A setting's values are joined again by ", " (a value with commas or blanks
+// is written in parentheses).
+func tokenizers(t testing.TB) map[string]*tokenize.Tokenizer {
+	toks := map[string]*tokenize.Tokenizer{"default": tokenize.Default()}
+	for _, d := range golden.Cases(t, "testdata/parse.txt") {
+		if d.Cmd != "tokenizer" {
 			continue
 		}
-		setup, text, ok := strings.Cut(line, "\t")
-		require.True(t, ok, "line %q", line)
-		tok := toks[setup]
-		require.NotNil(t, tok, "setup %q", setup)
-		n, err := Parse(text, tok)
-		got := String(n)
-		if err != nil {
-			got = "error: " + err.Error()
-		} else if err := check(n, text); err != nil {
-			t.Errorf("%s: %v", line, err)
+		var name string
+		var settings []tokenize.Setting
+		for _, arg := range d.CmdArgs {
+			if arg.Key == "name" {
+				name = arg.SingleVal(t)
+				continue
+			}
+			settings = append(settings, tokenize.Setting{Name: arg.Key, Value: strings.Join(arg.Vals, ", ")})
 		}
-		fmt.Fprintf(&out, "%s\t%s\n\t=> %s\n", setup, text, got)
+		require.NotEmpty(t, name, "%s: a tokenizer needs name=NAME", d.Pos)
+		require.NotContains(t, toks, name, "%s: tokenizer %s made twice", d.Pos, name)
+		cfg, err := tokenize.ParseSettings(settings, nil)
+		require.NoError(t, err, d.Pos)
+		tok, err := tokenize.New(cfg)
+		require.NoError(t, err, d.Pos)
+		toks[name] = tok
 	}
-	if *rewrite {
-		require.NoError(t, os.WriteFile("testdata/parse.golden", []byte(out.String()), 0o644))
-		return
+	return toks
+}
+
+// TestParseGolden parses the query of every case "parse" of
+// testdata/parse.txt (see package internal/golden) and prints its tree, or
+// the error.
+func TestParseGolden(t *testing.T) {
+	toks := tokenizers(t)
+	golden.Run(t, "testdata/parse.txt", func(t *testing.T, d *golden.TestData) string {
+		if d.Cmd == "tokenizer" {
+			return "" // made by tokenizers
+		}
+		text, tok := parseCase(t, d, toks)
+		n, err := Parse(text, tok)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		if err := check(n, text); err != nil {
+			t.Errorf("%s: %v", d.Pos, err)
+		}
+		return String(n)
+	})
+}
+
+// parseCase reads a case "parse tok=NAME [quoted]": the query (a Go string
+// when quoted) and the tokenizer named.
+func parseCase(t testing.TB, d *golden.TestData, toks map[string]*tokenize.Tokenizer) (string, *tokenize.Tokenizer) {
+	require.Equal(t, "parse", d.Cmd, d.Pos)
+	var name string
+	d.ScanArgs(t, "tok", &name)
+	tok := toks[name]
+	require.NotNil(t, tok, "%s: no tokenizer %q", d.Pos, name)
+	text := d.Input
+	if d.HasArg("quoted") {
+		var err error
+		text, err = strconv.Unquote(text)
+		require.NoError(t, err, d.Pos)
 	}
-	want, err := os.ReadFile("testdata/parse.golden")
-	require.NoError(t, err)
-	require.Equal(t, string(want), out.String())
+	return text, tok
 }
 
 // check verifies the invariants of a parsed tree: NOT only under AND beside
@@ -238,16 +243,13 @@ func TestParseLimits(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	in, err := os.ReadFile("testdata/parse.in")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, line := range strings.Split(string(in), "\n") {
-		if _, text, ok := strings.Cut(line, "\t"); ok {
+	toks := tokenizers(f)
+	for _, c := range golden.Cases(f, "testdata/parse.txt") {
+		if c.Cmd == "parse" {
+			text, _ := parseCase(f, &c, toks)
 			f.Add(text)
 		}
 	}
-	toks := setups(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		for name, tok := range toks {
 			n, err := Parse(text, tok)

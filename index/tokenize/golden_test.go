@@ -1,83 +1,30 @@
 package tokenize
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata/golden with the tokens the tokenizer gives now")
-
-// TestGolden runs the cases of testdata/golden/*.txt. A case is
-//
-//	=== name
-//	setting=value          (any number of lines)
-//	---
-//	text                   (any number of lines)
-//	----
-//	tokens                 (one per line; then "final <Pos after the end>")
-//
-// and is separated from the next by a blank line. With -rewrite the token
-// lines are rewritten from what the tokenizer gives, so changes show as diffs.
+// TestGolden runs the cases of testdata/golden/*.txt (see package
+// internal/golden): "tokenize" with the table's settings as arguments (a
+// value with commas or blanks in parentheses, its items joined again by
+// ", "), the text as input, and the tokens the tokenizer gives, one per
+// line, then "final <Pos after the end>".
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/golden/*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			b, err := os.ReadFile(path)
-			require.NoError(t, err)
-			got := runGolden(t, string(b))
-			if *rewrite {
-				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-				return
+	golden.Files(t, "testdata/golden/*.txt", func(t *testing.T, path string) {
+		golden.Run(t, path, func(t *testing.T, d *golden.TestData) string {
+			require.Equal(t, "tokenize", d.Cmd, d.Pos)
+			var kv []string
+			for _, arg := range d.CmdArgs {
+				kv = append(kv, arg.Key+"="+strings.Join(arg.Vals, ", "))
 			}
-			require.Equal(t, string(b), got, "run go test -run TestGolden -rewrite to accept the new output")
+			return renderGolden(newTok(t, kv...), d.Input)
 		})
-	}
-}
-
-// runGolden returns the file with its token lines made anew.
-func runGolden(t *testing.T, file string) string {
-	var out strings.Builder
-	lines := strings.Split(strings.TrimSuffix(file, "\n"), "\n")
-	for i := 0; i < len(lines); {
-		line := lines[i]
-		if !strings.HasPrefix(line, "=== ") {
-			out.WriteString(line + "\n") // comments and blank lines
-			i++
-			continue
-		}
-		name := strings.TrimPrefix(line, "=== ")
-		out.WriteString(line + "\n")
-		i++
-		var kv []string
-		for ; i < len(lines) && lines[i] != "---"; i++ {
-			kv = append(kv, lines[i])
-			out.WriteString(lines[i] + "\n")
-		}
-		require.Less(t, i, len(lines), "case %s: no '---'", name)
-		out.WriteString("---\n")
-		i++
-		var text []string
-		for ; i < len(lines) && lines[i] != "----"; i++ {
-			text = append(text, lines[i])
-			out.WriteString(lines[i] + "\n")
-		}
-		require.Less(t, i, len(lines), "case %s: no '----'", name)
-		out.WriteString("----\n")
-		i++
-		for i < len(lines) && lines[i] != "" { // the old tokens
-			i++
-		}
-		out.WriteString(renderGolden(newTok(t, kv...), strings.Join(text, "\n")))
-	}
-	return out.String()
+	})
 }
 
 func renderGolden(tok *Tokenizer, text string) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/stretchr/testify/require"
 )
@@ -25,8 +26,8 @@ func seeds(t testing.TB) []string {
 	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
 	for _, f := range files {
-		for _, c := range readGolden(t, f) {
-			out = append(out, c.input)
+		for _, c := range golden.Cases(t, f) {
+			out = append(out, c.Input)
 		}
 	}
 	return out

@@ -128,7 +128,7 @@ func TestBuildIndexSearchesAndHighlights(t *testing.T) {
 		require.NoError(t, err)
 		hits := 0
 		op := searchOp(idx, []*Query{q}, true)
-		_, _, err = op(context.Background(), 0, 0)
+		_, err = op(context.Background(), 0, 0)
 		require.NoError(t, err, text)
 		res, err := idx.Search(searchRequest(q, true))
 		require.NoError(t, err)

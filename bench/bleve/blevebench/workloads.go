@@ -13,9 +13,12 @@ import (
 // searchOp searches idx for the queries in turn, 20 hits; with highlight, the
 // content field of each hit is highlighted by Bleve's default html highlighter.
 func searchOp(idx bleve.Index, queries []*Query, highlight bool) load.Op {
-	return func(ctx context.Context, _ int, seq int64) (int, int64, error) {
-		_, err := idx.SearchInContext(ctx, searchRequest(queries[seq%int64(len(queries))], highlight))
-		return 0, 0, err
+	return func(ctx context.Context, _ int, seq int64) (load.Done, error) {
+		res, err := idx.SearchInContext(ctx, searchRequest(queries[seq%int64(len(queries))], highlight))
+		if err != nil {
+			return load.Done{}, err
+		}
+		return load.Done{Rows: len(res.Hits)}, nil
 	}
 }
 
@@ -34,7 +37,7 @@ func searchRequest(q *Query, highlight bool) *bleve.SearchRequest {
 // query (the next in turn) with the snippets stand-in. It counts the documents
 // and their content bytes, as the servers' snippets workload does.
 func snippetsOp(s *Snippeter, queries []*Query, docs []corpus.Doc, n int) load.Op {
-	return func(ctx context.Context, _ int, seq int64) (int, int64, error) {
+	return func(ctx context.Context, _ int, seq int64) (load.Done, error) {
 		q := queries[seq%int64(len(queries))]
 		var size int64
 		for k := range n {
@@ -42,6 +45,6 @@ func snippetsOp(s *Snippeter, queries []*Query, docs []corpus.Doc, n int) load.O
 			s.Snippet(q, d.Content)
 			size += int64(len(d.Content))
 		}
-		return n, size, ctx.Err()
+		return load.Done{Docs: n, Bytes: size, Rows: n}, ctx.Err()
 	}
 }

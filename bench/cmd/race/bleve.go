@@ -65,68 +65,102 @@ func raceBleve(ctx context.Context, o options, corpora, workloads []string, ladd
 // buildBleve builds the program of the module o.bleveModule into o.bleveBench
 // and returns the binary's absolute path.
 func buildBleve(ctx context.Context, o options) (string, error) {
-	bin, err := filepath.Abs(o.bleveBench)
+	return buildProgram(ctx, o.bleveModule, "./cmd/bleve-bench", o.bleveBench)
+}
+
+// buildProgram builds the package pkg of the Go module in dir into out, with
+// the build flags args, and returns the binary's absolute path.
+func buildProgram(ctx context.Context, dir, pkg, out string, args ...string) (string, error) {
+	bin, err := filepath.Abs(out)
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/bleve-bench")
-	cmd.Dir = o.bleveModule
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, args...), "-o", bin, pkg)...)
+	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building %s/cmd/bleve-bench: %w\n%s", o.bleveModule, err, out)
+		return "", fmt.Errorf("building %s/%s: %w\n%s", dir, strings.TrimPrefix(pkg, "./"), err, out)
 	}
 	return bin, nil
 }
 
-// runBleve runs the Bleve program once and reads its reports, one JSON object a
-// line on its standard output, as they come.
+// runBleve runs the Bleve program once on one corpus.
 func runBleve(ctx context.Context, bin, tmp, docsFile, corpusName string, workloads []string, conc []int,
 	duration, warmup time.Duration, runs int) ([]*load.Report, error) {
-	var cs []string
-	for _, c := range conc {
-		cs = append(cs, strconv.Itoa(c))
-	}
-	cmd := exec.CommandContext(ctx, bin, "-docs", docsFile, "-corpus", corpusName,
-		"-workloads", strings.Join(workloads, ","), "-c", strings.Join(cs, ","),
+	args := []string{"-docs", docsFile, "-corpus", corpusName,
+		"-workloads", strings.Join(workloads, ","), "-c", joinInts(conc),
 		"-duration", duration.String(), "-warmup", warmup.String(), "-runs", strconv.Itoa(runs),
-		"-snippet-docs", strconv.Itoa(load.DefaultSnippetDocs), "-out", tmp)
+		"-snippet-docs", strconv.Itoa(load.DefaultSnippetDocs), "-out", tmp}
+	fmt.Printf("bleve  %s: running %s in-process\n", corpusName, strings.Join(workloads, ", "))
+	reports, _, err := runReports(ctx, bin, args, load.Bleve, corpusName)
+	return reports, err
+}
+
+// runReports runs a program that prints load reports, one JSON object a line
+// on its standard output (bleve-bench, peer-bench), and reads them as they
+// come; a line {"size": load.Size} is a table's size on disk instead. Every
+// report and size must be of target.
+func runReports(ctx context.Context, bin string, args []string, target load.Target, corpusName string) ([]*load.Report, []load.Size, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	fmt.Printf("bleve  %s: running %s in-process\n", corpusName, strings.Join(workloads, ", "))
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	name := filepath.Base(bin)
 	var reports []*load.Report
+	var sizes []load.Size
 	dec := json.NewDecoder(stdout)
 	var decodeErr error
 	for {
-		var r load.Report
-		if err := dec.Decode(&r); err != nil {
+		var line struct {
+			load.Report
+			Size *load.Size `json:"size"`
+		}
+		if err := dec.Decode(&line); err != nil {
 			if !errors.Is(err, io.EOF) {
-				decodeErr = fmt.Errorf("reading bleve-bench's reports: %w", err)
+				decodeErr = fmt.Errorf("reading %s's reports: %w", name, err)
 				io.Copy(io.Discard, stdout)
 			}
 			break
 		}
+		if line.Size != nil {
+			sizes = append(sizes, *line.Size)
+			continue
+		}
+		r := line.Report
 		reports = append(reports, &r)
 		printRun(&r)
 	}
 	if err := cmd.Wait(); err != nil {
-		return reports, fmt.Errorf("bleve-bench on %s: %w\n%s", corpusName, err, strings.TrimSpace(stderr.String()))
+		return reports, sizes, fmt.Errorf("%s on %s: %w\n%s", name, corpusName, err, strings.TrimSpace(stderr.String()))
 	}
 	if decodeErr != nil {
-		return reports, decodeErr
+		return reports, sizes, decodeErr
 	}
 	for _, r := range reports {
-		if r.Target != load.Bleve {
-			return reports, fmt.Errorf("bleve-bench reported target %q, not %q", r.Target, load.Bleve)
+		if r.Target != target {
+			return reports, sizes, fmt.Errorf("%s reported target %q, not %q", name, r.Target, target)
+		}
+	}
+	for _, z := range sizes {
+		if z.Target != target {
+			return reports, sizes, fmt.Errorf("%s reported a size of target %q, not %q", name, z.Target, target)
 		}
 	}
 	if len(reports) == 0 {
 		fmt.Fprint(os.Stderr, stderr.String())
 	}
-	return reports, nil
+	return reports, sizes, nil
+}
+
+func joinInts(ns []int) string {
+	var s []string
+	for _, n := range ns {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ",")
 }

@@ -1,12 +1,16 @@
 // Command race is the side-by-side benchmark of glint and its peers
-// (shared/bench/README.md): Sphinx 2.2.11, a server, and Bleve, a Go library
-// driven in-process. It prepares the corpora, starts searchd
-// (scripts/sphinx.sh) and glintd on free loopback ports with temporary data
-// directories, loads the same documents into both, runs the same workloads
-// against both, and stops both by pid. Bleve runs the highlight workloads and
-// the field-size ladder through bench/bleve's bleve-bench, built from its own
-// Go module (glint never depends on Bleve); its figures carry no protocol cost.
-// The race writes:
+// (bench/README.md): Sphinx 2.2.11 and PostgreSQL's
+// full-text search, servers, and SQLite FTS5 and Bleve, libraries driven
+// in-process. It prepares the corpora, starts searchd (scripts/sphinx.sh),
+// glintd (twice: a plain table, then one with morphology='stem_en', the
+// counterpart of the peers that stem) and a private PostgreSQL cluster
+// (scripts/postgres.sh) on free loopback ports with temporary data
+// directories, loads the same documents into each, runs the same workloads
+// against each, and stops each by pid. PostgreSQL and SQLite are driven by
+// bench/peers's peer-bench, Bleve (the highlight workloads and the
+// field-size ladder) by bench/bleve's bleve-bench, each built from its own Go
+// module (glint never depends on them); the libraries' figures carry no
+// protocol cost. The race writes:
 //
 //	bench/results/<timestamp>.json             every run's report and the medians (load.Summary)
 //	bench/results/<timestamp>.md               a table of medians with the ratios glint/peer
@@ -17,12 +21,13 @@
 //
 // Usage (from the repository root; make bench and make bench-quick do this):
 //
-//	go run ./bench/cmd/race [-quick] [-targets sphinx,glint,bleve] [-corpora brown,debian]
+//	go run ./bench/cmd/race [-quick] [-targets sphinx,glint,glint-stem,postgres,sqlite,bleve] [-corpora brown,debian]
 //
 // The ladder workload highlights one document of each field size (1 KB to
-// 1 MB) per operation, at concurrency 1: CALL SNIPPETS on the servers, the
-// snippets stand-in on Bleve. A target that cannot be started (glintd not
-// built yet, Bleve's module not building) is reported and skipped; a workload a
+// 1 MB) per operation, at concurrency 1: CALL SNIPPETS on the servers,
+// ts_headline on PostgreSQL, the snippets stand-ins on SQLite and Bleve. A
+// target that cannot be started (glintd not built yet, a module not
+// building, PostgreSQL not installable) is reported and skipped; a workload a
 // server does not support shows its errors in the reports and "not supported
 // yet" in the table.
 package main
@@ -47,8 +52,25 @@ import (
 	"github.com/glint-search/glint/bench/load"
 )
 
-// bleveTarget is how -targets names Bleve (its reports say load.Bleve).
-const bleveTarget = "bleve"
+// How -targets names Bleve (its reports say load.Bleve) and glint with
+// morphology='stem_en' (load.GlintStem).
+const (
+	bleveTarget     = "bleve"
+	glintStemTarget = "glint-stem"
+)
+
+// targetOf is the target a -targets name stands for.
+func targetOf(name string) load.Target {
+	switch name {
+	case glintStemTarget:
+		return load.GlintStem
+	case bleveTarget:
+		return load.Bleve
+	case sqliteTarget:
+		return load.SQLite
+	}
+	return load.Target(name)
+}
 
 type options struct {
 	quick                         bool
@@ -58,12 +80,15 @@ type options struct {
 	runs                          int
 	glintd, cache, out, sphinxSrc string
 	bleveModule, bleveBench       string
+	postgresSrc                   string
+	peersModule, peerBench        string
 }
 
 func main() {
 	var o options
-	flag.BoolVar(&o.quick, "quick", false, "short race (make bench-quick, < 2 min in all): Brown only, 1 run of 2 s (ladder runs 1 s)")
-	flag.StringVar(&o.targets, "targets", "sphinx,glint,"+bleveTarget, "targets: sphinx, glint, bleve")
+	flag.BoolVar(&o.quick, "quick", false, "short race (make bench-quick, ~6 min in all on 2 cores): Brown only, 1 run of 2 s (ladder runs 1 s)")
+	flag.StringVar(&o.targets, "targets", strings.Join([]string{"sphinx", "glint", glintStemTarget, postgresTarget, sqliteTarget, bleveTarget}, ","),
+		"targets: sphinx, glint, "+glintStemTarget+" (glint, morphology='stem_en'), "+postgresTarget+", "+sqliteTarget+", "+bleveTarget)
 	flag.StringVar(&o.corpora, "corpora", "brown,debian", "corpora")
 	flag.StringVar(&o.workloads, "workloads", strings.Join(load.Workloads, ","), "workloads")
 	flag.StringVar(&o.concurrency, "c", "1,8", "concurrencies of the search and snippets workloads (the ladder runs at 1)")
@@ -77,6 +102,9 @@ func main() {
 	flag.StringVar(&o.sphinxSrc, "sphinx-script", "scripts/sphinx.sh", "the peer's start/stop script")
 	flag.StringVar(&o.bleveModule, "bleve-module", "bench/bleve", "the Go module of the Bleve program")
 	flag.StringVar(&o.bleveBench, "bleve-bench", "bin/bleve-bench", "where to build the Bleve program")
+	flag.StringVar(&o.postgresSrc, "postgres-script", "scripts/postgres.sh", "PostgreSQL's start/stop script")
+	flag.StringVar(&o.peersModule, "peers-module", "bench/peers", "the Go module of the PostgreSQL and SQLite program")
+	flag.StringVar(&o.peerBench, "peer-bench", "bin/peer-bench", "where to build the PostgreSQL and SQLite program")
 	flag.Parse()
 	if o.quick {
 		o.corpora, o.duration, o.warmup, o.runs = "brown", 2*time.Second, 500*time.Millisecond, 1
@@ -128,8 +156,16 @@ func run(ctx context.Context, o options) error {
 	}
 
 	for _, target := range split(o.targets) {
-		if target == bleveTarget {
-			reports, err := raceBleve(ctx, o, names, workloads, ladder, conc, tmp)
+		if target == bleveTarget || target == postgresTarget || target == sqliteTarget {
+			var reports []*load.Report
+			var err error
+			if target == bleveTarget {
+				reports, err = raceBleve(ctx, o, names, workloads, ladder, conc, tmp)
+			} else {
+				var sizes []load.Size
+				reports, sizes, err = racePeer(ctx, o, target, names, workloads, ladder, conc, tmp)
+				sum.Sizes = append(sum.Sizes, sizes...)
+			}
 			sum.Reports = append(sum.Reports, reports...)
 			if err != nil {
 				note := fmt.Sprintf("%s skipped or stopped: %v", target, err)
@@ -141,9 +177,9 @@ func run(ctx context.Context, o options) error {
 			}
 			continue
 		}
-		if target == string(load.Glint) {
+		if load.IsGlint(targetOf(target)) {
 			for _, n := range names {
-				size, err := measureSize(ctx, o, n, corpora[n], tmp)
+				size, err := measureSize(ctx, o, targetOf(target), n, corpora[n], tmp)
 				if err != nil {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("%s: size on disk of %s: %v", target, n, err))
 					continue
@@ -151,7 +187,7 @@ func run(ctx context.Context, o options) error {
 				sum.Sizes = append(sum.Sizes, size)
 			}
 		}
-		srv, err := startServer(ctx, o, load.Target(target), tmp)
+		srv, err := startServer(ctx, o, targetOf(target), tmp)
 		if err != nil {
 			note := fmt.Sprintf("%s skipped: %v", target, err)
 			fmt.Fprintln(os.Stderr, "race:", note)
@@ -214,7 +250,7 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 			filled = true
 
 		}
-		if wl == load.JSONSearchHL && srv.target == load.Sphinx {
+		if load.AbsentLabel(srv.target, wl) != "not run" {
 			continue // Sphinx 2.2 has no HTTP API
 		}
 		for _, c := range cs {
@@ -233,19 +269,21 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 // directory (a server the race has used holds the earlier loads too, until
 // badger reclaims them). Background merges are off: the keys of merged
 // segments and the value-log space of their texts are reclaimed minutes
-// later, and counting them would measure the moment, not the format. Only glint's: searchd's directory holds a binlog of
+// later, and counting them would measure the moment, not the format. Of
+// the servers only glintd is measured (plain and stem_en; PostgreSQL's and
+// SQLite's sizes come from peer-bench): searchd's directory holds a binlog of
 // every text, and its RT index's RAM chunk is not on disk, so its size would
 // compare nothing.
-func measureSize(ctx context.Context, o options, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
-	size := load.Size{Target: load.Glint, Corpus: corpusName, Docs: len(docs)}
+func measureSize(ctx context.Context, o options, target load.Target, corpusName string, docs []corpus.Doc, tmp string) (load.Size, error) {
+	size := load.Size{Target: target, Corpus: corpusName, Docs: len(docs)}
 	for _, d := range docs {
 		size.RawBytes += int64(len(d.Title) + len(d.Content))
 	}
-	srv, err := startServer(ctx, o, load.Glint, tmp, "--merge-factor", "0")
+	srv, err := startServer(ctx, o, target, tmp, "--merge-factor", "0")
 	if err != nil {
 		return size, err
 	}
-	err = load.Fill(ctx, load.Config{Target: load.Glint, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
+	err = load.Fill(ctx, load.Config{Target: target, Workload: load.Insert, MySQLAddr: srv.mysql, HTTPAddr: srv.http, Corpus: corpusName, Docs: docs})
 	if err == nil {
 		size.DiskBytes, err = load.DiskUsage(srv.dir)
 	}
@@ -324,11 +362,16 @@ func printRun(r *load.Report) {
 		shortName(r.Target), r.Corpus, wl, r.Concurrency, r.Run, r.Throughput, r.Unit, r.P50Ms, r.P99Ms, r.Errors, clip(r.FirstError, 100))
 }
 
-// shortName is a target's name without Bleve's qualification, for file names
-// and progress lines.
+// shortName is a target's name as -targets has it (without the in-process
+// qualification), for file names and progress lines.
 func shortName(t load.Target) string {
-	if t == load.Bleve {
+	switch t {
+	case load.Bleve:
 		return bleveTarget
+	case load.GlintStem:
+		return glintStemTarget
+	case load.SQLite:
+		return sqliteTarget
 	}
 	return string(t)
 }

@@ -13,12 +13,27 @@ import (
 )
 
 // columns are the targets of the table, in its order.
-var columns = []load.Target{load.Sphinx, load.Glint, load.Bleve}
+var columns = []load.Target{load.Sphinx, load.Glint, load.GlintStem, load.Postgres, load.SQLite, load.Bleve}
+
+// ratios are the table's ratio columns: a glint target's throughput over a
+// peer's. glint's plain table is set against Sphinx and Bleve, which do not
+// stem here; its stem_en table against PostgreSQL and SQLite, which do.
+var ratios = []struct {
+	glint, peer load.Target
+	heading     string
+}{
+	{load.Glint, load.Sphinx, "glint/sphinx"},
+	{load.GlintStem, load.Postgres, "glint stem_en/postgres"},
+	{load.GlintStem, load.SQLite, "glint stem_en/sqlite"},
+	{load.Glint, load.Bleve, "glint/bleve"},
+}
 
 // markdown renders the medians as one table: a row per corpus, workload (and
 // field size) and concurrency, a column per target, and the ratios of glint's
-// throughput to each peer's. Notes follow: why targets were skipped and the
-// first error of each workload a target failed.
+// throughput to each peer's. A second table gives the rows each answer held
+// on average, so that a reader sees whether the targets did the same work.
+// Notes follow: why targets were skipped and the first error of each
+// workload a target failed.
 func markdown(sum *load.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Benchmark %s\n\n", sum.StartedAt.Format(time.RFC3339))
@@ -31,12 +46,20 @@ func markdown(sum *load.Summary) string {
 		runs = max(runs, m.Runs)
 	}
 	fmt.Fprintf(&b, "%s, loopback; medians of %d run(s); throughput (p50 / p99 ms).\n", where, runs)
-	b.WriteString("Bleve is a Go library driven in-process: its figures carry no protocol or network cost " +
-		"(a ceiling for a server, not a server figure), and it runs the highlight workloads only; " +
-		"its snippets are a stand-in (tokenize, mark, best fragment). " +
+	b.WriteString("SQLite FTS5 and Bleve are libraries driven in-process: their figures carry no protocol or network cost " +
+		"(a ceiling for a server, not a server figure). Bleve runs the highlight workloads only; " +
+		"its snippets are a stand-in (tokenize, mark, best fragment), and so are SQLite's " +
+		"(the texts indexed in a temporary FTS5 table, snippet() of those that match, rolled back). " +
+		"glint stem_en, PostgreSQL and SQLite stem English words; glint and Sphinx do not. " +
 		"A ladder row highlights one document of that size per operation.\n\n")
-	b.WriteString("| corpus | workload | c | sphinx | glint | " + string(load.Bleve) + " | glint/sphinx | glint/bleve |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| corpus | workload | c |")
+	for _, t := range columns {
+		b.WriteString(" " + string(t) + " |")
+	}
+	for _, r := range ratios {
+		b.WriteString(" " + r.heading + " |")
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(columns)+len(ratios)) + "\n")
 
 	type row struct {
 		corpus, workload string
@@ -80,16 +103,43 @@ func markdown(sum *load.Summary) string {
 			m, ok := cells[r][t]
 			b.WriteString(" " + cell(t, r.workload, m, ok) + " |")
 		}
-		g, okG := cells[r][load.Glint]
-		for _, peer := range []load.Target{load.Sphinx, load.Bleve} {
-			p, okP := cells[r][peer]
+		for _, rt := range ratios {
+			g, okG := cells[r][rt.glint]
+			p, okP := cells[r][rt.peer]
 			b.WriteString(" " + ratio(g, okG, p, okP) + " |")
 		}
 		b.WriteByte('\n')
 	}
 
+	b.WriteString("\nRows per operation (mean, median run): the hits of a search (at most 20), the groups of a " +
+		"GROUP BY, the rows of a facet's three result sets, the snippets of a CALL SNIPPETS of 10 texts " +
+		"(SQLite's stand-in returns only the texts that match). The same queries on every target; " +
+		"stemming, ranking ties and phrase rules make the counts differ.\n\n")
+	b.WriteString("| corpus | workload | c |")
+	for _, t := range columns {
+		b.WriteString(" " + string(t) + " |")
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(columns)) + "\n")
+	for _, r := range rows {
+		if !rowsCounted(r.workload) {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d |", r.corpus, workloadLabel(r.workload, r.field), r.c)
+		for _, t := range columns {
+			m, ok := cells[r][t]
+			if !ok || m.Failed() {
+				b.WriteString(" - |")
+				continue
+			}
+			fmt.Fprintf(&b, " %.1f |", m.RowsPerOp)
+		}
+		b.WriteByte('\n')
+	}
+
 	if len(sum.Sizes) > 0 {
-		b.WriteString("\nOn disk after loading each corpus once into a fresh table (the data directory: index and stored text, blocks allocated):\n\n")
+		b.WriteString("\nOn disk after loading each corpus once into a fresh table (blocks allocated): glint's data directory " +
+			"(index and stored text); PostgreSQL's pg_total_relation_size (heap, TOAST, GIN index and primary key; not the WAL); " +
+			"the pages of SQLite's database in use after a checkpoint (the FTS5 index and the text it keeps):\n\n")
 		b.WriteString("| target | corpus | documents | text | on disk | on disk / text |\n|---|---|---|---|---|---|\n")
 		for _, z := range sum.Sizes {
 			fmt.Fprintf(&b, "| %s | %s | %d | %.1f MB | %.1f MB | %.2f |\n", z.Target, z.Corpus, z.Docs,
@@ -113,6 +163,13 @@ func markdown(sum *load.Summary) string {
 		}
 	}
 	return b.String()
+}
+
+// rowsCounted says that the rows of a workload's answers are counted: not
+// for load (no rows), json-search+highlight (answers not parsed) and the
+// ladder (one text, one snippet).
+func rowsCounted(workload string) bool {
+	return workload != load.Insert && workload != load.JSONSearchHL && workload != load.Ladder
 }
 
 // workloadLabel names a row's workload; a ladder row says its field size.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 func TestMarkdown(t *testing.T) {
 	ok := func(t load.Target, corpus, wl string, c int, unit string, tp float64) load.Median {
 		return load.Median{Target: t, Corpus: corpus, Workload: wl, Concurrency: c, Unit: unit, Throughput: tp,
-			P50Ms: 1, P99Ms: 2, Runs: 3, Ops: 100}
+			P50Ms: 1, P99Ms: 2, Runs: 3, Ops: 100, RowsPerOp: 18}
 	}
 	failed := func(t load.Target, wl string, c int, field int64) load.Median {
 		corpus := "brown"
@@ -28,7 +29,8 @@ func TestMarkdown(t *testing.T) {
 	sum := &load.Summary{
 		StartedAt: time.Date(2026, 11, 23, 3, 20, 34, 0, time.UTC), CPUs: 2, Machine: "Test CPU, linux/amd64",
 		Notes: []string{"nothing skipped"},
-		Sizes: []load.Size{{Target: load.Glint, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 8_100_000}},
+		Sizes: []load.Size{{Target: load.Glint, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 8_100_000},
+			{Target: load.Postgres, Corpus: "brown", Docs: 500, RawBytes: 6_000_000, DiskBytes: 12_000_000}},
 		Medians: []load.Median{
 			ok(load.Sphinx, "brown", load.Search, 1, "queries", 1000),
 			ok(load.Sphinx, "brown", load.SearchHL, 1, "queries", 100),
@@ -37,24 +39,32 @@ func TestMarkdown(t *testing.T) {
 			failed(load.Glint, load.JSONSearchHL, 1, 0),
 			failed(load.Glint, load.Ladder, 1, 1048570),
 			ok(load.Bleve, "brown", load.SearchHL, 1, "queries", 1200),
+			ok(load.GlintStem, "brown", load.Search, 1, "queries", 1400),
+			ok(load.Postgres, "brown", load.Search, 1, "queries", 700),
+			ok(load.SQLite, "brown", load.Search, 1, "queries", 2800),
 			ladder,
 		},
 	}
 	md := markdown(sum)
 	for _, want := range []string{
 		"Test CPU, linux/amd64, 2 CPUs, loopback; medians of 3 run(s)",
-		"| corpus | workload | c | sphinx | glint | bleve (in-process, no protocol cost) | glint/sphinx | glint/bleve |",
-		"| brown | search | 1 | 1000 queries/s (1.00 / 2.00) | 1500 queries/s (1.00 / 2.00) | - | 1.50x | - |",
-		"| brown | search+highlight | 1 | 100 queries/s (1.00 / 2.00) | not supported yet | 1200 queries/s (1.00 / 2.00) | - | - |",
-		"| brown | json-search+highlight | 1 | n/a (no HTTP API) | not supported yet | - | - | - |",
-		"| ladder | ladder 1 MB | 1 | - | not supported yet | 61 docs/s (1.00 / 2.00) | - | - |",
+		"| corpus | workload | c | sphinx | glint | glint stem_en | postgres | sqlite fts5 (in-process, no protocol cost) | " +
+			"bleve (in-process, no protocol cost) | glint/sphinx | glint stem_en/postgres | glint stem_en/sqlite | glint/bleve |",
+		"| brown | search | 1 | 1000 queries/s (1.00 / 2.00) | 1500 queries/s (1.00 / 2.00) | 1400 queries/s (1.00 / 2.00) | " +
+			"700 queries/s (1.00 / 2.00) | 2800 queries/s (1.00 / 2.00) | - | 1.50x | 2.00x | 0.50x | - |",
+		"| brown | search+highlight | 1 | 100 queries/s (1.00 / 2.00) | not supported yet | - | - | - | 1200 queries/s (1.00 / 2.00) | - | - | - | - |",
+		"| brown | json-search+highlight | 1 | n/a (no HTTP API) | not supported yet | - | n/a (no HTTP JSON API) | n/a (a library: no HTTP API) | - | - | - | - | - |",
+		"| ladder | ladder 1 MB | 1 | - | not supported yet | - | - | - | 61 docs/s (1.00 / 2.00) | - | - | - | - |",
+		"| brown | search | 1 | 18.0 | 18.0 | 18.0 | 18.0 | 18.0 | - |",
 		"- nothing skipped",
 		"| glint | brown | 500 | 6.0 MB | 8.1 MB | 1.35 |",
+		"| postgres | brown | 500 | 6.0 MB | 12.0 MB | 2.00 |",
 		"- glint, search+highlight: not supported yet (first error: Error 1064 (42000): syntax error near HIGHLIGHT)",
 	} {
 		assert.Contains(t, md, want)
 	}
 	lines := strings.Split(md, "\n")
+	lines = lines[:slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Rows per operation") })]
 	var rows []string
 	for _, l := range lines {
 		if strings.HasPrefix(l, "| brown") || strings.HasPrefix(l, "| ladder") {

@@ -15,7 +15,8 @@ import (
 	"github.com/glint-search/glint/e2e/daemon"
 )
 
-// server is a running glintd or searchd.
+// server is a running glintd or searchd. A GlintStem server is a glintd whose
+// table the load package makes with morphology='stem_en'.
 type server struct {
 	target load.Target
 	mysql  string
@@ -52,7 +53,7 @@ func startServer(ctx context.Context, o options, target load.Target, tmp string,
 			defer cleanup()
 			return exec.Command(o.sphinxSrc, "stop", dir).Run()
 		}}, nil
-	case load.Glint:
+	case load.Glint, load.GlintStem:
 		if _, err := os.Stat(o.glintd); err != nil {
 			cleanup()
 			return nil, fmt.Errorf("no glintd binary at %s (make build)", o.glintd)

@@ -1,7 +1,6 @@
 package htmlstrip
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,40 +8,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the .golden files in testdata from the results")
-
-// TestGolden strips each testdata/*.html document and compares the result
-// with the .golden file beside it (go test -rewrite rewrites them). The
-// options come from a first-line comment:
+// TestGolden runs the cases of testdata/strip.txt (see package
+// internal/golden): "strip file=NAME" strips the document testdata/NAME with
+// the options of its first-line comment,
 //
 //	<!-- htmlstrip: remove="style, script" attrs="img=alt" zones="h*, th" -->
+//
+// and prints the result (see render).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.html")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			in, err := os.ReadFile(file)
-			require.NoError(t, err)
-			opts, err := docOptions(string(in))
-			require.NoError(t, err)
-			r := Strip(string(in), opts)
-			require.Empty(t, checkResult(string(in), r))
-			got := render(string(in), r)
-			golden := strings.TrimSuffix(file, ".html") + ".golden"
-			if *rewrite {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-				return
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run go test -rewrite to create it")
-			assert.Equal(t, string(want), got)
-		})
-	}
+	golden.Run(t, "testdata/strip.txt", func(t *testing.T, d *golden.TestData) string {
+		require.Equal(t, "strip", d.Cmd, d.Pos)
+		var name string
+		d.ScanArgs(t, "file", &name)
+		in, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		opts, err := docOptions(string(in))
+		require.NoError(t, err)
+		r := Strip(string(in), opts)
+		require.Empty(t, checkResult(string(in), r))
+		return render(string(in), r)
+	})
 }
 
 var optionRE = regexp.MustCompile(`(\w+)="([^"]*)"`)
@@ -73,7 +62,7 @@ func docOptions(doc string) (*Options, error) {
 	return opts, nil
 }
 
-// render prints a Result for a golden file: the text with its marks
+// render prints a Result for testdata/strip.txt: the text with its marks
 // (⟦¶⟧ a paragraph, ⟦h1⟧ and ⟦/h1⟧ a zone), then every run of the text that
 // is not a copy of the input, with what it stands for in the input.
 func render(in string, r *Result) string {
