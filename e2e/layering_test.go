@@ -24,6 +24,7 @@ var layers = map[string]int{
 	"highlight":                3,
 	"sql":                      4,
 	"server":                   5,
+	"agent":                    5,
 	"cmd/glintd":               6,
 }
 

@@ -50,6 +50,8 @@ type DB struct {
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name
 	nextTable uint32            // guarded by wmu (exclusive) or mu
+
+	dists map[string]Distributed // distributed tables by lower-case name (distributed.go); guarded by mu
 }
 
 // catalogEntry is the JSON value of a table's catalog key.
@@ -216,7 +218,7 @@ func (db *DB) recover() error {
 			}
 			entries = append(entries, e)
 		}
-		return nil
+		return db.loadDistributed(txn)
 	})
 	if err != nil {
 		return err
@@ -450,7 +452,7 @@ func (db *DB) CreateTable(s Schema) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	lower := strings.ToLower(s.Name)
-	if _, ok := db.tables[lower]; ok {
+	if db.nameTaken(lower) {
 		return fmt.Errorf("%w: %s", ErrTableExists, s.Name)
 	}
 	e := catalogEntry{ID: db.nextTable, NextID: 1, Schema: s}

@@ -7,6 +7,7 @@ import "encoding/binary"
 //
 //	'm' "nexttable"                          -> uint32: the next table id (never reused)
 //	'c' <lower-case table name>              -> JSON catalogEntry (schema, table id, id floor)
+//	'd' <lower-case table name>              -> JSON Distributed (distributed.go)
 //	't' <tid:4> 'Q' <seg:4>                  -> empty: segment seg is being staged
 //	't' <tid:4> 'K' <seg:4> <field:1> <term> -> a block of terms from term on, with their short posting lists (blocks.go)
 //	't' <tid:4> 'P' <seg:4> <field:1> <term> -> posting list (postings.go) of a term whose list is too long for its block

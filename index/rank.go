@@ -92,7 +92,6 @@ func (p *plan) prepareRanking(s *Snapshot) {
 	p.nwords = len(terms)
 	defer func() { p.counts = p.countsOnly() && p.ranker != RankSPH04 }()
 	p.span = max(1, maxQ-minQ+1)
-	n := float64(s.live)
 	p.idf = make([]float64, len(p.leaves))
 	p.boost = make([]float64, len(p.leaves))
 	for _, l := range p.keywords {
@@ -103,7 +102,7 @@ func (p *plan) prepareRanking(s *Snapshot) {
 		p.boost[l.lt] = max(p.boost[l.lt], b)
 	}
 	for i, lt := range p.leaves {
-		df := float64(max(1, lt.docs))
+		n, df := p.rankingCounts(s, lt)
 		p.idf[i] = math.Log((n-df+1)/df) / (2 * math.Log(n+1) * float64(max(1, p.nwords)))
 	}
 }

@@ -22,6 +22,14 @@ type SearchOptions struct {
 	// FieldWeights weighs the indexed text fields by lower-case name; a
 	// field that is not named weighs 1.
 	FieldWeights map[string]int
+	// Global, if set, are the statistics of the collection the table is a
+	// part of, which ranking uses instead of the table's (globalstats.go).
+	Global *GlobalStats
+	// Only, if not nil, limits the matches to the documents of these ids
+	// (a coordinator's fetch of a page's rows): the others are not
+	// evaluated. Weights and keyword statistics are those of the whole
+	// table.
+	Only []uint64
 }
 
 // SearchResult is what a search found.
@@ -89,6 +97,10 @@ func (s *Snapshot) SearchWith(ctx context.Context, q query.Node, opts SearchOpti
 		}
 	}
 	p.ranker = opts.Ranker
+	p.global = opts.Global
+	if opts.Only != nil {
+		p.only = s.onlyOrdinals(opts.Only)
+	}
 	if err := s.fetch(ctx, p); err != nil {
 		return nil, err
 	}
@@ -140,6 +152,9 @@ func (s *Snapshot) candidates(p *plan) (cands []segCandidates, total, work int) 
 		}
 		if seg.deleted != nil {
 			cand = roaring.AndNot(cand, seg.deleted)
+		}
+		if p.only != nil {
+			cand = roaring.And(cand, orEmpty(p.only[pos]))
 		}
 		n := int(cand.GetCardinality())
 		cands = append(cands, segCandidates{pos: pos, e: e, cand: cand, n: n})
@@ -336,6 +351,9 @@ type plan struct {
 	idf     []float64 // per leafTerm
 	boost   []float64 // per leafTerm: the largest boost of its keywords
 	counts  bool      // rank from occurrence counts (countsOnly)
+
+	global *GlobalStats            // SearchOptions.Global: N and df for the idf, or nil
+	only   map[int]*roaring.Bitmap // SearchOptions.Only: ordinals per segment position, or nil
 }
 
 // leafTerm is one thing the index is asked for: a word, or a wildcard with

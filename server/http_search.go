@@ -577,11 +577,19 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 	return sql.OptionValue{Path: v.path, Name: name, Value: x}, nil
 }
 
-// searchOptions reads options: ranker, field_weights, max_matches.
+// searchOptions reads options: ranker, field_weights, max_matches, cutoff,
+// max_query_time, global_idf (distributed tables).
 func searchOptions(v *jval, req *sql.SearchRequest) error {
-	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff", "max_query_time")
+	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff", "max_query_time", "global_idf")
 	if err != nil {
 		return err
+	}
+	if x := m["global_idf"]; x != nil {
+		n, err := x.integer(0, 1)
+		if err != nil {
+			return err
+		}
+		req.GlobalIDF = n == 1
 	}
 	if x := m["max_query_time"]; x != nil {
 		n, err := x.integer(0, math.MaxInt32)

@@ -116,6 +116,9 @@ func typeName(c index.Column) string {
 }
 
 func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
+	if isDistributedCreate(n, settings) {
+		return s.execCreateDistributed(n, settings)
+	}
 	if n.ReferTable != nil || n.Partition != nil || len(n.Options) > 0 {
 		return nil, Errorf(CodeUnsupported, "CREATE TABLE takes only a column list and table settings")
 	}
@@ -263,6 +266,9 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 		return nil, Errorf(CodeUnsupported, "views are not supported")
 	}
 	for _, tn := range n.Tables {
+		if _, dist := s.engine.db.DistributedTable(tn.Name.O); dist {
+			continue
+		}
 		if _, err := s.engine.db.Table(tn.Name.O); err != nil {
 			if errors.Is(err, index.ErrNoSuchTable) && n.IfExists {
 				continue
@@ -271,6 +277,12 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 		}
 	}
 	for _, tn := range n.Tables {
+		if _, dist := s.engine.db.DistributedTable(tn.Name.O); dist {
+			if err := s.engine.db.DropDistributed(tn.Name.O); err != nil {
+				return nil, s.tableError(tn.Name.O, err)
+			}
+			continue
+		}
 		err := s.engine.db.DropTable(tn.Name.O)
 		if err != nil && !(errors.Is(err, index.ErrNoSuchTable) && n.IfExists) {
 			return nil, s.tableError(tn.Name.O, err)
@@ -316,6 +328,9 @@ func (s *Session) table(name string) (*index.Table, error) {
 
 func (s *Session) tableError(name string, err error) error {
 	if errors.Is(err, index.ErrNoSuchTable) {
+		if d, dist, _ := s.distributed(name); dist && d != nil {
+			return d.writeError()
+		}
 		return Errorf(CodeNoSuchTable, "unknown table '%s'", name)
 	}
 	return asError(err)

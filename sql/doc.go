@@ -14,7 +14,9 @@
 // table's outer SELECT runs in the catalog's row engine (derived.go). A SELECT or UNION
 // that reads information_schema is not a search: it goes to the catalog's own
 // row engine (package sql/catalog, wired in catalog.go), over tables built
-// from the schemas of the moment.
+// from the schemas of the moment. A SELECT of a distributed table (distributed.go,
+// dist_select.go) is planned by its shards: the coordinator sends them plain
+// dialect SQL in phases (query, then fetch of the page) and merges.
 //
 //	db, _ := index.Open(index.DefaultOptions("data"))
 //	s := sql.NewEngine(db).NewSession("root")

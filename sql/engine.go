@@ -33,6 +33,9 @@ type Engine struct {
 	// listener is what @@variables tell clients of the MySQL listener
 	// (SetListener).
 	listener Listener
+
+	remote Remote       // asks the agents of distributed tables; nil: none
+	health mirrorHealth // the agents' mirrors that failed lately
 }
 
 // Listener is what the server's MySQL listener does that @@variables
@@ -85,6 +88,9 @@ type Stats struct {
 	Updates        atomic.Uint64
 	StoredDocReads atomic.Uint64 // documents read from the document store
 	Highlights     atomic.Uint64 // HIGHLIGHT() evaluations (one per row and call)
+	// HighlightDocs counts the documents (rows) highlighted: each row of a
+	// page whose select list highlights, once whatever the number of calls.
+	HighlightDocs atomic.Uint64
 	// HighlightsFromIndex counts the documents whose highlighted words and
 	// marks came from the index (postings and stored layouts) without
 	// tokenizing their text.

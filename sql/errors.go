@@ -42,6 +42,7 @@ const (
 	CodeTooManyStatements              // a prepared statement past max_prepared_statements (1461)
 	CodeDiskFull                       // the data directory's disk is full; nothing of the statement was written (1114)
 	CodeHighlightTruncated             // a warning: rows past the highlighting work budget show their beginning (1265)
+	CodeShardFailed                    // a shard of a distributed table did not answer (1105; HTTP 502)
 
 	numCodes // not a code: how many there are
 )
@@ -72,6 +73,7 @@ var codes = [numCodes]codeInfo{
 	CodeTooManyStatements:  {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
 	CodeDiskFull:           {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
 	CodeHighlightTruncated: {"HighlightTruncated", mysql.WARN_DATA_TRUNCATED, "01000", http.StatusOK},
+	CodeShardFailed:        {"ShardFailed", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadGateway},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

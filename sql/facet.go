@@ -22,6 +22,12 @@ func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []
 	if n.From == nil || s.readsCatalog(n) || derivedSource(n) != nil {
 		return nil, Errorf(CodeSyntax, "FACET needs a full-text table in FROM")
 	}
+	if d, ok, err := s.distributedSource(n); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.selectDistributedFacets(ctx, d, n, facets, options, within)
+	}
 	if n.GroupBy != nil || n.Distinct || hasAggregate(n.Fields, n.Having, n.OrderBy) {
 		return nil, Errorf(CodeUnsupported, "FACET after GROUP BY, DISTINCT or aggregates is not supported: facets group the matches themselves")
 	}

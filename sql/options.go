@@ -20,6 +20,9 @@ type selectOptions struct {
 	ranker       index.Ranker   // the zero value is the default ranker
 	fieldWeights map[string]int // nil: every field weighs 1
 	maxQueryTime time.Duration  // 0: no limit of its own
+	// global are the collection statistics a coordinator sends its shards
+	// (OPTION global_stats, dist_stats.go); nil: the table's own.
+	global *index.GlobalStats
 }
 
 // maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
@@ -71,6 +74,14 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 				return o, err
 			}
 			o.fieldWeights = w
+		case "global_stats":
+			g, err := parseGlobalStats(opt.Value)
+			if err != nil {
+				return o, err
+			}
+			o.global = g
+		case "global_idf", "agent_query_timeout", "strict_shards":
+			return o, Errorf(CodeBadOption, "OPTION %s applies to distributed tables", opt.Name)
 		default:
 			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows max_matches, max_query_time, ranker and field_weights", opt.Name)
 		}

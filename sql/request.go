@@ -41,6 +41,12 @@ type SearchRequest struct {
 	// documents (in index order); 0: no cutoff.
 	Cutoff int
 	Path   string // where the options were given, for errors
+	// GlobalIDF is options.global_idf: a search of a distributed table
+	// ranks with the statistics of all its shards (docs/distributed.md).
+	GlobalIDF bool
+	// Global are the collection statistics a coordinator sends a shard
+	// (dist_json.go); nil: the table's own.
+	Global *index.GlobalStats
 }
 
 // Cond is one condition of a request's query: *TextCond, *AttrCond,
@@ -193,6 +199,15 @@ const colAny ColumnType = -1
 func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchResponse, error) {
 	start := time.Now()
 	s.pending = nil
+	if d, dist, err := s.distributed(req.Table); dist {
+		if err != nil {
+			return nil, err
+		}
+		return s.searchDistributed(ctx, d, req, start)
+	}
+	if req.GlobalIDF {
+		return nil, Errorf(CodeBadOption, "%s: global_idf applies to distributed tables", orRoot(req.Path))
+	}
 	p, hl, err := s.planSearch(req)
 	if err != nil {
 		return nil, err
@@ -319,7 +334,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 		p.opts.fieldWeights[strings.ToLower(name)] = w
 	}
 	if sc.match != nil {
-		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
+		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: req.Global, Only: onlyIDs(p.where)}
 	}
 	p.opts.maxQueryTime = req.MaxQueryTime
 	want := p.offset + p.count

@@ -95,6 +95,12 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if ts := derivedSource(n); ts != nil {
 		return s.selectDerived(ctx, n, ts, options)
 	}
+	if d, ok, err := s.distributedSource(n); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return s.selectDistributed(ctx, d, n, options, within)
+	}
 	start := time.Now()
 	s.metaQuery = nil
 	p, err := s.planSelect(n, options, within)
@@ -430,7 +436,8 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		}
 	}
 	if where.match != nil {
-		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights}
+		where.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: p.opts.global,
+			Only: onlyIDs(p.where)}
 	}
 	p.maxMatches = p.opts.maxMatches
 	want := p.offset + p.count
@@ -718,6 +725,9 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 		return nil, err
 	}
 	pt.over, p.hlOver, p.hlTruncated = over, over, truncated
+	if len(p.budgeted()) > 0 {
+		s.engine.stats.HighlightDocs.Add(uint64(len(page)))
+	}
 	if truncated > 0 {
 		s.pending = append(s.pending, budgetWarning(truncated, "rows", budget))
 	}

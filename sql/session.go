@@ -248,6 +248,14 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 	case *ast.CallStmt:
 		ctx, done := s.statementTime(ctx)
 		defer done()
+		if isQueryStatsCall(n) {
+			r, err := s.callQueryStats(ctx, n)
+			return r, s.statementTimeError(ctx, err)
+		}
+		if isSearchRequestCall(n) {
+			r, err := s.callSearchRequest(ctx, n)
+			return r, s.statementTimeError(ctx, err)
+		}
 		r, err := s.callSnippets(ctx, n)
 		return r, s.statementTimeError(ctx, err)
 	case *ast.UseStmt:

@@ -233,6 +233,9 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 				r.Rows = append(r.Rows, []any{name, "rt"})
 			}
 		}
+		if !inCatalog {
+			s.addDistributedTables(r, keep)
+		}
 		return r, nil
 	case ast.ShowDatabases:
 		r := &Result{Columns: []Column{{"Database", ColString}}, Rows: [][]any{}}
@@ -259,6 +262,13 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 	case ast.ShowTableStatus:
 		return s.showTableStatus(keep)
 	case ast.ShowCreateTable:
+		if d, dist, err := s.distributed(n.Table.Name.O); dist {
+			if err != nil {
+				return nil, err
+			}
+			return &Result{Columns: []Column{{"Table", ColString}, {"Create Table", ColString}},
+				Rows: [][]any{{d.name, d.createText()}}}, nil
+		}
 		t, err := s.table(n.Table.Name.O)
 		if err != nil {
 			return nil, err
@@ -439,6 +449,12 @@ func (s *Session) showTableStatus(keep func(string) bool) (*Result, error) {
 
 // describe answers DESC t: one row per column with its type and properties.
 func (s *Session) describe(table string, keep func(string) bool) (*Result, error) {
+	if d, dist, err := s.distributed(table); dist {
+		if err != nil {
+			return nil, err
+		}
+		return d.describe(keep), nil
+	}
 	t, err := s.table(table)
 	if err != nil {
 		return nil, err
@@ -488,6 +504,7 @@ func (s *Session) statusCounters() []counter {
 		{"command_update", u(st.Updates.Load())},
 		{"stored_docs_read", u(st.StoredDocReads.Load())},
 		{"highlight_calls", u(st.Highlights.Load())},
+		{"highlight_docs", u(st.HighlightDocs.Load())},
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"highlight_bytes", u(st.HighlightBytes.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},

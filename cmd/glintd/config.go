@@ -40,6 +40,7 @@ type options struct {
 	mergeFactor        mergeFactor
 	snippetsFilePrefix string
 	debugListen        string
+	agentUser          string // name[:password] this server logs in to its agents with
 	sslCert, sslKey    string
 	allowPlainPassword bool
 	users              map[string]string // config file only: user = name:password
@@ -85,6 +86,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.sslKey, "ssl-key", "", "PEM `file` of the TLS certificate's private key")
 	fs.BoolVar(&o.allowPlainPassword, "allow-plain-passwords", false, "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
+	fs.StringVar(&o.agentUser, "agent-user", "root", "`name[:password]` this server logs in to the agents of its distributed tables with")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }

@@ -32,6 +32,6 @@
 // highlight_work_budget, handshake_timeout, idle_timeout, read_timeout,
 // write_timeout, http_header_timeout, http_read_timeout, http_idle_timeout,
 // shutdown_timeout, sync_writes, merge_factor, snippets_file_prefix,
-// debug_listen, ssl_cert, ssl_key, allow_plain_passwords, and user (file
-// only, repeatable).
+// debug_listen, ssl_cert, ssl_key, allow_plain_passwords, agent_user, and
+// user (file only, repeatable).
 package main

@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
+	"github.com/glint-search/glint/agent"
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/server"
 	"github.com/glint-search/glint/sql"
@@ -74,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
 	eng.SetListener(sql.Listener{MaxAllowedPacket: int(o.maxAllowedPacket), TLS: tlsCfg != nil, IdleTimeout: o.idleTimeout})
 	eng.SetMaxPreparedStatements(o.maxPreparedStmts)
+	agentName, agentPassword, _ := strings.Cut(o.agentUser, ":")
+	agents := agent.New(agent.Options{User: agentName, Password: agentPassword})
+	defer agents.Close()
+	eng.SetRemote(agents)
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
 	}), server.Config{

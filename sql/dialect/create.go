@@ -34,6 +34,15 @@ func (r *rewriter) createTable() (int, *tail, error) {
 	if !r.word(i, "TABLE") {
 		return len(r.s), nil, nil
 	}
+	if at, ok := r.settingsAfterName(i + 1); ok {
+		// CREATE TABLE d type='distributed' ...: no column list. TiDB
+		// needs one, so it reads a stand-in column that the SQL layer
+		// recognises (NoColumns).
+		r.edits = append(r.edits, edit{start: r.s[at-1].end, end: r.s[at-1].end,
+			text: " (" + NoColumns + " TEXT COMMENT " + quoteString(ColumnTypePrefix+"bigint") + ")"})
+		tl, err := r.settings("table settings", at, false)
+		return at, tl, err
+	}
 	for i < len(r.s) && !r.punct(i, '(') {
 		i++
 	}
@@ -113,4 +122,27 @@ func (r *rewriter) column(from, to int) error {
 		text:  "TEXT COMMENT " + quoteString(ColumnTypePrefix+canonical),
 	})
 	return nil
+}
+
+// settingsAfterName reports where the settings start when the table name at
+// s[i] (after IF NOT EXISTS, maybe qualified) is followed directly by
+// name=value: a table without a column list (a distributed table).
+func (r *rewriter) settingsAfterName(i int) (int, bool) {
+	if r.word(i, "IF") && r.word(i+1, "NOT") && r.word(i+2, "EXISTS") {
+		i += 3
+	}
+	if _, ok := r.name(i); !ok {
+		return 0, false
+	}
+	i++
+	if r.punct(i, '.') {
+		if _, ok := r.name(i + 1); !ok {
+			return 0, false
+		}
+		i += 2
+	}
+	if _, ok := r.name(i); !ok || !r.punct(i+1, '=') {
+		return 0, false
+	}
+	return i, true
 }

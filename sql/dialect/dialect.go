@@ -13,6 +13,12 @@ const (
 	FuncWord      = "__glint_word"      // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
 )
 
+// NoColumns is the name of the stand-in column of a CREATE TABLE without a
+// column list (CREATE TABLE d type='distributed' agent='...'): the rewrite
+// gives TiDB the column list (NoColumns bigint), and the SQL layer reads a
+// table whose only column is NoColumns as one with none.
+const NoColumns = "__glint_no_columns"
+
 // ColumnTypePrefix starts the comment that carries a column's dialect type through
 // the TiDB parser: CREATE TABLE t (title text stored) is parsed as
 // CREATE TABLE t (title TEXT COMMENT 'glint:text stored'). What follows the prefix

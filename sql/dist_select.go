@@ -1,0 +1,718 @@
+package sql
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+)
+
+// A SELECT from a distributed table runs as query then fetch
+// (docs/distributed.md):
+//
+//  0. with OPTION global_idf=1, every shard tells the documents it holds
+//     and those holding each query term (CALL QUERY_STATS), and the sums
+//     go down with the search (OPTION global_stats) so that WEIGHT() is
+//     what one table holding every shard's documents would give;
+//  1. every shard, in parallel, returns the id, WEIGHT() and ORDER BY keys
+//     of its best offset+count matches, and SHOW META its total_found and
+//     keyword counts;
+//  2. the coordinator merges them in the ORDER BY order (then id), cuts the
+//     LIMIT window and sums the counts;
+//  3. each shard that holds rows of the window is asked, by the same
+//     mirror, for the select list of just those ids (WHERE ... AND id IN
+//     (...)): stored fields are read and HIGHLIGHT() runs there, once per
+//     row returned.
+//
+// Every statement is plain dialect SQL: a local shard runs it in-process,
+// an agent over the Remote.
+
+// distOptions are the OPTION settings a coordinator reads itself; the
+// others go to the shards.
+type distOptions struct {
+	globalIDF    bool
+	queryTimeout time.Duration // 0: the table's agent_query_timeout
+	strict       bool          // a shard with no live mirror fails the query
+}
+
+func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting, error) {
+	var o distOptions
+	var rest []dialect.Setting
+	for _, opt := range options {
+		switch opt.Name {
+		case "global_idf", "strict_shards":
+			n, ok := intOption(opt.Value)
+			if !ok || n < 0 || n > 1 {
+				return o, nil, Errorf(CodeBadOption, "OPTION %s takes 0 or 1", opt.Name)
+			}
+			if opt.Name == "global_idf" {
+				o.globalIDF = n == 1
+			} else {
+				o.strict = n == 1
+			}
+		case "agent_query_timeout":
+			n, ok := intOption(opt.Value)
+			if !ok || n < 1 || time.Duration(n)*time.Millisecond > maxAgentTimeout {
+				return o, nil, Errorf(CodeBadOption, "OPTION agent_query_timeout takes milliseconds, an integer from 1 to %d", maxAgentTimeout.Milliseconds())
+			}
+			o.queryTimeout = time.Duration(n) * time.Millisecond
+		case "global_stats":
+			return o, nil, Errorf(CodeBadOption, "OPTION global_stats is what a coordinator sends its shards; on a distributed table, use OPTION global_idf=1")
+		default:
+			rest = append(rest, opt)
+		}
+	}
+	return o, rest, nil
+}
+
+// distributedSource returns the distributed table a SELECT reads, if it
+// reads one.
+func (s *Session) distributedSource(n *ast.SelectStmt) (*distTable, bool, error) {
+	name, err := tableOf(n.From)
+	if err != nil {
+		return nil, false, nil // planSelect says what is wrong
+	}
+	return s.distributed(name)
+}
+
+// distCandidate is one row of a shard's phase-one answer.
+type distCandidate struct {
+	shard  int
+	id     uint64
+	weight int64
+	keys   []any
+}
+
+// distQuery is a SELECT from a distributed table, prepared for its shards.
+type distQuery struct {
+	n        *ast.SelectStmt
+	where    string   // the WHERE condition as text, or ""
+	orderBy  string   // ORDER BY ... as text, or ""
+	keys     []string // the ORDER BY expressions as text
+	desc     []bool
+	hasMatch bool
+	matchQ   string // the MATCH() query, for global statistics
+	forward  []string
+	offset   int
+	count    int
+	want     int
+	maxMatch int
+	stats    string // OPTION global_stats='...', or ""
+	// globalJSON are the statistics of stats, for a JSON search.
+	globalJSON *globalStatsJSON
+}
+
+func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
+	start := time.Now()
+	s.metaQuery = nil
+	s.meta = nil
+	if within != nil {
+		return nil, Errorf(CodeUnsupported, "WITHIN GROUP ORDER BY over distributed table '%s' is not supported yet: query its shards (%s)", d.name, d.shardsText())
+	}
+	do, rest, err := parseDistOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := parseSelectOptions(rest)
+	if err != nil {
+		return nil, err
+	}
+	q := &distQuery{n: n}
+	if q.offset, q.count, err = limitOf(n.Limit); err != nil {
+		return nil, err
+	}
+	q.want = q.offset + q.count
+	q.maxMatch = opts.maxMatches
+	if q.maxMatch < 0 {
+		q.maxMatch = max(defaultMaxMatches, q.want)
+	} else if q.want > q.maxMatch {
+		return nil, Errorf(CodeBadOption, "LIMIT offset+count (%d) exceeds OPTION max_matches (%d)", q.want, q.maxMatch)
+	}
+	for _, opt := range rest {
+		if opt.Name == "max_matches" {
+			continue // each phase sends its own
+		}
+		text, err := optionText(opt)
+		if err != nil {
+			return nil, err
+		}
+		q.forward = append(q.forward, text)
+	}
+	if err := q.compile(); err != nil {
+		return nil, err
+	}
+	timeout := d.queryTimeout
+	if do.queryTimeout > 0 {
+		timeout = do.queryTimeout
+	}
+	if len(d.locals)+len(d.agents) == 1 && within == nil {
+		return s.selectForwarded(ctx, d, n, rest, do, timeout, start)
+	}
+	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
+		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
+	}
+	shards := d.shards()
+	live := make([]bool, len(shards))
+	for i := range live {
+		live[i] = true
+	}
+	if do.globalIDF && q.hasMatch {
+		if err := s.distStats(ctx, d, q, shards, live, timeout, do.strict); err != nil {
+			return nil, err
+		}
+	}
+
+	// Phase one: ids and sort keys of each shard's best offset+count.
+	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string {
+		return func(table string) []string { return []string{q.phaseOne(table), "SHOW WARNINGS", "SHOW META"} }
+	})
+	if err != nil {
+		return nil, err
+	}
+	var cands []distCandidate
+	totalFound := 0
+	var terms []index.TermStat
+	for i, res := range answers {
+		if res == nil {
+			continue
+		}
+		for _, row := range res[0].Rows {
+			c := distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]}
+			cands = append(cands, c)
+		}
+		found, shardTerms := metaOf(res[2])
+		totalFound += found
+		terms = addTerms(terms, shardTerms)
+	}
+	s.shardWarnings(d, shards, answers, 1)
+
+	// Merge: the ORDER BY order, then id; one row per id.
+	q.sort(cands)
+	seen := make(map[uint64]bool, len(cands))
+	merged := cands[:0]
+	for _, c := range cands {
+		if !seen[c.id] {
+			seen[c.id] = true
+			merged = append(merged, c)
+		}
+	}
+	window := merged[min(q.offset, len(merged)):min(q.want, len(merged))]
+
+	// Phase two: the select list of the window's rows, from the shards
+	// (and mirrors) that hold them.
+	ids := make([][]uint64, len(shards))
+	for _, c := range window {
+		ids[c.shard] = append(ids[c.shard], c.id)
+	}
+	need := make([]bool, len(shards))
+	anyNeed := false
+	for i := range shards {
+		need[i] = len(ids[i]) > 0
+		anyNeed = anyNeed || need[i]
+	}
+	if !anyNeed {
+		// No row: one shard still answers the columns, with LIMIT 0.
+		for i := range shards {
+			if live[i] {
+				need[i] = true
+				break
+			}
+		}
+	}
+	rows, err := s.eachShard(ctx, d, shards, need, timeout, do.strict, true, func(i int) func(string) []string {
+		return func(table string) []string { return []string{q.phaseTwo(table, ids[i])} }
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Rows: [][]any{}}
+	byID := map[uint64][]any{}
+	for _, r := range rows {
+		if r == nil {
+			continue
+		}
+		if res.Columns == nil {
+			res.Columns = r[0].Columns[1:]
+		}
+		for _, row := range r[0].Rows {
+			byID[asUint(row[0])] = row[1:]
+		}
+	}
+	if res.Columns == nil {
+		// Every shard is down: the columns are unknown, and there are no rows.
+		res.Columns = []Column{{Name: "id", Type: ColUint}}
+	}
+	for _, c := range window {
+		if row, ok := byID[c.id]; ok {
+			res.Rows = append(res.Rows, row)
+		}
+	}
+	s.meta = []metaRow{
+		{"total", strconv.Itoa(min(totalFound, q.maxMatch))},
+		{"total_found", strconv.Itoa(totalFound)},
+		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
+	}
+	if q.hasMatch {
+		s.metaQuery = &metaQuery{terms: terms}
+	}
+	return res, nil
+}
+
+// eachShard runs one phase on the shards where run[i] is set, in
+// parallel, each with the statements stmts(i) makes for its table. A
+// shard with no live mirror is left out (its answer nil, run[i] cleared)
+// with a warning, or fails the query when strict. It returns when every
+// shard has answered or failed: no goroutine outlives it.
+func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, run []bool, timeout time.Duration, strict, fixed bool, stmts func(i int) func(string) []string) ([][]*Result, error) {
+	out := make([][]*Result, len(shards))
+	errs := make([]error, len(shards))
+	var wg sync.WaitGroup
+	for i, sh := range shards {
+		if !run[i] {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i))
+		}()
+	}
+	wg.Wait()
+	// The error of the first shard (in the table's order) whose statement
+	// failed is the statement's, whichever came first.
+	for i, err := range errs {
+		if err != nil && !isDeadShard(err) && ctx.Err() == nil {
+			return nil, shardError(d, shards[i], err)
+		}
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !isDeadShard(err) {
+			return nil, cancelled(err)
+		}
+		if strict {
+			return nil, shardError(d, shards[i], err)
+		}
+		run[i] = false
+		out[i] = nil
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeShardFailed,
+			msg: fmt.Sprintf("distributed table '%s': %s did not answer and is left out of the result: %v", d.name, shards[i].name, err)})
+	}
+	return out, nil
+}
+
+// compile renders the parts of the SELECT the shards' statements share.
+func (q *distQuery) compile() error {
+	n := q.n
+	if n.Where != nil {
+		w, err := restore(n.Where)
+		if err != nil {
+			return err
+		}
+		q.where = w
+		v := &distMatchFinder{}
+		n.Where.Accept(v)
+		q.hasMatch, q.matchQ = v.call != nil, v.query
+	}
+	if n.OrderBy != nil {
+		var parts []string
+		for _, item := range n.OrderBy.Items {
+			e := aliasTarget(item.Expr, n.Fields)
+			text, err := restore(e)
+			if err != nil {
+				return err
+			}
+			q.keys = append(q.keys, text)
+			q.desc = append(q.desc, item.Desc)
+			dir := " ASC"
+			if item.Desc {
+				dir = " DESC"
+			}
+			parts = append(parts, text+dir)
+		}
+		q.orderBy = " ORDER BY " + strings.Join(parts, ", ")
+	} else if q.hasMatch {
+		q.keys, q.desc = []string{"WEIGHT()"}, []bool{true}
+	}
+	return nil
+}
+
+// aliasTarget is the select-list expression an ORDER BY item names by its
+// alias, or the item itself.
+func aliasTarget(e ast.ExprNode, fields *ast.FieldList) ast.ExprNode {
+	c, ok := e.(*ast.ColumnNameExpr)
+	if !ok || c.Name.Table.O != "" || fields == nil {
+		return e
+	}
+	for _, f := range fields.Fields {
+		if f.WildCard == nil && f.AsName.O != "" && strings.EqualFold(f.AsName.O, c.Name.Name.O) {
+			return f.Expr
+		}
+	}
+	return e
+}
+
+// phaseOne is the statement of phase one for a shard's table.
+func (q *distQuery) phaseOne(table string) string {
+	var b strings.Builder
+	b.WriteString("SELECT id, WEIGHT()")
+	for _, k := range q.keys {
+		b.WriteString(", " + k)
+	}
+	b.WriteString(" FROM " + quoteName(table))
+	if q.where != "" {
+		b.WriteString(" WHERE " + q.where)
+	}
+	b.WriteString(q.orderBy)
+	fmt.Fprintf(&b, " LIMIT 0, %d", q.want)
+	b.WriteString(q.optionTail(max(q.want, 1)))
+	return b.String()
+}
+
+// phaseTwo is the statement of phase two: the select list of the given
+// rows of a shard's table, with their id first.
+func (q *distQuery) phaseTwo(table string, ids []uint64) string {
+	var b strings.Builder
+	b.WriteString("SELECT id, ")
+	for i, f := range q.n.Fields.Fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		text, err := restore(f)
+		if err != nil {
+			text = "id" // restore fails only on nodes the planner rejects anyway
+		}
+		b.WriteString(text)
+	}
+	b.WriteString(" FROM " + quoteName(table))
+	cond := ""
+	if len(ids) > 0 {
+		list := make([]string, len(ids))
+		for i, id := range ids {
+			list[i] = strconv.FormatUint(id, 10)
+		}
+		cond = "id IN (" + strings.Join(list, ", ") + ")"
+	}
+	switch {
+	case q.where != "" && cond != "":
+		b.WriteString(" WHERE (" + q.where + ") AND " + cond)
+	case q.where != "":
+		b.WriteString(" WHERE " + q.where)
+	case cond != "":
+		b.WriteString(" WHERE " + cond)
+	}
+	fmt.Fprintf(&b, " LIMIT 0, %d", len(ids))
+	b.WriteString(q.optionTail(max(len(ids), 1)))
+	return b.String()
+}
+
+func (q *distQuery) optionTail(maxMatches int) string {
+	opts := append(slices.Clone(q.forward), "max_matches="+strconv.Itoa(maxMatches))
+	if q.stats != "" {
+		opts = append(opts, q.stats)
+	}
+	return " OPTION " + strings.Join(opts, ", ")
+}
+
+// sort orders the candidates as one table orders its rows: by the ORDER BY
+// keys (WEIGHT() DESC when there is MATCH() and no ORDER BY), then by id.
+func (q *distQuery) sort(cands []distCandidate) {
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		for k, desc := range q.desc {
+			c, ok := compare(a.keys[k], b.keys[k])
+			if !ok || c == 0 {
+				continue
+			}
+			if desc {
+				return c > 0
+			}
+			return c < 0
+		}
+		return a.id < b.id
+	})
+}
+
+// distMatchFinder finds the MATCH() call of a WHERE clause and its query.
+type distMatchFinder struct {
+	call  *ast.FuncCallExpr
+	query string
+}
+
+func (v *distMatchFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "match" && v.call == nil {
+		v.call = f
+		if len(f.Args) > 0 {
+			v.query, _ = stringValue(f.Args[0])
+		}
+		return n, true
+	}
+	return n, false
+}
+
+func (v *distMatchFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// restore writes a parsed node back as dialect SQL.
+func restore(n ast.Node) (string, error) {
+	var b strings.Builder
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringEscapeBackslash|
+		format.RestoreKeyWordUppercase|format.RestoreNameBackQuotes|format.RestoreStringWithoutCharset, &b)
+	if err := n.Restore(ctx); err != nil {
+		return "", Errorf(CodeUnsupported, "this statement cannot be sent to the shards of a distributed table: %v", err)
+	}
+	return b.String(), nil
+}
+
+// optionText writes an OPTION setting back as text for the shards.
+func optionText(opt dialect.Setting) (string, error) {
+	if c, ok := opt.Value.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+		return opt.Name + "=" + c.Name.Name.O, nil
+	}
+	var items []ast.ExprNode
+	switch x := opt.Value.(type) {
+	case *ast.RowExpr:
+		items = x.Values
+	case *ast.ParenthesesExpr:
+		items = []ast.ExprNode{x.Expr}
+	default:
+		v, err := restore(opt.Value)
+		if err != nil {
+			return "", err
+		}
+		return opt.Name + "=" + v, nil
+	}
+	// A list like field_weights=(title=10, body=1): names bare, as the
+	// dialect's OPTION reads them.
+	parts := make([]string, len(items))
+	for i, item := range items {
+		if eq, ok := item.(*ast.BinaryOperationExpr); ok {
+			if c, ok := eq.L.(*ast.ColumnNameExpr); ok {
+				v, err := restore(eq.R)
+				if err != nil {
+					return "", err
+				}
+				parts[i] = c.Name.Name.O + "=" + v
+				continue
+			}
+		}
+		v, err := restore(item)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = v
+	}
+	return opt.Name + "=(" + strings.Join(parts, ", ") + ")", nil
+}
+
+// metaOf reads total_found and the keyword rows of a SHOW META answer.
+func metaOf(r *Result) (int, []index.TermStat) {
+	found := 0
+	var terms []index.TermStat
+	at := func(i int) *index.TermStat {
+		for len(terms) <= i {
+			terms = append(terms, index.TermStat{})
+		}
+		return &terms[i]
+	}
+	for _, row := range r.Rows {
+		name, _ := row[0].(string)
+		value, _ := row[1].(string)
+		switch {
+		case name == "total_found":
+			found, _ = strconv.Atoi(value)
+		case strings.HasPrefix(name, "keyword["), strings.HasPrefix(name, "docs["), strings.HasPrefix(name, "hits["):
+			open := strings.IndexByte(name, '[')
+			i, err := strconv.Atoi(strings.TrimSuffix(name[open+1:], "]"))
+			if err != nil || i < 0 || i > 1<<16 {
+				continue
+			}
+			t := at(i)
+			n, _ := strconv.ParseInt(value, 10, 64)
+			switch name[:open] {
+			case "keyword":
+				t.Keyword = value
+			case "docs":
+				t.Docs = n
+			case "hits":
+				t.Hits = n
+			}
+		}
+	}
+	return found, terms
+}
+
+// addTerms sums a shard's keyword counts into the total, keyword by
+// keyword (every shard reports the query's keywords in query order).
+func addTerms(total, shard []index.TermStat) []index.TermStat {
+	for i, t := range shard {
+		if i >= len(total) {
+			total = append(total, t)
+			continue
+		}
+		total[i].Docs += t.Docs
+		total[i].Hits += t.Hits
+	}
+	return total
+}
+
+func asUint(v any) uint64 {
+	switch x := v.(type) {
+	case uint64:
+		return x
+	case int64:
+		return uint64(x)
+	case string:
+		n, _ := strconv.ParseUint(x, 10, 64)
+		return n
+	}
+	return 0
+}
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case uint64:
+		return int64(x)
+	case string:
+		n, _ := strconv.ParseInt(x, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// distStats is phase zero: the shards' document and term counts, summed
+// into the OPTION global_stats the later phases send.
+func (s *Session) distStats(ctx context.Context, d *distTable, q *distQuery, shards []*shard, live []bool, timeout time.Duration, strict bool) error {
+	call := func(table string) []string {
+		return []string{"CALL QUERY_STATS(" + quoteString(table) + ", " + quoteString(q.matchQ) + ")"}
+	}
+	answers, err := s.eachShard(ctx, d, shards, live, timeout, strict, false, func(int) func(string) []string { return call })
+	if err != nil {
+		return err
+	}
+	g := globalStatsJSON{Terms: map[string]int64{}}
+	for _, res := range answers {
+		if res == nil {
+			continue
+		}
+		for _, row := range res[0].Rows {
+			term, _ := row[0].(string)
+			n := asInt(row[1])
+			if term == "" {
+				g.Docs += n
+			} else {
+				g.Terms[term] += n
+			}
+		}
+	}
+	data, err := json.Marshal(g)
+	if err != nil {
+		return asError(err)
+	}
+	q.stats = "global_stats=" + quoteString(string(data))
+	q.globalJSON = &g
+	return nil
+}
+
+// globalStatsJSON is the value of OPTION global_stats: the documents of the
+// whole collection and, per term, those that hold it.
+type globalStatsJSON struct {
+	Docs  int64            `json:"docs"`
+	Terms map[string]int64 `json:"terms"`
+}
+
+// quoteString writes s as a single-quoted SQL string.
+func quoteString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`).Replace(s) + "'"
+}
+
+// selectForwarded runs a SELECT of a distributed table with one shard: the
+// statement goes to it whole (its table named instead), in one round, and
+// its answer and SHOW META are the answer. There is nothing to merge, and
+// the page's rows are the only ones the shard highlights.
+func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
+	var opts []string
+	for _, opt := range options {
+		text, err := optionText(opt)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, text)
+	}
+	stmt := func(table string) []string {
+		one := *n
+		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}}}
+		text, err := restore(&one)
+		if err != nil {
+			text = "SELECT" // the shard reports the syntax error; restore fails only on nodes the planner rejects
+		}
+		if len(opts) > 0 {
+			text += " OPTION " + strings.Join(opts, ", ")
+		}
+		return []string{text, "SHOW WARNINGS", "SHOW META"}
+	}
+	shards := d.shards()
+	answers, err := s.eachShard(ctx, d, shards, []bool{true}, timeout, do.strict, false, func(int) func(string) []string { return stmt })
+	if err != nil {
+		return nil, err
+	}
+	if answers[0] == nil {
+		s.meta = []metaRow{{"total", "0"}, {"total_found", "0"},
+			{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)}}
+		return &Result{Columns: []Column{{Name: "id", Type: ColUint}}, Rows: [][]any{}}, nil
+	}
+	s.shardWarnings(d, shards, answers, 1)
+	s.meta = nil
+	for _, row := range answers[0][2].Rows {
+		name, _ := row[0].(string)
+		value, _ := row[1].(string)
+		if name == "time" {
+			value = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)
+		}
+		s.meta = append(s.meta, metaRow{name, value})
+	}
+	return answers[0][0], nil
+}
+
+// shardWarnings passes up the warnings the shards gave (result set at of
+// each answer, SHOW WARNINGS), with the shard's table named as the
+// distributed table, each distinct one once: as one table would give them.
+func (s *Session) shardWarnings(d *distTable, shards []*shard, answers [][]*Result, at int) {
+	seen := map[string]bool{}
+	for _, w := range s.pending {
+		seen[w.msg] = true
+	}
+	for i, res := range answers {
+		if len(res) <= at {
+			continue
+		}
+		table := shards[i].local
+		if table == "" {
+			table = shards[i].mirrors[shards[i].asked].table
+		}
+		names := strings.NewReplacer("table "+table, "table "+d.name, "'"+table+"'", "'"+d.name+"'")
+		for _, row := range res[at].Rows {
+			level, _ := row[0].(string)
+			msg, _ := row[2].(string)
+			msg = names.Replace(msg)
+			if seen[msg] {
+				continue
+			}
+			seen[msg] = true
+			s.pending = append(s.pending, warning{level: level, code: codeOfMySQL(uint16(asInt(row[1]))), msg: msg})
+		}
+	}
+}
