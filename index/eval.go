@@ -75,10 +75,10 @@ type segEval struct {
 	zones      []zoneCache
 	restrict   *span     // inside ZONESPAN: the one zone span leaves must lie in
 	lists      []hitList // weight's
-	phraseAt   []int
-	phraseRest [][]span
-	tf         []int32 // per leafTerm, for weight
-	seen       []bool  // per leafTerm, for weight
+	phraseAt   []int     // phrase's cursors
+	phraseRest [][]span  // phrase's lists
+	tf         []int32   // per leafTerm, for weight
+	seen       []bool    // per leafTerm, for weight
 
 	fieldHits    []int64 // per field, for weightFromCounts
 	fieldMatched []int
@@ -526,13 +526,11 @@ func (e *segEval) phrase(n *phraseNode, want bool) ([]span, bool) {
 	if len(first) == 0 {
 		return nil, false
 	}
-	rest := e.phraseRest[:0]
-	for _, w := range n.words {
-		sp := first
-		if len(rest) > 0 {
-			if sp = e.leafSpans(w); len(sp) == 0 {
-				return nil, false
-			}
+	rest := append(e.phraseRest[:0], first) // rest[i]: the spans of word i
+	for _, w := range n.words[1:] {
+		sp := e.leafSpans(w)
+		if len(sp) == 0 {
+			return nil, false
 		}
 		rest = append(rest, sp)
 	}
