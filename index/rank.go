@@ -93,7 +93,10 @@ func (p *plan) prepareRanking(s *Snapshot) {
 		}
 	}
 	p.nwords = len(terms)
-	defer func() { p.counts = p.countsOnly() && p.ranker != RankSPH04 }()
+	defer func() {
+		p.counts = p.countsOnly() && p.ranker != RankSPH04
+		p.sparse = !p.counts && p.sparseCounts()
+	}()
 	p.span = max(1, maxQ-minQ+1)
 	n := float64(s.live)
 	p.idf = make([]float64, len(p.leaves))
@@ -126,6 +129,68 @@ func (p *plan) countsOnly() bool {
 		return true
 	}
 	return p.nwords <= 1
+}
+
+// sparseCounts reports whether weight may rank a document from occurrence
+// counts when each field holds at most one of the query's positive
+// keywords (weightSparse): the keywords are single terms (a wildcard's
+// expansions may share positions) that need no positional check, and the
+// ranker does not look at where the first hit lies (sph04).
+func (p *plan) sparseCounts() bool {
+	if p.ranker == RankSPH04 {
+		return false
+	}
+	for _, l := range p.keywords {
+		if !l.neg && (!l.exactBitmap() || p.leaves[l.lt].wildcard) {
+			return false
+		}
+	}
+	return true
+}
+
+// weightSparse is weight for a document in which no field holds two
+// distinct positive keywords (ok is false otherwise): each field's run of
+// keywords is then 1 long, and the counts of the posting lists give the
+// rest without reading a position. When sparseCounts holds, most
+// documents of a query of one frequent and a few rare words are of this
+// kind.
+func (e *segEval) weightSparse() (w int64, ok bool) {
+	p := e.p
+	tf := e.tf
+	clear(tf)
+	fh := e.fieldHits
+	clear(fh)
+	owner := e.fieldMatched // per field: 1 + the leafTerm found there, 0 for none
+	clear(owner)
+	for _, l := range p.keywords {
+		if l.neg {
+			continue
+		}
+		n := int32(0)
+		for i := range e.curs[l.lt] {
+			c := &e.curs[l.lt][i]
+			if !l.fields.has(c.field) || !c.seek(e.ord) {
+				continue
+			}
+			if o := owner[c.field]; o != 0 && o != l.lt+1 {
+				return 0, false
+			}
+			owner[c.field] = l.lt + 1
+			n += int32(c.c.count)
+			fh[c.field] += int64(c.c.count)
+		}
+		tf[l.lt] = max(tf[l.lt], n)
+	}
+	var total int64
+	for f, hits := range fh {
+		if hits > 0 {
+			total = e.addField(total, &fieldRun{f: f, hits: int(hits), lcs: 1, matched: 1})
+		}
+	}
+	if p.ranker == RankProximityBM25 {
+		total += p.bm25(tf)
+	}
+	return total, true
 }
 
 // weightFromCounts is weight when countsOnly holds.
@@ -214,6 +279,11 @@ func (e *segEval) weight() int64 {
 	}
 	if p.counts {
 		return e.weightFromCounts()
+	}
+	if p.sparse {
+		if w, ok := e.weightSparse(); ok {
+			return w
+		}
 	}
 	// Each keyword's spans are sorted by (field, position): walk them as
 	// one hit stream in that order (ties by query position; hits equal in

@@ -336,6 +336,7 @@ type plan struct {
 	idf     []float64 // per leafTerm
 	boost   []float64 // per leafTerm: the largest boost of its keywords
 	counts  bool      // rank from occurrence counts (countsOnly)
+	sparse  bool      // rank from counts the documents whose fields hold one keyword each (sparseCounts)
 }
 
 // leafTerm is one thing the index is asked for: a word, or a wildcard with
