@@ -370,3 +370,23 @@ func TestTermFilter(t *testing.T) {
 		require.ErrorIs(t, err, errCorrupt, "%x", bad)
 	}
 }
+
+// TestSortTerms sorts terms that tie in their first 8 bytes, are shorter
+// than 8 bytes, or end in zero bytes, as bytes.Compare orders them.
+func TestSortTerms(t *testing.T) {
+	terms := []string{"internationally", "international", "internal", "intern", "in", "i", "", "ab", "ab\x00", "ab\x00c",
+		"abcdefgh", "abcdefg", "abcdefgh\x00", "abcdefghi", "zz", "\xff\xff", "caf\xc3\xa9", "cafe"}
+	d := newTermDict(4)
+	var ids []uint32
+	for _, term := range terms {
+		ids = append(ids, d.id([]byte(term)))
+	}
+	sortTerms(d, ids)
+	var got []string
+	for _, id := range ids {
+		got = append(got, string(d.term(id)))
+	}
+	want := slices.Clone(terms)
+	slices.Sort(want)
+	require.Equal(t, want, got)
+}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"runtime"
@@ -438,7 +439,31 @@ func termOrder(dict *termDict, starts []uint32, workers int) (order []uint32, cu
 	return order, cuts
 }
 
-// sortTerms sorts term ids by their terms.
+// sortTerms sorts term ids by their terms. It sorts by the terms' first 8
+// bytes as one number (most terms differ there), comparing the rest only
+// for ties.
 func sortTerms(dict *termDict, ids []uint32) {
-	slices.SortFunc(ids, func(a, b uint32) int { return bytes.Compare(dict.term(a), dict.term(b)) })
+	keys := make([]termKey, 0, len(ids))
+	for _, id := range ids {
+		t := dict.term(id)
+		var b [8]byte
+		copy(b[:], t)
+		keys = append(keys, termKey{prefix: binary.BigEndian.Uint64(b[:]), id: id})
+	}
+	slices.SortFunc(keys, func(x, y termKey) int {
+		if x.prefix != y.prefix {
+			return cmp.Compare(x.prefix, y.prefix)
+		}
+		return bytes.Compare(dict.term(x.id), dict.term(y.id))
+	})
+	for i, k := range keys {
+		ids[i] = k.id
+	}
+}
+
+// termKey is a term id with the first 8 bytes of its term (zero padded),
+// big-endian: numbers in the order of the bytes.
+type termKey struct {
+	prefix uint64
+	id     uint32
 }

@@ -72,13 +72,13 @@ type segEval struct {
 	leafOcc [][]span // per keyword (plan.keywords index): filtered positions
 	leafGen []uint32
 
-	zones    []zoneCache
-	restrict *span // inside ZONESPAN: the one zone span leaves must lie in
-	hits     []rankHit
-	spare    []rankHit
-	phraseAt []int
-	tf       []int32 // per leafTerm, for weight
-	seen     []bool  // per leafTerm, for weight
+	zones      []zoneCache
+	restrict   *span     // inside ZONESPAN: the one zone span leaves must lie in
+	lists      []hitList // weight's
+	phraseAt   []int     // phrase's cursors
+	phraseRest [][]span  // phrase's lists
+	tf         []int32   // per leafTerm, for weight
+	seen       []bool    // per leafTerm, for weight
 
 	fieldHits    []int64 // per field, for weightFromCounts
 	fieldMatched []int
@@ -253,20 +253,21 @@ func (e *segEval) rawPositions(lt int) []span {
 	}
 	for i := range n {
 		var field int
-		var ps []uint32
+		from := len(out)
 		if e.direct {
-			field, ps = postings[i].field, postings[i].p.positionsOf(e.ord, e.posBuf[:0])
+			ps := postings[i].p.positionsOf(e.ord, e.posBuf[:0])
+			e.posBuf = ps
+			field = postings[i].field
+			for _, p := range ps {
+				out = append(out, span{f: field, a: p, b: p})
+			}
 		} else {
 			c := &curs[i]
 			if !c.seek(e.ord) {
 				continue
 			}
-			field, ps = c.field, c.c.positions(e.posBuf[:0])
-		}
-		e.posBuf = ps
-		from := len(out)
-		for _, p := range ps {
-			out = append(out, span{f: field, a: p, b: p})
+			field = c.field
+			out = c.c.appendSpans(out, field)
 		}
 		if from > 0 && len(out) > from && out[from-1].f == field {
 			// Another term of the same wildcard in the same field: merge.
@@ -454,7 +455,7 @@ func (e *segEval) eval(n node, want bool) ([]span, bool) {
 		}
 		return out, any
 	case *phraseNode:
-		return e.phrase(n)
+		return e.phrase(n, want)
 	case *proximityNode:
 		return e.proximity(n)
 	case *quorumNode:
@@ -518,20 +519,26 @@ func (e *segEval) eval(n node, want bool) ([]span, bool) {
 	return nil, false
 }
 
-func (e *segEval) phrase(n *phraseNode) ([]span, bool) {
+// phrase finds the occurrences of a phrase; without want, it stops at the
+// first one.
+func (e *segEval) phrase(n *phraseNode, want bool) ([]span, bool) {
 	first := e.leafSpans(n.words[0])
 	if len(first) == 0 {
 		return nil, false
 	}
-	rest := make([][]span, len(n.words))
-	for i := 1; i < len(n.words); i++ {
-		if rest[i] = e.leafSpans(n.words[i]); len(rest[i]) == 0 {
+	rest := append(e.phraseRest[:0], first) // rest[i]: the spans of word i
+	for _, w := range n.words[1:] {
+		sp := e.leafSpans(w)
+		if len(sp) == 0 {
 			return nil, false
 		}
+		rest = append(rest, sp)
 	}
+	e.phraseRest = rest
 	// Every list is sorted and the wanted positions grow with s: one
 	// forward cursor per word.
 	var out []span
+	found := false
 	last := n.offs[len(n.offs)-1]
 	at := e.phraseAt[:0]
 	for range n.words {
@@ -541,20 +548,24 @@ func (e *segEval) phrase(n *phraseNode) ([]span, bool) {
 	for _, s := range first {
 		ok := true
 		for i := 1; i < len(n.words) && ok; i++ {
-			want := span{f: s.f, a: s.a + n.offs[i]}
+			next := span{f: s.f, a: s.a + n.offs[i]}
 			r := rest[i]
 			j := at[i]
-			for j < len(r) && (r[j].f < want.f || r[j].f == want.f && r[j].a < want.a) {
+			for j < len(r) && (r[j].f < next.f || r[j].f == next.f && r[j].a < next.a) {
 				j++
 			}
 			at[i] = j
-			ok = j < len(r) && r[j].f == want.f && r[j].a == want.a
+			ok = j < len(r) && r[j].f == next.f && r[j].a == next.a
 		}
 		if ok {
+			if !want {
+				return nil, true
+			}
+			found = true
 			out = append(out, span{f: s.f, a: s.a, b: s.a + last})
 		}
 	}
-	return out, len(out) > 0
+	return out, found
 }
 
 // proximity: within one field, some window of at most dist+len(words)-1

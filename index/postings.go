@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -244,9 +245,9 @@ func (c *postingCursor) next() bool {
 	return true
 }
 
-// positions appends the positions of the current ordinal to dst. Call it at
-// most once per ordinal.
-func (c *postingCursor) positions(dst []uint32) []uint32 {
+// appendSpans appends the positions of the current ordinal to dst, in
+// order, as spans of one word in field f. Call it at most once per ordinal.
+func (c *postingCursor) appendSpans(dst []span, f int) []span {
 	if c.read {
 		return dst
 	}
@@ -254,18 +255,28 @@ func (c *postingCursor) positions(dst []uint32) []uint32 {
 		c.pos = c.pos[skipUvarints(c.pos, 0, int(c.skip)):]
 		c.skip = 0
 	}
+	n := len(dst)
+	dst = slices.Grow(dst, int(c.count))[:n+int(c.count)]
+	out := dst[n:]
 	var last uint32
 	b := c.pos
-	for i := uint32(0); i < c.count; i++ {
-		d, k := binary.Uvarint(b)
-		if k <= 0 {
-			break
+	j := 0
+	for i := range out {
+		if j < len(b) && b[j] < 0x80 { // most gaps take one byte
+			last += uint32(b[j])
+			j++
+		} else {
+			d, k := binary.Uvarint(b[j:])
+			if k <= 0 { // corrupt: the positions read so far
+				dst = dst[:n+i]
+				break
+			}
+			j += k
+			last += uint32(d)
 		}
-		b = b[k:]
-		last += uint32(d)
-		dst = append(dst, last)
+		out[i] = span{f: f, a: last, b: last}
 	}
-	c.pos = b
+	c.pos = b[j:]
 	c.read = true
 	return dst
 }

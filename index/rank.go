@@ -61,20 +61,23 @@ func (r Ranker) String() string { return rankerNames[r] }
 
 const bm25K1 = 1.2
 
-// rankHit is one occurrence of a positive keyword, for the rankers.
-type rankHit struct {
-	f    int
-	pos  uint32
-	qpos int
-	kw   int // plan.keywords index
+// hitList is the occurrences of one positive keyword in the document
+// ranked, sorted by field and position, as weight walks them.
+type hitList struct {
+	sps  []span
+	qpos int // the keyword's query position
+	lt   int // its leafTerm
 }
 
-func hitLess(x, y rankHit) bool {
-	if x.f != y.f {
-		return x.f < y.f
+// before reports whether the next occurrence of x comes before that of y
+// (by field, position, then query position); both lists are non-empty.
+func (x *hitList) before(y *hitList) bool {
+	a, b := x.sps[0], y.sps[0]
+	if a.f != b.f {
+		return a.f < b.f
 	}
-	if x.pos != y.pos {
-		return x.pos < y.pos
+	if a.a != b.a {
+		return a.a < b.a
 	}
 	return x.qpos < y.qpos
 }
@@ -90,7 +93,10 @@ func (p *plan) prepareRanking(s *Snapshot) {
 		}
 	}
 	p.nwords = len(terms)
-	defer func() { p.counts = p.countsOnly() && p.ranker != RankSPH04 }()
+	defer func() {
+		p.counts = p.countsOnly() && p.ranker != RankSPH04
+		p.sparse = !p.counts && p.sparseCounts()
+	}()
 	p.span = max(1, maxQ-minQ+1)
 	p.idf = make([]float64, len(p.leaves))
 	p.boost = make([]float64, len(p.leaves))
@@ -122,6 +128,68 @@ func (p *plan) countsOnly() bool {
 		return true
 	}
 	return p.nwords <= 1
+}
+
+// sparseCounts reports whether weight may rank a document from occurrence
+// counts when each field holds at most one of the query's positive
+// keywords (weightSparse): the keywords are single terms (a wildcard's
+// expansions may share positions) that need no positional check, and the
+// ranker does not look at where the first hit lies (sph04).
+func (p *plan) sparseCounts() bool {
+	if p.ranker == RankSPH04 {
+		return false
+	}
+	for _, l := range p.keywords {
+		if !l.neg && (!l.exactBitmap() || p.leaves[l.lt].wildcard) {
+			return false
+		}
+	}
+	return true
+}
+
+// weightSparse is weight for a document in which no field holds two
+// distinct positive keywords (ok is false otherwise): each field's run of
+// keywords is then 1 long, and the counts of the posting lists give the
+// rest without reading a position. When sparseCounts holds, most
+// documents of a query of one frequent and a few rare words are of this
+// kind.
+func (e *segEval) weightSparse() (w int64, ok bool) {
+	p := e.p
+	tf := e.tf
+	clear(tf)
+	fh := e.fieldHits
+	clear(fh)
+	owner := e.fieldMatched // per field: 1 + the leafTerm found there, 0 for none
+	clear(owner)
+	for _, l := range p.keywords {
+		if l.neg {
+			continue
+		}
+		n := int32(0)
+		for i := range e.curs[l.lt] {
+			c := &e.curs[l.lt][i]
+			if !l.fields.has(c.field) || !c.seek(e.ord) {
+				continue
+			}
+			if o := owner[c.field]; o != 0 && o != l.lt+1 {
+				return 0, false
+			}
+			owner[c.field] = l.lt + 1
+			n += int32(c.c.count)
+			fh[c.field] += int64(c.c.count)
+		}
+		tf[l.lt] = max(tf[l.lt], n)
+	}
+	var total int64
+	for f, hits := range fh {
+		if hits > 0 {
+			total = e.addField(total, &fieldRun{f: f, hits: int(hits), lcs: 1, matched: 1})
+		}
+	}
+	if p.ranker == RankProximityBM25 {
+		total += p.bm25(tf)
+	}
+	return total, true
 }
 
 // weightFromCounts is weight when countsOnly holds.
@@ -211,92 +279,141 @@ func (e *segEval) weight() int64 {
 	if p.counts {
 		return e.weightFromCounts()
 	}
-	// Each keyword's spans are sorted by (field, position): merge them
-	// into one hit stream in that order (ties by query position).
-	hits, spare := e.hits[:0], e.spare[:0]
+	if p.sparse {
+		if w, ok := e.weightSparse(); ok {
+			return w
+		}
+	}
+	// Each keyword's spans are sorted by (field, position): walk them as
+	// one hit stream in that order (ties by query position; hits equal in
+	// all three weigh the same in any order).
+	lists := e.lists[:0]
 	tf := e.tf
 	clear(tf)
-	for k, l := range p.keywords {
+	for _, l := range p.keywords {
 		if l.neg {
 			continue
 		}
 		sps := e.leafSpans(l)
 		tf[l.lt] = max(tf[l.lt], int32(len(sps)))
-		if p.ranker == RankBM25 || len(sps) == 0 {
-			continue
+		if p.ranker != RankBM25 && len(sps) > 0 {
+			lists = append(lists, hitList{sps: sps, qpos: l.kw.QPos, lt: l.lt})
 		}
-		spare = spare[:0]
-		i := 0
-		for _, s := range sps {
-			h := rankHit{f: s.f, pos: s.a, qpos: l.kw.QPos, kw: k}
-			for i < len(hits) && hitLess(hits[i], h) {
-				spare = append(spare, hits[i])
-				i++
-			}
-			spare = append(spare, h)
-		}
-		spare = append(spare, hits[i:]...)
-		hits, spare = spare, hits
 	}
-	e.hits, e.spare = hits, spare
+	e.lists = lists
 	bm := p.bm25(tf)
 	if p.ranker == RankBM25 {
 		return bm
 	}
 
 	var total int64
+	var r fieldRun
 	seen := e.seen
-	for i := 0; i < len(hits); {
-		f := hits[i].f
-		j := i
-		lcs, cur := 0, 0
-		lastDelta := math.MinInt
-		clear(seen)
-		matched := 0
-		for ; j < len(hits) && hits[j].f == f; j++ {
-			h := hits[j]
-			delta := int(h.pos) - h.qpos
-			if delta == lastDelta && j > i && hits[j-1].pos != h.pos {
-				cur++
-			} else {
-				cur = 1
-			}
-			lastDelta = delta
-			lcs = max(lcs, cur)
-			if lt := p.keywords[h.kw].lt; !seen[lt] {
-				seen[lt] = true
-				matched++
+	// Past a field's first hits, most rankers need only its lcs, which
+	// is at most nwords (addField).
+	allHits := p.ranker == RankWordcount || p.ranker == RankMatchAny
+	for {
+		next := -1
+		for i := range lists {
+			if len(lists[i].sps) > 0 && (next < 0 || lists[i].before(&lists[next])) {
+				next = i
 			}
 		}
-		lcs = min(lcs, p.nwords)
-		w := p.weights[f]
-		switch p.ranker {
-		case RankProximityBM25:
-			total += int64(lcs) * w * 1000
-		case RankWordcount:
-			total += int64(j-i) * w
-		case RankProximity:
-			total += int64(lcs) * w
-		case RankMatchAny:
-			total += (int64(lcs-1)*int64(p.nwords) + int64(matched)) * w
-		case RankFieldmask:
-			if f < 63 {
-				total |= 1 << f
-			}
-		case RankSPH04:
-			r := int64(4 * lcs)
-			if hits[i].pos == 1 {
-				r += 2
-			}
-			if lcs == p.nwords && int(e.fieldLen(f)) == p.span {
-				r++
-			}
-			total += r * w * 1000
+		if next < 0 {
+			break
 		}
-		i = j
+		l := &lists[next]
+		h := l.sps[0]
+		l.sps = l.sps[1:]
+		if r.hits == 0 || h.f != r.f {
+			if r.hits > 0 {
+				total = e.addField(total, &r)
+			}
+			r = fieldRun{f: h.f, first: h.a, lastDelta: math.MinInt}
+			clear(seen)
+		}
+		delta := int(h.a) - l.qpos
+		if delta == r.lastDelta && r.hits > 0 && r.lastPos != h.a {
+			r.cur++
+		} else {
+			r.cur = 1
+		}
+		r.lastDelta, r.lastPos = delta, h.a
+		r.lcs = max(r.lcs, r.cur)
+		if !seen[l.lt] {
+			seen[l.lt] = true
+			r.matched++
+		}
+		r.hits++
+		if r.lcs >= p.nwords && !allHits {
+			// The field's weight cannot grow: skip its other hits.
+			for i := range lists {
+				lists[i].sps = skipField(lists[i].sps, r.f)
+			}
+		}
+	}
+	if r.hits > 0 {
+		total = e.addField(total, &r)
 	}
 	if p.ranker == RankProximityBM25 || p.ranker == RankSPH04 {
 		total += bm
+	}
+	return total
+}
+
+// skipField returns sps past its spans in field f (sps is sorted by
+// field, and holds no span of a field before f).
+func skipField(sps []span, f int) []span {
+	lo, hi := 0, len(sps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if sps[m].f <= f {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return sps[lo:]
+}
+
+// fieldRun is what weight gathers of the hits in one field.
+type fieldRun struct {
+	f         int
+	hits      int    // hits so far
+	first     uint32 // position of the first hit
+	lcs, cur  int    // longest run of keywords in query order, and the current one
+	lastDelta int    // position - query position of the last hit
+	lastPos   uint32
+	matched   int // distinct keywords
+}
+
+// addField adds the weight of the field of r to total.
+func (e *segEval) addField(total int64, r *fieldRun) int64 {
+	p := e.p
+	lcs := min(r.lcs, p.nwords)
+	w := p.weights[r.f]
+	switch p.ranker {
+	case RankProximityBM25:
+		total += int64(lcs) * w * 1000
+	case RankWordcount:
+		total += int64(r.hits) * w
+	case RankProximity:
+		total += int64(lcs) * w
+	case RankMatchAny:
+		total += (int64(lcs-1)*int64(p.nwords) + int64(r.matched)) * w
+	case RankFieldmask:
+		if r.f < 63 {
+			total |= 1 << r.f
+		}
+	case RankSPH04:
+		v := int64(4 * lcs)
+		if r.first == 1 {
+			v += 2
+		}
+		if lcs == p.nwords && int(e.fieldLen(r.f)) == p.span {
+			v++
+		}
+		total += v * w * 1000
 	}
 	return total
 }

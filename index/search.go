@@ -196,15 +196,14 @@ func (s *Snapshot) evaluate(ctx context.Context, p *plan, groups [][]piece, tota
 			outs[i].matches, outs[i].ids = make([]Match, 0, n), make([]uint64, 0, n)
 		}
 	}
-	if len(groups) == 1 {
-		s.evalPieces(ctx, p, groups[0], &outs[0])
-	} else {
-		var wg sync.WaitGroup
-		for i, g := range groups {
-			wg.Go(func() { s.evalPieces(ctx, p, g, &outs[i]) })
-		}
-		wg.Wait()
+	// The calling goroutine evaluates the first group itself: one
+	// goroutine fewer to start, and one wakeup fewer to wait for.
+	var wg sync.WaitGroup
+	for i, g := range groups[1:] {
+		wg.Go(func() { s.evalPieces(ctx, p, g, &outs[i+1]) })
 	}
+	s.evalPieces(ctx, p, groups[0], &outs[0])
+	wg.Wait()
 	n := 0
 	for _, o := range outs {
 		if o.err != nil {
@@ -351,6 +350,7 @@ type plan struct {
 	idf     []float64 // per leafTerm
 	boost   []float64 // per leafTerm: the largest boost of its keywords
 	counts  bool      // rank from occurrence counts (countsOnly)
+	sparse  bool      // rank from counts the documents whose fields hold one keyword each (sparseCounts)
 
 	global *GlobalStats            // SearchOptions.Global: N and df for the idf, or nil
 	only   map[int]*roaring.Bitmap // SearchOptions.Only: ordinals per segment position, or nil
@@ -412,22 +412,21 @@ func (p *plan) stats() []TermStat {
 // fetch reads the posting lists of every leafTerm in every segment, in one
 // read transaction, expanding wildcards against each segment's terms.
 func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
-	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
-		for _, lt := range p.leaves {
-			lt.segs = make([]leafSeg, len(s.segs))
-			terms := map[string]bool{}
-			for pos := range s.segs {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if err := s.fetchSeg(txn, lt, pos, terms, true); err != nil {
-					return err
-				}
+	txn := readTxn{db: s.t.db.bdb}
+	defer txn.discard()
+	for _, lt := range p.leaves {
+		lt.segs = make([]leafSeg, len(s.segs))
+		terms := map[string]bool{}
+		for pos := range s.segs {
+			if err := ctx.Err(); err != nil {
+				return s.fetchErr(err)
+			}
+			if err := s.fetchSeg(&txn, lt, pos, terms, true); err != nil {
+				return s.fetchErr(err)
 			}
 		}
-		return nil
-	})
-	return s.fetchErr(err)
+	}
+	return nil
 }
 
 // fetchSegment reads the posting lists of every leafTerm of p in the
@@ -436,15 +435,41 @@ func (s *Snapshot) fetch(ctx context.Context, p *plan) error {
 // p.leaves[*].segs must be allocated; the caller makes sure that one
 // goroutine fetches a segment once.
 func (s *Snapshot) fetchSegment(p *plan, pos int) error {
-	err := s.t.db.bdb.View(func(txn *badger.Txn) error {
-		for _, lt := range p.leaves {
-			if err := s.fetchSeg(txn, lt, pos, map[string]bool{}, false); err != nil {
-				return err
-			}
+	txn := readTxn{db: s.t.db.bdb}
+	defer txn.discard()
+	for _, lt := range p.leaves {
+		if err := s.fetchSeg(&txn, lt, pos, map[string]bool{}, false); err != nil {
+			return s.fetchErr(err)
 		}
-		return nil
-	})
-	return s.fetchErr(err)
+	}
+	return nil
+}
+
+// readTxn is a badger read transaction begun when it is first needed: the
+// posting lists of most searches are all in the DB's cache, and beginning
+// a transaction costs a hand-off to badger's watermark goroutine. The
+// snapshot keeps the keys of its segments (see retiredSegment), so a
+// transaction begun later reads what one begun earlier would.
+type readTxn struct {
+	db  *badger.DB
+	txn *badger.Txn
+}
+
+// get returns the transaction, beginning it on the first call.
+func (r *readTxn) get() (*badger.Txn, error) {
+	if r.txn == nil {
+		if r.db.IsClosed() {
+			return nil, badger.ErrDBClosed
+		}
+		r.txn = r.db.NewTransaction(false)
+	}
+	return r.txn, nil
+}
+
+func (r *readTxn) discard() {
+	if r.txn != nil {
+		r.txn.Discard()
+	}
 }
 
 func (s *Snapshot) fetchErr(err error) error {
@@ -462,7 +487,7 @@ func (s *Snapshot) fetchErr(err error) error {
 // into lt.segs[pos], counting the wildcard expansions in terms (shared by
 // the segments of one search) and, for a search, the statistics and the
 // union bitmaps it needs (which touch lt itself: one goroutine at a time).
-func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[string]bool, search bool) error {
+func (s *Snapshot) fetchSeg(rt *readTxn, lt *leafTerm, pos int, terms map[string]bool, search bool) error {
 	nf := len(s.layout.indexed)
 	seg := s.segs[pos]
 	ls := &lt.segs[pos]
@@ -482,7 +507,7 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 		if !lt.wildcard {
 			term := []byte(lt.term)
 			key = appendPostingKey(key[:0], s.tid, seg.seg, byte(f), term)
-			post, found, err := s.posting(txn, seg, f, term, key)
+			post, found, err := s.posting(rt, seg, f, term, key)
 			if err != nil {
 				return fmt.Errorf("segment %d term %q: %w", seg.seg, lt.term, err)
 			}
@@ -506,6 +531,10 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 				terms[t] = true
 			}
 			return true, nil
+		}
+		txn, err := rt.get()
+		if err != nil {
+			return err
 		}
 		if seg.blocks != nil {
 			err := s.scanBlocks(txn, seg, f, []byte(lt.prefix), func(e blockEntry) error {
@@ -577,13 +606,17 @@ func (s *Snapshot) fetchSeg(txn *badger.Txn, lt *leafTerm, pos int, terms map[st
 
 // posting reads the posting list of term in field f of segment seg, whose
 // 'P' key is key, through the DB's cache.
-func (s *Snapshot) posting(txn *badger.Txn, seg *segment, f int, term, key []byte) (posting, bool, error) {
+func (s *Snapshot) posting(rt *readTxn, seg *segment, f int, term, key []byte) (posting, bool, error) {
 	if seg.filters != nil && !seg.filters[f].mayContain(term) {
 		return posting{}, false, nil
 	}
 	cache := s.t.db.cache
 	if e, ok := cache.get(key); ok {
 		return e.p, !e.absent, nil
+	}
+	txn, err := rt.get()
+	if err != nil {
+		return posting{}, false, err
 	}
 	var val []byte
 	if seg.blocks != nil {

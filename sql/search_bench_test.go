@@ -15,8 +15,9 @@ import (
 )
 
 // benchCorpus loads a cached benchmark corpus (go run ./bench/cmd/corpus)
-// into table t of an in-memory engine, or skips.
-func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
+// into table t of an in-memory engine, or skips. The table has the given
+// morphology ("" for none).
+func benchCorpus(b *testing.B, name, morphology string) (*Session, []benchcorpus.Query) {
 	dir := filepath.Join("..", "bench", "cache", "corpora")
 	docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
 	if err != nil {
@@ -37,7 +38,11 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 	b.Cleanup(func() { db.Close() })
 	s := NewEngine(db).NewSession("root")
 	ctx := context.Background()
-	if _, err := s.Exec(ctx, "CREATE TABLE t (title text, content text, gid int)"); err != nil {
+	ddl := "CREATE TABLE t (title text, content text, gid int)"
+	if morphology != "" {
+		ddl += " morphology='" + morphology + "'"
+	}
+	if _, err := s.Exec(ctx, ddl); err != nil {
 		b.Fatal(err)
 	}
 	tb, _ := db.Table("t")
@@ -63,13 +68,18 @@ func benchCorpus(b *testing.B, name string) (*Session, []benchcorpus.Query) {
 // BenchmarkSearchSQL runs the race's search statements over the cached
 // benchmark corpora, without the protocol: the search alone, with
 // HIGHLIGHT(), the same through a search request (POST /search's plan,
-// without HTTP), and the groupby and facet workloads' statements (gid is
-// id % 10, as the race loads it).
+// without HTTP), the groupby and facet workloads' statements (gid is
+// id % 10, as the race loads it), and the search on a table with
+// morphology='stem_en'.
 func BenchmarkSearchSQL(b *testing.B) {
 	for _, name := range []string{"brown", "debian"} {
-		for _, kind := range []string{"search", "highlight", "request-highlight", "groupby", "facet"} {
+		for _, kind := range []string{"search", "highlight", "request-highlight", "groupby", "facet", "search-stem_en"} {
 			b.Run(name+"/"+kind, func(b *testing.B) {
-				s, queries := benchCorpus(b, name)
+				morphology := ""
+				if kind == "search-stem_en" {
+					morphology = "stem_en"
+				}
+				s, queries := benchCorpus(b, name, morphology)
 				ctx := context.Background()
 				i := 0
 				for b.Loop() {

@@ -1,7 +1,7 @@
 package sql
 
 import (
-	"container/heap"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +35,16 @@ type field struct {
 type orderKey struct {
 	e    expr
 	desc bool
+}
+
+// fromCandidate reports whether the key is a field of a candidate (its
+// weight or id) rather than a value kept in its keys.
+func (o orderKey) fromCandidate() bool {
+	switch o.e.(type) {
+	case weightExpr, idExpr:
+		return true
+	}
+	return false
 }
 
 // selectPlan is a SELECT ready to run against one table snapshot.
@@ -649,6 +659,10 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	want := p.offset + p.count
 	h := &candidateHeap{order: p.order}
 	scratch := make([]any, len(p.order)) // sort keys of the document at hand
+	keyed := false                       // some key is not the weight or the id
+	for _, o := range p.order {
+		keyed = keyed || !o.fromCandidate()
+	}
 	add := func(r *row) error {
 		if want == 0 {
 			return nil
@@ -658,6 +672,9 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 		}
 		c := candidate{ref: r.ref, id: snap.ID(r.ref), weight: r.weight, keys: scratch}
 		for i, o := range p.order {
+			if o.fromCandidate() {
+				continue // less reads c.weight or c.id
+			}
 			v, err := o.e.eval(r)
 			if err != nil {
 				return err
@@ -667,12 +684,13 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 		if h.Len() >= want && !h.less(c, h.items[0]) {
 			return nil // not among the best: its keys are not kept
 		}
-		c.keys = append([]any(nil), scratch...)
+		if c.keys = nil; keyed {
+			c.keys = append([]any(nil), scratch...)
+		}
 		if h.Len() < want {
-			heap.Push(h, c)
+			h.push(c)
 		} else {
-			h.items[0] = c
-			heap.Fix(h, 0)
+			h.replaceRoot(c)
 		}
 		return nil
 	}
@@ -689,7 +707,7 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 // now is stored text read, in one batch, and highlighting done.
 func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot, page []candidate) (*Result, error) {
 	p.hlOver, p.hlTruncated = nil, 0
-	res := &Result{Columns: make([]Column, len(p.fields)), Rows: [][]any{}}
+	res := &Result{Columns: make([]Column, len(p.fields)), Rows: make([][]any, 0, len(page))}
 	for i, f := range p.fields {
 		res.Columns[i] = Column{Name: f.name, Type: f.typ}
 	}
@@ -732,8 +750,9 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 		s.pending = append(s.pending, budgetWarning(truncated, "rows", budget))
 	}
 	rows := make([][]any, len(page))
+	cells := make([]any, len(page)*len(p.fields)) // one allocation for every row's values
 	for i := range rows {
-		rows[i] = make([]any, len(p.fields))
+		rows[i] = cells[i*len(p.fields) : (i+1)*len(p.fields) : (i+1)*len(p.fields)]
 	}
 	done, err := p.evalPageExprs(ctx, s.engine.helpers, snap, page, pt, rows)
 	if err != nil {
@@ -890,10 +909,23 @@ type candidateHeap struct {
 }
 
 // less reports whether a sorts before b: by the ORDER BY keys, then by id.
+// WEIGHT() and id are compared from the candidate's fields, without boxing
+// them as keys.
 func (h *candidateHeap) less(a, b candidate) bool {
 	for i, o := range h.order {
-		c, ok := compare(a.keys[i], b.keys[i])
-		if !ok || c == 0 {
+		var c int
+		switch o.e.(type) {
+		case weightExpr:
+			c = cmp.Compare(a.weight, b.weight)
+		case idExpr:
+			c = cmp.Compare(a.id, b.id)
+		default:
+			var ok bool
+			if c, ok = compare(a.keys[i], b.keys[i]); !ok {
+				continue
+			}
+		}
+		if c == 0 {
 			continue
 		}
 		if o.desc {
@@ -904,14 +936,43 @@ func (h *candidateHeap) less(a, b candidate) bool {
 	return a.id < b.id
 }
 
-func (h *candidateHeap) Len() int           { return len(h.items) }
-func (h *candidateHeap) Less(i, j int) bool { return h.less(h.items[j], h.items[i]) }
-func (h *candidateHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *candidateHeap) Push(x any)         { h.items = append(h.items, x.(candidate)) }
-func (h *candidateHeap) Pop() any {
-	last := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return last
+func (h *candidateHeap) Len() int { return len(h.items) }
+
+// worse reports whether item i should be nearer the root than item j.
+func (h *candidateHeap) worse(i, j int) bool { return h.less(h.items[j], h.items[i]) }
+
+// push adds c (the heap's own, not container/heap's: a candidate is not
+// boxed per push).
+func (h *candidateHeap) push(c candidate) {
+	h.items = append(h.items, c)
+	for i := len(h.items) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.worse(i, parent) {
+			break
+		}
+		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		i = parent
+	}
+}
+
+// replaceRoot puts c in place of the root and restores the order.
+func (h *candidateHeap) replaceRoot(c candidate) {
+	h.items[0] = c
+	n := len(h.items)
+	for i := 0; ; {
+		kid := 2*i + 1
+		if kid >= n {
+			break
+		}
+		if r := kid + 1; r < n && h.worse(r, kid) {
+			kid = r
+		}
+		if !h.worse(kid, i) {
+			break
+		}
+		h.items[i], h.items[kid] = h.items[kid], h.items[i]
+		i = kid
+	}
 }
 
 // exprType is the result column type of an expression.
