@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -68,7 +67,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	conc, err := parseInts(o.concurrency)
+	conc, err := load.ParseCounts(o.concurrency, "number")
 	if err != nil {
 		return fmt.Errorf("-c: %w", err)
 	}
@@ -123,16 +122,4 @@ func readDocs(ctx context.Context, o options) ([]corpus.Doc, error) {
 		return nil, err
 	}
 	return corpus.Load(ctx, o.cache, name)
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("bad number %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

@@ -124,7 +124,7 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	conc, err := parseInts(o.concurrency)
+	conc, err := load.ParseCounts(o.concurrency, "concurrency")
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func run(ctx context.Context, o options) error {
 	sum := &load.Summary{StartedAt: start, Quick: o.quick, CPUs: runtime.NumCPU(), Machine: load.Machine()}
 
 	corpora := map[string][]corpus.Doc{}
-	names := split(o.corpora)
+	names := load.SplitList(o.corpora)
 	for _, n := range names {
 		name, err := corpus.ParseName(n)
 		if err != nil {
@@ -147,7 +147,7 @@ func run(ctx context.Context, o options) error {
 			return err
 		}
 	}
-	workloads := split(o.workloads)
+	workloads := load.SplitList(o.workloads)
 	var ladder []corpus.Doc
 	if slices.Contains(workloads, load.Ladder) {
 		if ladder, err = corpus.Load(ctx, o.cache, corpus.Ladder); err != nil {
@@ -155,7 +155,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 
-	for _, target := range split(o.targets) {
+	for _, target := range load.SplitList(o.targets) {
 		if target == bleveTarget || target == postgresTarget || target == sqliteTarget {
 			var reports []*load.Report
 			var err error
@@ -397,26 +397,4 @@ func writeSummary(dir, stamp string, sum *load.Summary) error {
 	fmt.Print("\n" + md)
 	fmt.Printf("\nwrote %s, %s and %s\n", jsonPath, mdPath, strings.Join(charts, ", "))
 	return nil
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range split(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("bad concurrency %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

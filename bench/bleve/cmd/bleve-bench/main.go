@@ -71,8 +71,8 @@ func run(ctx context.Context, cfg blevebench.Config, docsFile, workloads, conc, 
 	if cfg.Corpus == "" {
 		cfg.Corpus = strings.TrimSuffix(filepath.Base(docsFile), ".jsonl")
 	}
-	cfg.Workloads = split(workloads)
-	if cfg.Concurrency, err = parseInts(conc); err != nil {
+	cfg.Workloads = load.SplitList(workloads)
+	if cfg.Concurrency, err = load.ParseCounts(conc, "concurrency"); err != nil {
 		return fmt.Errorf("-c: %w", err)
 	}
 	if out != "" {
@@ -107,26 +107,4 @@ func FileName(r *load.Report) string {
 		wl += "-" + strconv.FormatInt(r.FieldBytes, 10)
 	}
 	return fmt.Sprintf("bleve-%s-%s-c%d-run%d.json", r.Corpus, wl, r.Concurrency, r.Run)
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range split(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("bad number %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

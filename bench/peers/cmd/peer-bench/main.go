@@ -83,8 +83,8 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	if o.cfg.Corpus == "" {
 		o.cfg.Corpus = strings.TrimSuffix(filepath.Base(o.docsFile), ".jsonl")
 	}
-	o.cfg.Workloads = split(o.workloads)
-	if o.cfg.Concurrency, err = parseInts(o.conc); err != nil {
+	o.cfg.Workloads = load.SplitList(o.workloads)
+	if o.cfg.Concurrency, err = load.ParseCounts(o.conc, "concurrency"); err != nil {
 		return fmt.Errorf("-c: %w", err)
 	}
 	if o.out != "" {
@@ -161,26 +161,4 @@ func FileName(r *load.Report) string {
 		wl += "-" + strconv.FormatInt(r.FieldBytes, 10)
 	}
 	return fmt.Sprintf("%s-%s-%s-c%d-run%d.json", target, r.Corpus, wl, r.Concurrency, r.Run)
-}
-
-func split(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range split(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("bad number %q", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
