@@ -55,7 +55,7 @@ func FuzzParse(f *testing.F) {
 				require.True(t, strings.HasPrefix(text[off:], se.Near), "%v: near is not the text at the position", se)
 			}
 		}
-		rw, err := rewrite(text, lex(text), false)
+		rw, err := rewrite(text, lex(text), -1)
 		if err != nil {
 			return
 		}

@@ -17,7 +17,7 @@ func runGolden(t *testing.T, p *parser.Parser, input string) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
-	rw, err := rewrite(input, lex(input), false)
+	rw, err := rewrite(input, lex(input), -1)
 	require.NoError(t, err)
 	out := []string{rw.main.text}
 	if rw.tail != nil {

@@ -17,7 +17,7 @@ import (
 // a *SyntaxError, also for an empty text. p is not safe for concurrent use; a nil
 // p means a new parser.
 func Parse(p *parser.Parser, text string) (*Statement, error) {
-	return parse(p, text, lex(text))
+	return parse(p, text, lex(text), longLiteral)
 }
 
 // ParsePiece is Parse of a statement Split cut out, with the tokens Split
@@ -26,15 +26,16 @@ func ParsePiece(p *parser.Parser, piece Piece) (*Statement, error) {
 	if piece.toks == nil {
 		return Parse(p, piece.Text)
 	}
-	return parse(p, piece.Text, piece.toks)
+	return parse(p, piece.Text, piece.toks, longLiteral)
 }
 
-// parse is Parse of text, whose tokens are toks.
-func parse(p *parser.Parser, text string, toks []token) (*Statement, error) {
+// parse is Parse of text, whose tokens are toks, with stand-ins for the
+// literals of at least standInFrom bytes.
+func parse(p *parser.Parser, text string, toks []token, standInFrom int) (*Statement, error) {
 	if p == nil {
 		p = parser.New()
 	}
-	rw, err := rewrite(text, toks, true)
+	rw, err := rewrite(text, toks, standInFrom)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func parse(p *parser.Parser, text string, toks []token) (*Statement, error) {
 	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
 		// A literal TiDB does not keep as a value, or an error that should
 		// quote the statement as written: parse it as it is.
-		if rw, err = rewrite(text, toks, false); err != nil {
+		if rw, err = rewrite(text, toks, -1); err != nil {
 			return nil, err
 		}
 		node, err = parseOne(p, rw.main, text)

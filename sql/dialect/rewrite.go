@@ -24,10 +24,10 @@ type rewriter struct {
 
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
-// settings, if any, is returned apart. With withStandIns, long literals
-// of the main part get stand-ins (see standIns). toks are src's tokens
+// settings, if any, is returned apart. Literals of the main part of at
+// least standInFrom bytes get stand-ins (see standIns; < 0: none). toks are src's tokens
 // (lex(src)).
-func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
+func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	for _, t := range toks {
 		if t.unterminated {
 			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])
@@ -94,8 +94,8 @@ func rewrite(src string, toks []token, withStandIns bool) (*rewritten, error) {
 		}
 	}
 	var si *standIns
-	if withStandIns {
-		si = r.standIns(cut)
+	if standInFrom >= 0 {
+		si = r.standIns(cut, standInFrom)
 	}
 	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)
 	if err != nil {

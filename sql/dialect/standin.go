@@ -27,7 +27,7 @@ import (
 // change how fast a statement parses, never what it means.
 
 // longLiteral is the length from which a string literal gets a stand-in.
-var longLiteral = 256
+const longLiteral = 256
 
 // standInPrefix starts every stand-in: the byte 0x1f and a nonce drawn when
 // the process starts, which no statement can know in advance.
@@ -43,13 +43,14 @@ type standIns struct {
 	restored int
 }
 
-// standIns replaces the long literals among s[:cut] (the part of the
-// statement that is parsed as a whole) with stand-ins; nil if there are none.
-func (r *rewriter) standIns(cut int) *standIns {
+// standIns replaces the literals of at least from bytes among s[:cut] (the
+// part of the statement that is parsed as a whole) with stand-ins; nil if
+// there are none.
+func (r *rewriter) standIns(cut, from int) *standIns {
 	var si *standIns
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
-		if t.kind != tokString || t.unterminated || t.end-t.start < longLiteral || r.gluedLiteral(i) || r.overlapsEdit(t) {
+		if t.kind != tokString || t.unterminated || t.end-t.start < from || r.gluedLiteral(i) || r.overlapsEdit(t) {
 			continue
 		}
 		if !utf8.ValidString(r.text(t)) {

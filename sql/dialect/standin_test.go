@@ -20,22 +20,19 @@ func restored(t testing.TB, node ast.Node) string {
 
 // plainParse parses text the way Parse does, without stand-ins.
 func plainParse(p *parser.Parser, text string) (ast.StmtNode, error) {
-	rw, err := rewrite(text, lex(text), false)
+	rw, err := rewrite(text, lex(text), -1)
 	if err != nil {
 		return nil, err
 	}
 	return parseOne(p, rw.main, text)
 }
 
-// withShortLiterals makes every literal long enough for a stand-in.
-func withShortLiterals(t testing.TB) {
-	saved := longLiteral
-	longLiteral = 0
-	t.Cleanup(func() { longLiteral = saved })
+// parseAll is Parse with a stand-in for every literal, however short.
+func parseAll(p *parser.Parser, text string) (*Statement, error) {
+	return parse(p, text, lex(text), 0)
 }
 
 func TestStandIns(t *testing.T) {
-	withShortLiterals(t)
 	p := parser.New()
 	cases := []struct {
 		sql      string
@@ -55,7 +52,7 @@ func TestStandIns(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.sql, func(t *testing.T) {
-			rw, err := rewrite(c.sql, lex(c.sql), true)
+			rw, err := rewrite(c.sql, lex(c.sql), 0)
 			require.NoError(t, err)
 			n := 0
 			if rw.standIns != nil {
@@ -64,7 +61,7 @@ func TestStandIns(t *testing.T) {
 			require.Equal(t, c.standIns, n)
 			want, err := plainParse(p, c.sql)
 			require.NoError(t, err)
-			got, err := Parse(p, c.sql)
+			got, err := parseAll(p, c.sql)
 			require.NoError(t, err)
 			require.Equal(t, restored(t, want), restored(t, got.Node))
 			require.NotContains(t, restored(t, got.Node), "\x1f")
@@ -73,8 +70,7 @@ func TestStandIns(t *testing.T) {
 }
 
 func TestStandInErrorsQuoteTheStatement(t *testing.T) {
-	withShortLiterals(t)
-	_, err := Parse(nil, `INSERT INTO t VALUES ('a long text', 'b') garbage`)
+	_, err := parseAll(nil, `INSERT INTO t VALUES ('a long text', 'b') garbage`)
 	require.Error(t, err)
 	require.Equal(t, `syntax error at line 1 column 43 near 'garbage'`, err.Error())
 }
@@ -89,9 +85,8 @@ func FuzzStandIns(f *testing.F) {
 	}
 	p := parser.New()
 	f.Fuzz(func(t *testing.T, text string) {
-		withShortLiterals(t)
 		want, wantErr := plainParse(p, text)
-		got, err := Parse(p, text)
+		got, err := parseAll(p, text)
 		if wantErr != nil {
 			if err == nil {
 				// Parse also reads the OPTION tail; the plain parse does not.
