@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -279,11 +278,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	s.meta = []metaRow{
-		{"total", strconv.Itoa(min(total, q.maxMatch))},
-		{"total_found", strconv.Itoa(total)},
-		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
-	}
+	s.meta = searchMeta(total, q.maxMatch, start)
 	if q.hasMatch {
 		s.metaQuery = &metaQuery{terms: terms}
 	}

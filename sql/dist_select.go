@@ -257,11 +257,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	s.meta = []metaRow{
-		{"total", strconv.Itoa(min(totalFound, q.maxMatch))},
-		{"total_found", strconv.Itoa(totalFound)},
-		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
-	}
+	s.meta = searchMeta(totalFound, q.maxMatch, start)
 	if q.hasMatch {
 		s.metaQuery = &metaQuery{terms: terms}
 	}

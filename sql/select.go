@@ -132,13 +132,19 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 // setMeta keeps what SHOW META tells of a search that began at start and
 // found totalFound rows (matches, or groups of a grouped SELECT).
 func (s *Session) setMeta(p *selectPlan, totalFound int, start time.Time) {
-	s.meta = []metaRow{
-		{"total", strconv.Itoa(min(totalFound, p.maxMatches))},
-		{"total_found", strconv.Itoa(totalFound)},
-		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
-	}
+	s.meta = searchMeta(totalFound, p.maxMatches, start)
 	if p.hlTruncated > 0 {
 		s.meta = append(s.meta, metaRow{"highlight_truncated", strconv.Itoa(p.hlTruncated)})
+	}
+}
+
+// searchMeta is the rows SHOW META tells of every search: how many
+// matches it kept (at most maxMatches) and found, and how long it took.
+func searchMeta(totalFound, maxMatches int, start time.Time) []metaRow {
+	return []metaRow{
+		{"total", strconv.Itoa(min(totalFound, maxMatches))},
+		{"total_found", strconv.Itoa(totalFound)},
+		{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)},
 	}
 }
 
