@@ -41,9 +41,12 @@ type Setting struct {
 	Pos   int          // byte offset of the name in the original statement
 }
 
-// Statement is one statement after parsing.
+// Statement is one statement after parsing: Node as TiDB parsed it, or, for
+// the statements that manage replication clusters, which TiDB does not know,
+// Cluster (and Node nil).
 type Statement struct {
 	Node     ast.StmtNode
+	Cluster  *ClusterStmt
 	Settings []Setting // OPTION tail of SELECT, or the settings after CREATE TABLE (...)
 	// Facets are the FACET clauses of a SELECT, each rewritten into
 	// SELECT exprs FROM FacetTable GROUP BY exprs [ORDER BY ...] [LIMIT ...].

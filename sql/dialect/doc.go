@@ -38,6 +38,12 @@
 //	... FACET a [BY b] [ORDER ...] cut off into Statement.Facets, each SELECT a FROM __glint_facet GROUP BY b|1 ...
 //	WITHIN GROUP ORDER BY x DESC  cut out into Statement.WithinGroup
 //	CREATE TABLE t (...) a='1'    cut off into Statement.Settings
+//	INSERT INTO c:t ...           INSERT INTO `c:t` ... (a table t of cluster c; SplitClusterTable)
+//
+// The statements that manage replication clusters (CREATE CLUSTER, JOIN
+// CLUSTER, ALTER CLUSTER, DELETE CLUSTER, SET CLUSTER c GLOBAL
+// 'pc.bootstrap' = 1) are not SQL TiDB knows: cluster.go reads them itself
+// into Statement.Cluster, a ClusterStmt, and Statement.Node is nil.
 //
 // Option map names keep the case they were written in; Setting names are lower
 // case. A setting's value is one of: a number with an optional sign, a string, a ?

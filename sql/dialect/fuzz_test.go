@@ -22,6 +22,7 @@ func seeds(t testing.TB) []string {
 		"SELECT * FROM t WHERE MATCH('a') OPTION ranker=none FACET a, b BY c ORDER BY FACET() DESC LIMIT 1, 2 FACET (d+1) FACET e",
 		"SELECT facet FROM t FACET", "SELECT a FROM t FACET x DISTINCT y", "SELECT a FROM t FACET 'x' BY", "SELECT a FROM t FACET a ORDER BY COUNT(*) LIMIT",
 		"SELECT a, COUNT(*) FROM t GROUP BY a WITHIN GROUP ORDER BY b DESC, 'x' HAVING COUNT(*) > 1 ORDER BY a LIMIT 2", "SELECT a FROM t WITHIN GROUP",
+		"JOIN CLUSTER c AT '127.0.0.1:9306' 'p' AS path", "CREATE CLUSTER c 'a:1;b:2' AS nodes", "INSERT INTO c:t (id) VALUES (1)",
 	}
 	files, err := filepath.Glob("testdata/*.txt")
 	require.NoError(t, err)
@@ -57,6 +58,14 @@ func FuzzParse(f *testing.F) {
 		}
 		rw, err := rewrite(text, lex(text), -1)
 		if err != nil {
+			return
+		}
+		if c := rw.cluster; c != nil {
+			require.NotEmpty(t, c.Name)
+			require.NotContains(t, c.Action.String(), "cluster action", "an action without a name")
+			for _, n := range append(c.Nodes, c.At) {
+				require.True(t, n == c.At && n == "" || checkAddress(n) == "", "address %q", n)
+			}
 			return
 		}
 		outs := []*output{rw.main}

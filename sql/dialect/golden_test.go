@@ -17,6 +17,9 @@ func runGolden(t *testing.T, p *parser.Parser, input string) string {
 	if err != nil {
 		return "error: " + err.Error()
 	}
+	if c := st.Cluster; c != nil {
+		return fmt.Sprintf("cluster: %s name=%q table=%q at=%q path=%q nodes=%q", c.Action, c.Name, c.Table, c.At, c.Path, c.Nodes)
+	}
 	rw, err := rewrite(input, lex(input), -1)
 	require.NoError(t, err)
 	out := []string{rw.main.text}

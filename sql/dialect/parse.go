@@ -39,6 +39,9 @@ func parse(p *parser.Parser, text string, toks []token, standInFrom int) (*State
 	if err != nil {
 		return nil, err
 	}
+	if rw.cluster != nil {
+		return &Statement{Cluster: rw.cluster, Text: text}, nil
+	}
 	node, err := parseOne(p, rw.main, text)
 	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
 		// A literal TiDB does not keep as a value, or an error that should

@@ -6,11 +6,12 @@ import (
 
 // rewritten is one statement after the rewrite.
 type rewritten struct {
-	main     *output   // the statement as TiDB reads it
-	tail     *tail     // the OPTION tail or the CREATE TABLE settings, or nil
-	facets   []*output // the FACET clauses of a SELECT, each a SELECT of its own
-	within   *output   // WITHIN GROUP ORDER BY of a SELECT, as SELECT ... ORDER BY, or nil
-	standIns *standIns // the long literals main has stand-ins for, or nil
+	main     *output      // the statement as TiDB reads it
+	tail     *tail        // the OPTION tail or the CREATE TABLE settings, or nil
+	facets   []*output    // the FACET clauses of a SELECT, each a SELECT of its own
+	within   *output      // WITHIN GROUP ORDER BY of a SELECT, as SELECT ... ORDER BY, or nil
+	standIns *standIns    // the long literals main has stand-ins for, or nil
+	cluster  *ClusterStmt // a cluster statement, which has no main: TiDB does not read it
 }
 
 // rewriter rewrites one statement. It works on the significant tokens (white
@@ -50,7 +51,15 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			return nil, errorAt(src, t.start, "only one statement is allowed here, and ';' ends it")
 		}
 	}
+	if isClusterStatement(src, s) {
+		c, err := parseCluster(src, s)
+		if err != nil {
+			return nil, err
+		}
+		return &rewritten{cluster: c}, nil
+	}
 	r := &rewriter{src: src, s: s}
+	r.clusterTables()
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
 	var facets []*output
