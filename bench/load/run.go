@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/glint-search/glint/bench/corpus"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -76,16 +77,49 @@ func Fill(ctx context.Context, cfg Config) error {
 	}
 	docs := quoteDocs(cfg.Docs)
 	for _, table := range tables {
-		for first := 0; first < len(cfg.Docs); first += cfg.BatchSize {
-			n := min(cfg.BatchSize, len(cfg.Docs)-first)
-			stmt, _ := insertStatement(table, docs, int64(first), n)
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("load: filling %s: %w", table, err)
-			}
+		if err := insertRange(ctx, db, table, docs, 0, len(cfg.Docs), cfg.BatchSize); err != nil {
+			return err
 		}
 	}
 	if IsGlint(cfg.Target) {
 		return settle(ctx, db)
+	}
+	return nil
+}
+
+// FillRange makes table on the glintd at addr anew (the columns of the
+// race's table t) and inserts n documents with ids first+1 to first+n, the
+// k-th being docs[(first+k) % len(docs)] (so a corpus can stand for a
+// larger one, and ranges of one numbering can go to several shards), then
+// waits for the merges.
+func FillRange(ctx context.Context, addr, table string, docs []corpus.Doc, first, n int) error {
+	if len(docs) == 0 {
+		return fmt.Errorf("load: no documents")
+	}
+	db, err := Open(addr)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range []string{"DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (title text, content text, gid int)"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("load: %s: %w", s, err)
+		}
+	}
+	if err := insertRange(ctx, db, table, quoteDocs(docs), first, n, DefaultBatch); err != nil {
+		return err
+	}
+	return settle(ctx, db)
+}
+
+// insertRange inserts n documents into table, ids first+1 onwards (as
+// insertStatement numbers them), batch documents a statement.
+func insertRange(ctx context.Context, db *sql.DB, table string, docs []quotedDoc, first, n, batch int) error {
+	for at := first; at < first+n; at += batch {
+		stmt, _ := insertStatement(table, docs, int64(at), min(batch, first+n-at))
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("load: filling %s: %w", table, err)
+		}
 	}
 	return nil
 }
