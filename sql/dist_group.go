@@ -146,19 +146,9 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 	}
 
-	shards := d.shards()
-	live := make([]bool, len(shards))
-	for i := range live {
-		live[i] = true
-	}
-	if do.globalIDF && q.hasMatch {
-		if err := s.distStats(ctx, d, q, shards, live, timeout, do.strict); err != nil {
-			return nil, err
-		}
-	}
 	nItems, nKeys, nHidden := len(items), len(keys), len(hidden)
 	list := append(append(append(append([]string{}, items...), keys...), hidden...), "WEIGHT()", "id")
-	stmt := func(table string) []string {
+	stmt := func(table string) string {
 		var b strings.Builder
 		b.WriteString("SELECT " + strings.Join(list, ", ") + " FROM " + quoteName(table))
 		if q.where != "" {
@@ -170,26 +160,22 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
 		b.WriteString(q.optionTail(distGroupLimit))
-		return []string{b.String(), "SHOW WARNINGS", "SHOW META"}
+		return b.String()
 	}
-	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string { return stmt })
+	round, err := s.firstRound(ctx, d, q, do, timeout, stmt)
 	if err != nil {
 		return nil, err
 	}
 	var columns []Column
 	groups := map[string]*distGroup{}
 	var order []*distGroup
-	var terms = addTerms(nil, nil)
-	s.shardWarnings(d, shards, answers, 1)
-	for _, res := range answers {
+	for _, res := range round.answers {
 		if res == nil {
 			continue
 		}
 		if columns == nil {
 			columns = res[0].Columns[:nItems]
 		}
-		_, shardTerms := metaOf(res[2])
-		terms = addTerms(terms, shardTerms)
 		for _, row := range res[0].Rows {
 			key := row[nItems : nItems+nKeys]
 			var kb strings.Builder
@@ -278,10 +264,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	s.meta = searchMeta(total, q.maxMatch, start)
-	if q.hasMatch {
-		s.metaQuery = &metaQuery{terms: terms}
-	}
+	s.setDistMeta(q, total, round.terms, start)
 	return res, nil
 }
 

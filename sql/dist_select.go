@@ -161,40 +161,21 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
 		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
 	}
-	shards := d.shards()
-	live := make([]bool, len(shards))
-	for i := range live {
-		live[i] = true
-	}
-	if do.globalIDF && q.hasMatch {
-		if err := s.distStats(ctx, d, q, shards, live, timeout, do.strict); err != nil {
-			return nil, err
-		}
-	}
-
 	// Phase one: ids and sort keys of each shard's best offset+count.
-	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseOne(table), "SHOW WARNINGS", "SHOW META"} }
-	})
+	round, err := s.firstRound(ctx, d, q, do, timeout, q.phaseOne)
 	if err != nil {
 		return nil, err
 	}
+	shards, live := round.shards, round.live
 	var cands []distCandidate
-	totalFound := 0
-	var terms []index.TermStat
-	for i, res := range answers {
+	for i, res := range round.answers {
 		if res == nil {
 			continue
 		}
 		for _, row := range res[0].Rows {
-			c := distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]}
-			cands = append(cands, c)
+			cands = append(cands, distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]})
 		}
-		found, shardTerms := metaOf(res[2])
-		totalFound += found
-		terms = addTerms(terms, shardTerms)
 	}
-	s.shardWarnings(d, shards, answers, 1)
 
 	// Merge: the ORDER BY order, then id; one row per id.
 	q.sort(cands)
@@ -257,11 +238,62 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	s.meta = searchMeta(totalFound, q.maxMatch, start)
+	s.setDistMeta(q, round.found, round.terms, start)
+	return res, nil
+}
+
+// distRound is the first round of a distributed SELECT, plain or grouped:
+// the shards, which of them answered, their answers (a statement, SHOW
+// WARNINGS, SHOW META each), and the sums of their SHOW META: total_found
+// and the keyword counts.
+type distRound struct {
+	shards  []*shard
+	live    []bool
+	answers [][]*Result
+	found   int
+	terms   []index.TermStat
+}
+
+// firstRound runs the first round of a distributed SELECT: phase zero
+// when the query asks for global IDF, then stmt and SHOW WARNINGS and SHOW
+// META on every shard in parallel (a shard with no live mirror left out,
+// or the query failed when strict); the shards' warnings are passed up.
+func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do distOptions, timeout time.Duration, stmt func(table string) string) (*distRound, error) {
+	r := &distRound{shards: d.shards()}
+	r.live = make([]bool, len(r.shards))
+	for i := range r.live {
+		r.live[i] = true
+	}
+	if do.globalIDF && q.hasMatch {
+		if err := s.distStats(ctx, d, q, r.shards, r.live, timeout, do.strict); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	r.answers, err = s.eachShard(ctx, d, r.shards, r.live, timeout, do.strict, false, func(int) func(string) []string {
+		return func(table string) []string { return []string{stmt(table), "SHOW WARNINGS", "SHOW META"} }
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range r.answers {
+		if res == nil {
+			continue
+		}
+		found, terms := metaOf(res[2])
+		r.found += found
+		r.terms = addTerms(r.terms, terms)
+	}
+	s.shardWarnings(d, r.shards, r.answers, 1)
+	return r, nil
+}
+
+// setDistMeta sets what SHOW META tells of a distributed SELECT.
+func (s *Session) setDistMeta(q *distQuery, found int, terms []index.TermStat, start time.Time) {
+	s.meta = searchMeta(found, q.maxMatch, start)
 	if q.hasMatch {
 		s.metaQuery = &metaQuery{terms: terms}
 	}
-	return res, nil
 }
 
 // eachShard runs one phase on the shards where run[i] is set, in
