@@ -211,7 +211,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		}
 	}
 	rows, err := s.eachShard(ctx, d, shards, need, timeout, do.strict, true, func(i int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseTwo(table, ids[i])} }
+		return func(table string) []string { return []string{q.phaseTwo(table, ids[i], round.tokens[i])} }
 	})
 	if err != nil {
 		return nil, err
@@ -233,13 +233,35 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		// Every shard is down: the columns are unknown, and there are no rows.
 		res.Columns = []Column{{Name: "id", Type: ColUint}}
 	}
+	dropped := make([]int, len(shards))
 	for _, c := range window {
 		if row, ok := byID[c.id]; ok {
 			res.Rows = append(res.Rows, row)
+		} else if rows[c.shard] != nil {
+			dropped[c.shard]++
 		}
 	}
+	s.droppedRows(d, shards, dropped)
 	s.setDistMeta(q, round.found, round.terms, start)
 	return res, nil
+}
+
+// droppedRows tells of the rows of a page that a shard found in phase one
+// and no longer had in phase two (dropped[i] for shard i): each phase
+// reads the shard as it is then, and a document deleted in between, or
+// changed so that it no longer matches, is left out of the page rather
+// than shown as it was. A warning per shard says how many, and SHOW STATUS
+// distributed_rows_dropped counts them. (A document changed in between
+// and still matching shows as it is in phase two, in phase one's place.)
+func (s *Session) droppedRows(d *distTable, shards []*shard, dropped []int) {
+	for i, n := range dropped {
+		if n == 0 {
+			continue
+		}
+		s.engine.stats.DistRowsDropped.Add(uint64(n))
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeRowsDropped,
+			msg: fmt.Sprintf("distributed table '%s': %d row(s) of the page found on %s were deleted or no longer matched there when fetched, and are left out", d.name, n, shards[i].name)})
+	}
 }
 
 // distRound is the first round of a distributed SELECT, plain or grouped:
@@ -252,6 +274,7 @@ type distRound struct {
 	answers [][]*Result
 	found   int
 	terms   []index.TermStat
+	tokens  []string // each shard's held snapshot (SHOW META snapshot), or ""
 }
 
 // firstRound runs the first round of a distributed SELECT: phase zero
@@ -283,6 +306,12 @@ func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do
 		found, terms := metaOf(res[2])
 		r.found += found
 		r.terms = addTerms(r.terms, terms)
+	}
+	r.tokens = make([]string, len(r.shards))
+	for i, res := range r.answers {
+		if res != nil {
+			r.tokens[i] = metaValue(res[2], "snapshot")
+		}
 	}
 	s.shardWarnings(d, r.shards, r.answers, 1)
 	return r, nil
@@ -405,13 +434,14 @@ func (q *distQuery) phaseOne(table string) string {
 	}
 	b.WriteString(q.orderBy)
 	fmt.Fprintf(&b, " LIMIT 0, %d", q.want)
-	b.WriteString(q.optionTail(max(q.want, 1)))
+	b.WriteString(q.optionTail(max(q.want, 1)) + ", hold_snapshot=1")
 	return b.String()
 }
 
 // phaseTwo is the statement of phase two: the select list of the given
-// rows of a shard's table, with their id first.
-func (q *distQuery) phaseTwo(table string, ids []uint64) string {
+// rows of a shard's table, with their id first, read from the snapshot
+// phase one held there (token; "" for the table's current one).
+func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 	var b strings.Builder
 	b.WriteString("SELECT id, ")
 	for i, f := range q.n.Fields.Fields {
@@ -443,6 +473,9 @@ func (q *distQuery) phaseTwo(table string, ids []uint64) string {
 	}
 	fmt.Fprintf(&b, " LIMIT 0, %d", len(ids))
 	b.WriteString(q.optionTail(max(len(ids), 1)))
+	if token != "" {
+		b.WriteString(", snapshot=" + quoteString(token))
+	}
 	return b.String()
 }
 
@@ -579,6 +612,17 @@ func metaOf(r *Result) (int, []index.TermStat) {
 		}
 	}
 	return found, terms
+}
+
+// metaValue is the value of the row name of a SHOW META answer, or "".
+func metaValue(r *Result, name string) string {
+	for _, row := range r.Rows {
+		if n, _ := row[0].(string); n == name {
+			v, _ := row[1].(string)
+			return v
+		}
+	}
+	return ""
 }
 
 // addTerms sums a shard's keyword counts into the total, keyword by

@@ -20,6 +20,11 @@ type fakeRemote struct {
 	engines map[string]*Engine
 	down    map[string]bool
 	asked   map[string]int
+	// before, when set, runs before an agent runs stmts.
+	before func(addr string, stmts []string)
+	// noTokens drops the snapshot row of the agents' SHOW META, as a
+	// shard that holds no snapshot for phase two would answer.
+	noTokens bool
 }
 
 func (f *fakeRemote) Query(ctx context.Context, addr string, _ time.Duration, stmts ...string) ([]*Result, error) {
@@ -30,7 +35,11 @@ func (f *fakeRemote) Query(ctx context.Context, addr string, _ time.Duration, st
 		f.asked = map[string]int{}
 	}
 	f.asked[addr]++
+	before := f.before
 	f.mu.Unlock()
+	if before != nil {
+		before(addr, stmts)
+	}
 	if !ok || down {
 		return nil, errors.New("connection refused")
 	}
@@ -45,6 +54,15 @@ func (f *fakeRemote) Query(ctx context.Context, addr string, _ time.Duration, st
 				return nil, &AgentError{Number: n, Message: e.Msg}
 			}
 			return nil, err
+		}
+		if f.noTokens && st == "SHOW META" {
+			kept := r[0].Rows[:0:0]
+			for _, row := range r[0].Rows {
+				if row[0] != "snapshot" {
+					kept = append(kept, row)
+				}
+			}
+			r[0].Rows = kept
 		}
 		out = append(out, r...)
 	}
@@ -250,4 +268,121 @@ func distSearches() []*SearchRequest {
 		{Table: "u", Query: &TextCond{Query: "alpha beta", Phrase: true}, Limit: 6, Source: SourceFilter{Includes: []string{"title"}},
 			Highlight: &HighlightRequest{Options: []OptionValue{{Name: "limit", Value: int64(20)}}}},
 	}
+}
+
+// TestDistributedChangedBetweenPhases: phase two reads the snapshot phase
+// one searched on each shard, so a write in between (a row of the page
+// deleted, changed so that it no longer matches, or changed) does not show
+// in the page. A shard that holds no snapshot (no token in its SHOW META)
+// is read as it is in phase two: a row of the page it no longer has is
+// left out, with a warning naming the shard and SHOW STATUS
+// distributed_rows_dropped counting it; a row changed and still matching
+// shows as it is then, in phase one's place; total_found is phase one's.
+func TestDistributedChangedBetweenPhases(t *testing.T) {
+	coord := newMemEngine(t)
+	agent := newMemEngine(t)
+	const addr = "10.0.0.1:9306"
+	remote := &fakeRemote{engines: map[string]*Engine{addr: agent}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	as := agent.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
+	require.Equal(t, "ok 2\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'one word'), (2, 'two word')"))
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='"+addr+":p1'"))
+	fill := func() {
+		require.Equal(t, "ok 0\n", exec(t, as, "TRUNCATE TABLE p1"))
+		require.Equal(t, "ok 3\n", exec(t, as, "INSERT INTO p1 (id, title) VALUES (3, 'three word'), (4, 'four word'), (5, 'five word')"))
+	}
+	// Between the phases (before the agent's second call): 4 deleted, 5
+	// no longer matching, 3 changed.
+	changeBetween := func() {
+		fill()
+		calls := 0
+		remote.before = func(string, []string) {
+			if calls++; calls == 2 {
+				require.Equal(t, "ok 1\n", exec(t, as, "DELETE FROM p1 WHERE id = 4"))
+				require.Equal(t, "ok 2\n", exec(t, as, "REPLACE INTO p1 (id, title) VALUES (5, 'five other'), (3, 'three word again')"))
+			}
+		}
+	}
+	const q = "SELECT id, title, HIGHLIGHT() FROM d WHERE MATCH('word') ORDER BY id ASC"
+	search := func() []uint64 {
+		resp, err := s.Search(context.Background(), &SearchRequest{Table: "d", Query: &TextCond{Query: "word"},
+			Sort: []SortKey{{Column: "id"}}, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, 5, resp.Total)
+		var ids []uint64
+		for _, h := range resp.Hits {
+			ids = append(ids, h.ID)
+		}
+		return ids
+	}
+	dropped := func() string { return exec(t, s, "SHOW STATUS LIKE 'distributed_rows_dropped'") }
+	const noWarnings = "Level:str | Code:int | Message:str\n"
+
+	// With the snapshot held: the page as phase one found it.
+	changeBetween()
+	require.Equal(t, "id:uint | title:str | highlight():str\n1 | one word | one <b>word</b>\n2 | two word | two <b>word</b>\n"+
+		"3 | three word | three <b>word</b>\n4 | four word | four <b>word</b>\n5 | five word | five <b>word</b>\n", exec(t, s, q))
+	require.Equal(t, noWarnings, exec(t, s, "SHOW WARNINGS"))
+	changeBetween()
+	require.Equal(t, []uint64{1, 2, 3, 4, 5}, search())
+	require.Equal(t, "Counter:str | Value:str\ndistributed_rows_dropped | 0\n", dropped())
+
+	// A shard that holds none: read as it is in phase two.
+	remote.noTokens = true
+	const msg = "distributed table 'd': 2 row(s) of the page found on agent '" + addr + ":p1' were deleted or no longer matched there when fetched, and are left out"
+	changeBetween()
+	require.Equal(t, "id:uint | title:str | highlight():str\n1 | one word | one <b>word</b>\n2 | two word | two <b>word</b>\n"+
+		"3 | three word again | three <b>word</b> again\n", exec(t, s, q))
+	require.Equal(t, noWarnings+"Warning | 1105 | "+msg+"\n", exec(t, s, "SHOW WARNINGS"))
+	require.Equal(t, "Variable_name:str | Value:str\ntotal | 5\ntotal_found | 5\n", exec(t, s, "SHOW META LIKE 'total%'"))
+	require.Equal(t, "Counter:str | Value:str\ndistributed_rows_dropped | 2\n", dropped())
+	changeBetween()
+	require.Equal(t, []uint64{1, 2, 3}, search())
+	require.Equal(t, "Counter:str | Value:str\ndistributed_rows_dropped | 4\n", dropped())
+}
+
+// TestHeldSnapshots: OPTION hold_snapshot=1 holds the snapshot a search
+// read and SHOW META gives its token; OPTION snapshot='token' reads it,
+// once, on the same table, within snapshotHold.
+func TestHeldSnapshots(t *testing.T) {
+	s := newMemEngine(t).NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE t (title text, n int)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE other (title text)"))
+	require.Equal(t, "ok 2\n", exec(t, s, "INSERT INTO t (id, title, n) VALUES (1, 'a word', 1), (2, 'b word', 2)"))
+	require.Equal(t, "id:uint\n1\n2\n", exec(t, s, "SELECT id FROM t WHERE MATCH('word') OPTION hold_snapshot=1"))
+	meta := exec(t, s, "SHOW META LIKE 'snapshot'")
+	token := strings.TrimSuffix(strings.TrimPrefix(meta, "Variable_name:str | Value:str\nsnapshot | "), "\n")
+	require.Len(t, token, 32, meta)
+	require.Equal(t, "ok 1\n", exec(t, s, "DELETE FROM t WHERE id = 2"))
+	require.Equal(t, "ok 1\n", exec(t, s, "REPLACE INTO t (id, title, n) VALUES (1, 'a changed word', 10)"))
+	require.Equal(t, "error BadOption: OPTION snapshot='"+token+"': table 'other' holds no snapshot with this token (a snapshot is held 5s after the query that asked for it, for one statement)\n",
+		exec(t, s, "SELECT id FROM other OPTION snapshot='"+token+"'"))
+	require.Equal(t, "id:uint | title:str | n:int | count(*):int\n1 | a word | 1 | 2\n",
+		exec(t, s, "SELECT id, title, n, COUNT(*) FROM t WHERE MATCH('word') OPTION snapshot='"+token+"'"))
+	require.Equal(t, "error BadOption: OPTION snapshot='"+token+"': table 't' holds no snapshot with this token (a snapshot is held 5s after the query that asked for it, for one statement)\n",
+		exec(t, s, "SELECT id FROM t OPTION snapshot='"+token+"'"), "taken once")
+	require.Equal(t, "id:uint | title:str | n:int\n1 | a changed word | 10\n", exec(t, s, "SELECT id, title, n FROM t"))
+	require.Equal(t, "error BadOption: OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot=1\n", exec(t, s, "SELECT id FROM t OPTION snapshot=1"))
+	require.Equal(t, "error BadOption: OPTION hold_snapshot takes 0 or 1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=2"))
+	require.Equal(t, "id:uint\n1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=0"))
+	require.Equal(t, "Variable_name:str | Value:str\n", exec(t, s, "SHOW META LIKE 'snapshot'"))
+
+	// Held for snapshotHold, then gone.
+	var h heldSnapshots
+	tb, err := s.engine.db.Table("t")
+	require.NoError(t, err)
+	now := time.Now()
+	tok, err := h.hold(tb, tb.Snapshot(), now)
+	require.NoError(t, err)
+	_, ok := h.take(tok, tb, now.Add(snapshotHold+time.Millisecond))
+	require.False(t, ok)
+	require.Empty(t, h.m, "swept")
+	tok, err = h.hold(tb, tb.Snapshot(), now)
+	require.NoError(t, err)
+	snap, ok := h.take(tok, tb, now.Add(snapshotHold))
+	require.True(t, ok)
+	require.Equal(t, 1, snap.Count())
 }
