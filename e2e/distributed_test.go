@@ -41,6 +41,10 @@ var distQueries = []string{
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY price",
 	"SELECT price, COUNT(*) AS c, SUM(price), MIN(price), MAX(price), AVG(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY price ORDER BY c DESC, price ASC LIMIT 2, 5",
 	"SELECT COUNT(*), AVG(price) FROM {t} WHERE MATCH('alpha')",
+	"SELECT price, COUNT(*) AS c FROM {t} GROUP BY price HAVING c > 7 ORDER BY c DESC, price ASC",
+	"SELECT DISTINCT price FROM {t} WHERE MATCH('alpha') ORDER BY price DESC LIMIT 5",
+	"SELECT COUNT(DISTINCT price), GROUP_CONCAT(id) FROM {t} WHERE MATCH('\"kappa iota\"')",
+	"SELECT price, GROUP_CONCAT(id SEPARATOR ' '), COUNT(DISTINCT price) FROM {t} WHERE MATCH('theta') GROUP BY price HAVING COUNT(*) > 1 AND MIN(price) < 15 LIMIT 4",
 }
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")
