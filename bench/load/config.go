@@ -100,6 +100,9 @@ type Config struct {
 	BatchSize   int           // documents per INSERT; default DefaultBatch
 	SnippetDocs int           // documents per CALL SNIPPETS; default DefaultSnippetDocs
 	ServerPID   int           // the server's process id, for its CPU time; 0 for none
+	// OtherPIDs are more processes whose CPU time is the server's: the
+	// agents of a distributed table.
+	OtherPIDs []int
 }
 
 func (c *Config) setDefaults() error {

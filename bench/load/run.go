@@ -176,7 +176,7 @@ func Run(ctx context.Context, cfg Config, n int) (*Report, error) {
 
 	spec := Spec{
 		Target: cfg.Target, Workload: cfg.Workload, Corpus: cfg.Corpus, Concurrency: cfg.Concurrency,
-		Duration: cfg.Duration, Warmup: cfg.Warmup, PID: cfg.ServerPID,
+		Duration: cfg.Duration, Warmup: cfg.Warmup, PID: cfg.ServerPID, OtherPIDs: cfg.OtherPIDs,
 	}
 	if cfg.Workload == Ladder {
 		spec.FieldBytes = int64(len(cfg.Docs[0].Content))
@@ -199,6 +199,8 @@ type Spec struct {
 	// PID is the process whose CPU time (and its child processes') is charged
 	// to the operations; for work done in-process, os.Getpid(). 0 for none.
 	PID int
+	// OtherPIDs are more processes whose CPU time is charged too.
+	OtherPIDs []int
 }
 
 // An Op does the seq-th operation of a run (seq counts from 0 across workers)
@@ -238,9 +240,10 @@ func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 		Concurrency: spec.Concurrency, StartedAt: time.Now().UTC(), Unit: UnitOf(spec.Workload),
 		FieldBytes: spec.FieldBytes,
 	}
-	cpu0 := serverCPU(spec.PID)
+	pids := append([]int{spec.PID}, spec.OtherPIDs...)
+	cpu0 := serverCPU(pids)
 	res := phase(ctx, op, spec.Concurrency, &seq, spec.Duration)
-	cpu := serverCPU(spec.PID) - cpu0
+	cpu := serverCPU(pids) - cpu0
 	r.Seconds = res.elapsed.Seconds()
 	r.Ops, r.Docs, r.Bytes, r.Rows, r.Errors = res.ops, res.docs, res.bytes, res.rows, res.errors
 	if res.firstErr != nil {
@@ -250,15 +253,19 @@ func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 	return r
 }
 
-func serverCPU(pid int) float64 {
-	if pid <= 0 {
-		return 0
+// serverCPU is the CPU seconds the processes pids (and their descendants)
+// have used; a pid <= 0 or one that cannot be read counts 0.
+func serverCPU(pids []int) float64 {
+	total := 0.0
+	for _, pid := range pids {
+		if pid <= 0 {
+			continue
+		}
+		if s, err := ProcessTreeCPUSeconds(pid); err == nil {
+			total += s
+		}
 	}
-	s, err := ProcessTreeCPUSeconds(pid)
-	if err != nil {
-		return 0
-	}
-	return s
+	return total
 }
 
 type phaseResult struct {

@@ -88,6 +88,9 @@ func raceDistributed(ctx context.Context, o options, brown []corpus.Doc, conc []
 		Docs: brown, Queries: corpus.Queries(brown, corpus.DefaultSeed),
 		Duration: o.duration, Warmup: o.warmup, ServerPID: coord.pid,
 	}
+	for _, a := range agents {
+		base.OtherPIDs = append(base.OtherPIDs, a.pid) // all five servers' CPU, whichever table is asked
+	}
 	for _, c := range conc {
 		for run := 1; run <= o.runs; run++ {
 			for _, wl := range load.DistWorkloads {

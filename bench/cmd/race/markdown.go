@@ -254,7 +254,8 @@ func distributedTable(ms []load.Median) string {
 	var b strings.Builder
 	b.WriteString("\nDistributed tables (glint; Brown cycled to 10,000 documents; `SELECT id, HIGHLIGHT() ... WHERE MATCH(q) LIMIT 20`; " +
 		"five glintd on 127.0.0.1-5 sharing the CPUs): the coordinator's local table, a distributed table of one remote agent " +
-		"holding the same documents, and one of four agents holding a quarter each; throughput (p50 / p99 ms), rows per query. " +
+		"holding the same documents, and one of four agents holding a quarter each; throughput (p50 / p99 ms), rows per query, " +
+		"CPU per query of the five servers together. " +
 		"Cost of 1 agent: throughput local/remote and p50 remote/local; 4 agents: p50 minus the local table's.\n\n")
 	b.WriteString("| c |")
 	for _, wl := range load.DistWorkloads {
@@ -267,7 +268,7 @@ func distributedTable(ms []load.Median) string {
 			m, ok := cells[c][wl]
 			text := cell(load.Glint, wl, m, ok)
 			if ok && !m.Failed() {
-				text += fmt.Sprintf(", %.1f rows", m.RowsPerOp)
+				text += fmt.Sprintf(", %.1f rows, %.2f ms CPU", m.RowsPerOp, m.CPUPerOp*1000)
 			}
 			b.WriteString(" " + text + " |")
 		}
