@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -409,4 +411,52 @@ func TestHeldSnapshots(t *testing.T) {
 	snap, ok := h.take(tok, tb, now.Add(snapshotHold))
 	require.True(t, ok)
 	require.Equal(t, 1, snap.Count())
+}
+
+// TestDistributedSnippets: CALL SNIPPETS of a distributed table highlights
+// inline texts on one shard (the local one), shares load_files out over the
+// shards (file i on shard i mod S, under each one's snippets_file_prefix),
+// and asks every shard for every file with load_files_scattered, taking
+// the snippet of the shard that has it.
+func TestDistributedSnippets(t *testing.T) {
+	files := func(e *Engine, names ...string) {
+		dir := t.TempDir()
+		for _, n := range names {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte("the text of "+n+" with a word"), 0o644))
+		}
+		require.NoError(t, e.SetSnippetsFilePrefix(dir))
+	}
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{}, down: map[string]bool{}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
+	files(coord, "f0", "f3")
+	for i, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306"} {
+		e := newMemEngine(t)
+		remote.engines[addr] = e
+		require.Equal(t, "ok 0\n", exec(t, e.NewSession("root"), fmt.Sprintf("CREATE TABLE p%d (title text)", i+1)))
+	}
+	files(remote.engines["10.0.0.1:9306"], "f1", "f4")
+	files(remote.engines["10.0.0.2:9306"], "f2")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='10.0.0.1:9306:p1' agent='10.0.0.2:9306:p2'"))
+	snippet := func(n string) string { return "the text of " + n + " with a <b>word</b>" }
+
+	require.Equal(t, "snippet:str\none <b>word</b>\ntwo\n", exec(t, s, "CALL SNIPPETS(('one word', 'two'), 'd', 'word')"))
+	require.Equal(t, "snippet:str\n"+snippet("f0")+"\n"+snippet("f1")+"\n"+snippet("f2")+"\n"+snippet("f3")+"\n"+snippet("f4")+"\n",
+		exec(t, s, "CALL SNIPPETS(('f0', 'f1', 'f2', 'f3', 'f4'), 'd', 'word', 1 AS load_files)"))
+	require.Equal(t, "error WrongValue: distributed table 'd', local 'p0': CALL SNIPPETS: file 'f1' does not exist under snippets_file_prefix\n",
+		exec(t, s, "CALL SNIPPETS(('f1', 'f0'), 'd', 'word', 1 AS load_files)"))
+	require.Equal(t, "snippet:str\n"+snippet("f4")+"\n(empty string)\n"+snippet("f2")+"\n"+snippet("f0")+"\n",
+		exec(t, s, "CALL SNIPPETS(('f4', 'nofile', 'f2', 'f0'), 'd', 'word', 1 AS load_files_scattered, 100 AS limit)"))
+	require.Equal(t, "error BadOption: CALL SNIPPETS: highlight option 'nosuch': unknown option\n", exec(t, s, "CALL SNIPPETS('f0', 'd', 'word', 1 AS nosuch)"))
+
+	// A shard that cannot be reached: left out with load_files_scattered,
+	// an error with load_files.
+	remote.down["10.0.0.2:9306"] = true
+	require.Equal(t, "snippet:str\n"+snippet("f4")+"\n(empty string)\n",
+		exec(t, s, "CALL SNIPPETS(('f4', 'f2'), 'd', 'word', 1 AS load_files_scattered)"))
+	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
+	require.Contains(t, exec(t, s, "CALL SNIPPETS(('f0', 'f1', 'f2'), 'd', 'word', 1 AS load_files)"),
+		"error ShardFailed: distributed table 'd', agent '10.0.0.2:9306:p2': mirror 10.0.0.2:9306:p2: connection refused")
 }
