@@ -68,6 +68,8 @@ func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting
 			o.queryTimeout = time.Duration(n) * time.Millisecond
 		case "global_stats":
 			return o, nil, Errorf(CodeBadOption, "OPTION global_stats is what a coordinator sends its shards; on a distributed table, use OPTION global_idf=1")
+		case "hold_snapshot", "snapshot":
+			return o, nil, Errorf(CodeBadOption, "OPTION %s is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself", opt.Name)
 		default:
 			rest = append(rest, opt)
 		}

@@ -270,6 +270,7 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "error Unsupported: HAVING over distributed table 'd': 'title' is not a select-list item, a GROUP BY key or an aggregate\n", exec(t, s, "SELECT COUNT(*) FROM d GROUP BY id HAVING title > 1"))
 	require.Equal(t, "error Unsupported: sum(distinct id) over distributed table 'd': DISTINCT is supported in COUNT() only\n", exec(t, s, "SELECT SUM(DISTINCT id) FROM d"))
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
+	require.Equal(t, "error BadOption: OPTION hold_snapshot is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself\n", exec(t, s, "SELECT id FROM d OPTION hold_snapshot=1"))
 
 	// One shard: the statement goes to it whole, HAVING and all.
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.2:9306:p1'"))
