@@ -3,6 +3,7 @@ package sql
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"sync"
 	"time"
 
@@ -23,7 +24,10 @@ import (
 // snapshotHold is how long a shard holds a snapshot for phase two.
 const snapshotHold = 5 * time.Second
 
-// maxHeldSnapshots bounds the snapshots held at once.
+// maxHeldSnapshots bounds the snapshots held at once. Past it, a search
+// asked to hold its snapshot does not, and says so in a warning: its
+// coordinator's phase two reads the table as it is then (its rows that
+// are gone by then are left out, and said so).
 const maxHeldSnapshots = 100_000
 
 // heldSnapshots are the snapshots the engine holds for phase two, by token.
@@ -38,7 +42,8 @@ type heldSnapshot struct {
 	until time.Time
 }
 
-// hold keeps snap of table for snapshotHold and returns its token.
+// hold keeps snap of table for snapshotHold and returns its token, or ""
+// when maxHeldSnapshots are held already.
 func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.Time) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -53,7 +58,7 @@ func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.
 	if len(h.m) >= maxHeldSnapshots {
 		h.sweep(now)
 		if len(h.m) >= maxHeldSnapshots {
-			return "", Errorf(CodeUnsupported, "OPTION hold_snapshot: %d snapshots are held already; try again in %s", len(h.m), snapshotHold)
+			return "", nil
 		}
 	}
 	h.m[token] = heldSnapshot{table: table, snap: snap, until: now.Add(snapshotHold)}
@@ -102,6 +107,10 @@ func (s *Session) snapshotOf(p *selectPlan) (*index.Snapshot, error) {
 		token, err := s.engine.held.hold(p.table, snap, now)
 		if err != nil {
 			return nil, err
+		}
+		if token == "" {
+			s.pending = append(s.pending, warning{level: "Warning", code: CodeRowsDropped,
+				msg: fmt.Sprintf("OPTION hold_snapshot: %d snapshots are held already; this one is not, and the fetch reads table '%s' as it is then", maxHeldSnapshots, p.table.Schema().Name)})
 		}
 		p.heldToken = token
 	}

@@ -412,6 +412,29 @@ func TestHeldSnapshots(t *testing.T) {
 	snap, ok := h.take(tok, tb, now.Add(snapshotHold))
 	require.True(t, ok)
 	require.Equal(t, 1, snap.Count())
+
+	// Past maxHeldSnapshots, a snapshot is not held (and the search says
+	// so); expired ones make room.
+	for range maxHeldSnapshots {
+		_, err := h.hold(tb, tb.Snapshot(), now)
+		require.NoError(t, err)
+	}
+	tok, err = h.hold(tb, tb.Snapshot(), now)
+	require.NoError(t, err)
+	require.Empty(t, tok)
+	tok, err = h.hold(tb, tb.Snapshot(), now.Add(snapshotHold+time.Millisecond))
+	require.NoError(t, err)
+	require.Len(t, tok, 32)
+	require.Len(t, h.m, 1)
+	s.engine.held.m = h.m
+	for range maxHeldSnapshots - 1 {
+		_, err := s.engine.held.hold(tb, tb.Snapshot(), time.Now())
+		require.NoError(t, err)
+	}
+	require.Equal(t, "id:uint\n1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=1"))
+	require.Equal(t, "Level:str | Code:int | Message:str\nWarning | 1105 | OPTION hold_snapshot: 100000 snapshots are held already; this one is not, and the fetch reads table 't' as it is then\n",
+		exec(t, s, "SHOW WARNINGS"))
+	require.Equal(t, "Variable_name:str | Value:str\n", exec(t, s, "SHOW META LIKE 'snapshot'"))
 }
 
 // TestDistributedSnippets: CALL SNIPPETS of a distributed table highlights
