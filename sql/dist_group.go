@@ -24,8 +24,9 @@ import (
 // values: the shards group by x (for COUNT(DISTINCT x)) or by id (for
 // GROUP_CONCAT) as well, so that the coordinator gets every distinct value,
 // or every document's value, of each group and counts or joins them itself
-// (GROUP_CONCAT in id order: one table's order of the matches when its
-// documents were written in id order). WITHIN GROUP ORDER BY and the
+// (GROUP_CONCAT in id order: one table's order of the matches, which
+// index.SearchResult.Matches and Snapshot.Scan give in id order). WITHIN
+// GROUP ORDER BY and the
 // columns of a group's best document are errors.
 
 // distGroupLimit is how many groups a shard returns at most; past it, the
