@@ -484,3 +484,35 @@ func TestDistributedSnippets(t *testing.T) {
 	require.Contains(t, exec(t, s, "CALL SNIPPETS(('f0', 'f1', 'f2'), 'd', 'word', 1 AS load_files)"),
 		"error ShardFailed: distributed table 'd', agent '10.0.0.2:9306:p2': mirror 10.0.0.2:9306:p2: connection refused")
 }
+
+// TestDistributedGroupConcatOrder: GROUP_CONCAT over shards joins the
+// values in id order, which is one table's order whatever order the
+// documents were written in.
+func TestDistributedGroupConcatOrder(t *testing.T) {
+	coord := newMemEngine(t)
+	const addr = "10.0.0.1:9306"
+	remote := &fakeRemote{engines: map[string]*Engine{addr: newMemEngine(t)}}
+	coord.SetRemote(remote)
+	s, as := coord.NewSession("root"), remote.engines[addr].NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE u (title text, g int, name string)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text, g int, name string)"))
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 (title text, g int, name string)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='"+addr+":p1'"))
+	for i, id := range []int{9, 3, 7, 1, 8, 2, 3, 5} { // 3 written twice
+		row := fmt.Sprintf("(%d, 'word', %d, 'n%d')", id, id%2, i)
+		require.Equal(t, "ok 1\n", exec(t, s, "REPLACE INTO u (id, title, g, name) VALUES "+row))
+		shard, table := s, "p0"
+		if id%3 == 0 {
+			shard, table = as, "p1"
+		}
+		require.Equal(t, "ok 1\n", exec(t, shard, "REPLACE INTO "+table+" (id, title, g, name) VALUES "+row))
+	}
+	for q, ids := range map[string]string{
+		"SELECT g, GROUP_CONCAT(id), GROUP_CONCAT(name SEPARATOR '/') FROM {t} GROUP BY g ORDER BY g ASC": "1,3,5,7,9",
+		"SELECT GROUP_CONCAT(id) FROM {t} WHERE MATCH('word')":                                            "1,2,3,5,7,8,9",
+	} {
+		want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
+		require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")), q)
+		require.Contains(t, want, ids, "id order")
+	}
+}
