@@ -1,0 +1,354 @@
+package jepsen
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is one run: a cluster, the workloads its clients run, the nemeses
+// and the seed that schedules them.
+type Config struct {
+	Cluster   ClusterConfig
+	Workloads []string      // WorkloadRegister, WorkloadSet; both run at once, on tables of their own
+	Clients   int           // clients per workload, spread over the nodes; default 4
+	Duration  time.Duration // how long the clients run; faults are healed at the end
+	Nemeses   []string      // see ParseNemeses
+	Seed      int64
+	// Scale multiplies the nemeses' durations: 1 is Jepsen's own (SIGSTOP
+	// and partitions of 5-15 s, 2-5 s between faults); go test's short
+	// version uses 0.1.
+	Scale     float64
+	OpTimeout time.Duration // one statement's limit, after which it is Unknown; default 1 s
+
+	RegisterTable, SetTable string // default jepsen_register, jepsen_set; a cluster's are c:t
+	// CreateTable is the statement (a format with one %s, the table) run on
+	// node 0 before the clients start; "" leaves it to ClusterConfig.Setup.
+	CreateTable string
+	// ReadOption is appended to the register's SELECT: a cluster's
+	// " OPTION consistency='linearizable'".
+	ReadOption string
+	// Indeterminate names the server error codes that leave a write's
+	// outcome unknown (see Classify); nil: none, as on one node.
+	Indeterminate func(code uint16) bool
+
+	RegisterKeys int           // register keys in play at once; default 8
+	OpsPerKey    int           // operations on a key before it is retired; default 300
+	CheckTimeout time.Duration // porcupine's limit; default 1 min
+	Out          string        // where a failed run leaves its history, porcupine's HTML and the nodes' output; "" keeps nothing
+}
+
+// DefaultCreateTable makes the workloads' tables: one integer attribute.
+const DefaultCreateTable = "CREATE TABLE IF NOT EXISTS %s (v bigint)"
+
+func (c *Config) defaults() error {
+	if c.Clients == 0 {
+		c.Clients = 4
+	}
+	if c.Scale == 0 {
+		c.Scale = 1
+	}
+	if c.OpTimeout == 0 {
+		c.OpTimeout = time.Second
+	}
+	if c.RegisterTable == "" {
+		c.RegisterTable = "jepsen_register"
+	}
+	if c.SetTable == "" {
+		c.SetTable = "jepsen_set"
+	}
+	if c.RegisterKeys == 0 {
+		c.RegisterKeys = 8
+	}
+	if c.OpsPerKey == 0 {
+		c.OpsPerKey = 300
+	}
+	if c.CheckTimeout == 0 {
+		c.CheckTimeout = time.Minute
+	}
+	switch {
+	case len(c.Workloads) == 0:
+		return errors.New("jepsen: no workload (register, set)")
+	case c.Duration <= 0:
+		return fmt.Errorf("jepsen: duration %v must be positive", c.Duration)
+	case c.Clients < 0 || c.Scale < 0 || c.OpTimeout < 0 || c.RegisterKeys < 0 || c.OpsPerKey < 0:
+		return errors.New("jepsen: Clients, Scale, OpTimeout, RegisterKeys and OpsPerKey must not be negative")
+	}
+	for _, w := range c.Workloads {
+		if w != WorkloadRegister && w != WorkloadSet {
+			return fmt.Errorf("jepsen: unknown workload %q (register, set)", w)
+		}
+	}
+	return checkNemeses(c.Nemeses, c.Cluster)
+}
+
+// Result is what one run did and what the checkers found.
+type Result struct {
+	Seed                int64
+	Ops, Ok, Fail, Unkn int            // client operations by outcome
+	Faults              map[string]int // nemesis faults run, by name
+	Register            *RegisterResult
+	Sets                []SetResult     // one per node
+	Failovers           []time.Duration // from each kill -9 to the next acknowledged write
+	Violations          []string        // empty: the run passed
+	Artifacts           string          // the directory holding the failed run's files
+}
+
+// LostWrites counts acknowledged adds missing on some node (the most any
+// node lost).
+func (r *Result) LostWrites() int {
+	lost := 0
+	for _, s := range r.Sets {
+		lost = max(lost, len(s.Lost))
+	}
+	return lost
+}
+
+// Run starts a cluster, runs the workloads and the nemeses for
+// cfg.Duration, heals every fault, reads the final state and checks it. An
+// error is a failure of the harness (a node that would not start); what the
+// checkers find is in Result.Violations.
+func Run(ctx context.Context, cfg Config) (res *Result, err error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	cfg.Cluster.Seed = cfg.Seed
+	c, err := StartCluster(ctx, cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := c.Close(); cerr != nil && err == nil {
+			res, err = nil, cerr // a node that does not stop cleanly is a finding too
+		}
+	}()
+	res = &Result{Seed: cfg.Seed, Faults: map[string]int{}}
+	if cfg.CreateTable != "" {
+		for _, w := range cfg.Workloads {
+			if err := execOn(ctx, c.ClientAddr(0), fmt.Sprintf(cfg.CreateTable, cfg.table(w)), 30*time.Second); err != nil {
+				return nil, fmt.Errorf("jepsen: creating the %s table: %w", w, err)
+			}
+		}
+	}
+
+	hist := NewHistory()
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, 1+len(cfg.Workloads)*cfg.Clients)
+	procs := &processes{}
+	regKeys := newKeys(cfg.RegisterKeys, cfg.OpsPerKey, 1)
+	setIDs := &ids{}
+	readWhere := ""
+	if cfg.ReadOption != "" {
+		readWhere = " " + strings.TrimSpace(cfg.ReadOption)
+	}
+	for _, w := range cfg.Workloads {
+		for i := range cfg.Clients {
+			node := i % len(c.Nodes)
+			cl := &client{workload: w, table: cfg.table(w), node: node, addr: c.ClientAddr(node), cfg: &cfg, hist: hist,
+				rng: rand.New(rand.NewSource(rng.Int63())), procs: procs, keys: regKeys, ids: setIDs, readWhere: readWhere}
+			wg.Add(1)
+			go func() { defer wg.Done(); errs <- cl.run(runCtx) }()
+		}
+	}
+	nem := &nemesis{c: c, hist: hist, rng: rand.New(rand.NewSource(rng.Int63())), names: cfg.Nemeses, scale: cfg.Scale}
+	wg.Add(1)
+	go func() { defer wg.Done(); errs <- nem.run(runCtx) }()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		if e != nil {
+			return nil, e
+		}
+	}
+	if err := c.HealAll(ctx); err != nil {
+		return nil, err
+	}
+
+	ops := hist.Ops()
+	if err := res.count(ops); err != nil {
+		return nil, err
+	}
+	if slices.Contains(cfg.Workloads, WorkloadRegister) {
+		reg, err := CheckRegister(ops, cfg.CheckTimeout)
+		if err != nil {
+			return nil, err
+		}
+		res.Register = &reg
+		switch {
+		case reg.Inconclusive:
+			res.Violations = append(res.Violations, fmt.Sprintf("register: porcupine gave no answer within %v", cfg.CheckTimeout))
+		case !reg.Linearizable:
+			res.Violations = append(res.Violations, "register: not linearizable: "+reg.Explanation)
+		}
+	}
+	if slices.Contains(cfg.Workloads, WorkloadSet) {
+		for i := range c.Nodes {
+			final, err := finalRead(ctx, c.ClientAddr(i), cfg.SetTable)
+			if err != nil {
+				return nil, fmt.Errorf("jepsen: final read of node %d: %w", i, err)
+			}
+			s, err := CheckSet(ops, i, final)
+			if err != nil {
+				return nil, err
+			}
+			res.Sets = append(res.Sets, s)
+			if !s.OK() {
+				res.Violations = append(res.Violations, "set: "+s.String())
+			}
+		}
+	}
+	if len(res.Violations) > 0 && cfg.Out != "" {
+		res.Artifacts, err = saveArtifacts(cfg.Out, c, ops, res)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (c *Config) table(workload string) string {
+	if workload == WorkloadRegister {
+		return c.RegisterTable
+	}
+	return c.SetTable
+}
+
+// count fills the operation counts, the faults and the failover times: from
+// each kill -9 to the first acknowledged write invoked after it (a write
+// invoked before may have been answered by the dying process).
+func (r *Result) count(ops []Op) error {
+	var kills []int64
+	for _, op := range ops {
+		switch op.Type {
+		case Info:
+			if op.Kind == NemesisStart {
+				r.Faults[op.Nemesis]++
+				if op.Nemesis == NemesisKill {
+					kills = append(kills, op.Time)
+				}
+			}
+		case Invoke:
+			r.Ops++
+		case Ok:
+			r.Ok++
+		case Fail:
+			r.Fail++
+		case Unknown:
+			r.Unkn++
+		}
+	}
+	r.Unkn += r.Ops - r.Ok - r.Fail - r.Unkn // still in flight at the end
+	pairs, err := Pairs(ops)
+	if err != nil {
+		return err
+	}
+	for _, k := range kills {
+		first := int64(-1)
+		for _, p := range pairs {
+			if p.Invoke.Time > k && p.Complete.Type == Ok && (p.Invoke.Kind == Write || p.Invoke.Kind == Add) &&
+				(first < 0 || p.Complete.Time < first) {
+				first = p.Complete.Time
+			}
+		}
+		if first >= 0 {
+			r.Failovers = append(r.Failovers, time.Duration(first-k))
+		}
+	}
+	return nil
+}
+
+// execOn runs one statement on addr, retrying while the node comes up.
+func execOn(ctx context.Context, addr, stmt string, within time.Duration) error {
+	return retry(ctx, within, func(ctx context.Context) error {
+		db, err := openDB(addr, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = db.Close() }()
+		_, err = db.ExecContext(ctx, stmt)
+		return err
+	})
+}
+
+// finalRead reads the set's ids on one node once the faults are over,
+// retrying while it recovers.
+func finalRead(ctx context.Context, addr, table string) ([]int64, error) {
+	var ids []int64
+	err := retry(ctx, 60*time.Second, func(ctx context.Context) error {
+		var err error
+		ids, err = readSet(ctx, addr, table, 10*time.Second)
+		return err
+	})
+	return ids, err
+}
+
+func retry(ctx context.Context, within time.Duration, f func(context.Context) error) error {
+	deadline := time.Now().Add(within)
+	for {
+		err := f(ctx)
+		if err == nil || errors.Is(err, sql.ErrNoRows) || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		if !sleep(ctx, 100*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
+}
+
+// saveArtifacts writes a failed run's history (history.jsonl), porcupine's
+// view of the register (register.html) and each node's output into
+// out/seed-<seed>.
+func saveArtifacts(out string, c *Cluster, ops []Op, res *Result) (string, error) {
+	dir := filepath.Join(out, fmt.Sprintf("seed-%d", res.Seed))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.Create(filepath.Join(dir, "history.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	if err := WriteJSONL(f, ops); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	if res.Register != nil {
+		h, err := os.Create(filepath.Join(dir, "register.html"))
+		if err != nil {
+			return "", err
+		}
+		if err := res.Register.Visualize(h); err != nil {
+			h.Close()
+			return "", err
+		}
+		if err := h.Close(); err != nil {
+			return "", err
+		}
+	}
+	var report strings.Builder
+	for _, v := range res.Violations {
+		report.WriteString(v + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "violations.txt"), []byte(report.String()), 0o644); err != nil {
+		return "", err
+	}
+	for _, n := range c.Nodes {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("node%d.log", n.ID)), []byte(n.Output()), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
