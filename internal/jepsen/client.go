@@ -206,6 +206,13 @@ func (c *client) next(process int) (Op, string, bool) {
 	}
 }
 
+// codeNoSuchTable is MySQL's ER_NO_SUCH_TABLE, glintd's answer for a table
+// it does not have.
+const codeNoSuchTable = 1146
+
+// errNoTable: the node has no such table (its data was wiped, say).
+var errNoTable = errors.New("jepsen: the node has no such table")
+
 // readSet reads every id of table on addr, in pages.
 func readSet(ctx context.Context, addr, table string, timeout time.Duration) ([]int64, error) {
 	db, err := openDB(addr, timeout)
@@ -218,6 +225,10 @@ func readSet(ctx context.Context, addr, table string, timeout time.Duration) ([]
 	for {
 		qctx, cancel := context.WithTimeout(ctx, timeout)
 		rows, err := db.QueryContext(qctx, fmt.Sprintf("SELECT id FROM %s WHERE id > %d ORDER BY id ASC LIMIT 1000", table, last))
+		if me := (*mysql.MySQLError)(nil); errors.As(err, &me) && me.Number == codeNoSuchTable {
+			cancel()
+			return nil, errNoTable
+		}
 		if err != nil {
 			cancel()
 			return nil, err

@@ -43,10 +43,10 @@ func ParseNemeses(s string) ([]string, error) {
 }
 
 // checkNemeses says which nemeses a cluster cannot run.
-func checkNemeses(names []string, cfg ClusterConfig) error {
+func checkNemeses(names []string, cfg ClusterConfig, allowDataLoss bool) error {
 	for _, name := range names {
 		switch {
-		case name == NemesisWipe && cfg.Nodes == 1:
+		case name == NemesisWipe && cfg.Nodes == 1 && !allowDataLoss:
 			return fmt.Errorf("jepsen: nemesis %q needs a cluster: wiping the only node's data loses it by design", name)
 		case (name == NemesisPartition || name == NemesisCut) && cfg.Nodes == 1 && !cfg.ClientProxies:
 			return fmt.Errorf("jepsen: nemesis %q on one node needs ClientProxies (a proxy between the clients and the node)", name)
@@ -63,6 +63,10 @@ type nemesis struct {
 	rng   *rand.Rand
 	names []string
 	scale float64
+	// afterWipe runs on a wiped node once it is back (nil: nothing); the
+	// runner recreates a lone node's tables with it, so that reads find
+	// empty tables rather than none.
+	afterWipe func(ctx context.Context, node int) error
 }
 
 // span is a duration drawn from [lo, hi] seconds, scaled.
@@ -135,6 +139,11 @@ func (n *nemesis) fault(ctx context.Context, name string) error {
 		sleep(ctx, down)
 		if err := n.c.Nodes[node].Start(bg); err != nil {
 			return err
+		}
+		if name == NemesisWipe && n.afterWipe != nil {
+			if err := n.afterWipe(bg, node); err != nil {
+				return err
+			}
 		}
 		n.hist.Note(NemesisStop, name, node, "started")
 	case NemesisPause:

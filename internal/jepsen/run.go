@@ -2,7 +2,6 @@ package jepsen
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -43,7 +42,11 @@ type Config struct {
 	RegisterKeys int           // register keys in play at once; default 8
 	OpsPerKey    int           // operations on a key before it is retired; default 300
 	CheckTimeout time.Duration // porcupine's limit; default 1 min
-	Out          string        // where a failed run leaves its history, porcupine's HTML and the nodes' output; "" keeps nothing
+	// AllowDataLoss lets the wipe nemesis run on one node, where it loses the
+	// data by design: the harness's own end-to-end check that a real loss is
+	// caught. Never set it for a run meant to pass.
+	AllowDataLoss bool
+	Out           string // where a failed run leaves its history, porcupine's HTML and the nodes' output; "" keeps nothing
 }
 
 // DefaultCreateTable makes the workloads' tables: one integer attribute.
@@ -87,7 +90,7 @@ func (c *Config) defaults() error {
 			return fmt.Errorf("jepsen: unknown workload %q (register, set)", w)
 		}
 	}
-	return checkNemeses(c.Nemeses, c.Cluster)
+	return checkNemeses(c.Nemeses, c.Cluster, c.AllowDataLoss)
 }
 
 // Result is what one run did and what the checkers found.
@@ -131,11 +134,17 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}()
 	res = &Result{Seed: cfg.Seed, Faults: map[string]int{}}
-	if cfg.CreateTable != "" {
+	createTables := func(ctx context.Context, node int) error {
 		for _, w := range cfg.Workloads {
-			if err := execOn(ctx, c.ClientAddr(0), fmt.Sprintf(cfg.CreateTable, cfg.table(w)), 30*time.Second); err != nil {
-				return nil, fmt.Errorf("jepsen: creating the %s table: %w", w, err)
+			if err := execOn(ctx, c.ClientAddr(node), fmt.Sprintf(cfg.CreateTable, cfg.table(w)), 30*time.Second); err != nil {
+				return fmt.Errorf("jepsen: creating the %s table on node %d: %w", w, node, err)
 			}
+		}
+		return nil
+	}
+	if cfg.CreateTable != "" {
+		if err := createTables(ctx, 0); err != nil {
+			return nil, err
 		}
 	}
 
@@ -162,6 +171,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}
 	nem := &nemesis{c: c, hist: hist, rng: rand.New(rand.NewSource(rng.Int63())), names: cfg.Nemeses, scale: cfg.Scale}
+	if len(c.Nodes) == 1 && cfg.CreateTable != "" {
+		nem.afterWipe = createTables // a wiped lone node comes back empty, as a rejoin that lost its data would
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- nem.run(runCtx) }()
 	wg.Wait()
@@ -195,13 +207,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if slices.Contains(cfg.Workloads, WorkloadSet) {
 		for i := range c.Nodes {
 			final, err := finalRead(ctx, c.ClientAddr(i), cfg.SetTable)
-			if err != nil {
+			noTable := errors.Is(err, errNoTable) // it holds nothing: whatever was acknowledged is lost
+			if err != nil && !noTable {
 				return nil, fmt.Errorf("jepsen: final read of node %d: %w", i, err)
 			}
 			s, err := CheckSet(ops, i, final)
 			if err != nil {
 				return nil, err
 			}
+			s.NoTable = noTable
 			res.Sets = append(res.Sets, s)
 			if !s.OK() {
 				res.Violations = append(res.Violations, "set: "+s.String())
@@ -288,16 +302,29 @@ func finalRead(ctx context.Context, addr, table string) ([]int64, error) {
 	err := retry(ctx, 60*time.Second, func(ctx context.Context) error {
 		var err error
 		ids, err = readSet(ctx, addr, table, 10*time.Second)
+		if errors.Is(err, errNoTable) {
+			return retryStop{err}
+		}
 		return err
 	})
+	if rs, ok := err.(retryStop); ok {
+		return nil, rs.err
+	}
 	return ids, err
 }
 
+// retryStop wraps an error retry does not retry.
+type retryStop struct{ err error }
+
+func (r retryStop) Error() string { return r.err.Error() }
+
+// retry calls f until it succeeds, returns a retryStop, or within has
+// passed.
 func retry(ctx context.Context, within time.Duration, f func(context.Context) error) error {
 	deadline := time.Now().Add(within)
 	for {
 		err := f(ctx)
-		if err == nil || errors.Is(err, sql.ErrNoRows) || time.Now().After(deadline) || ctx.Err() != nil {
+		if _, stop := err.(retryStop); err == nil || stop || time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
 		if !sleep(ctx, 100*time.Millisecond) {

@@ -22,14 +22,19 @@ type SetResult struct {
 	Lost             []int64 // acknowledged, and missing: a violation
 	Unexpected       []int64 // found, but never added or added and failed: a violation
 	RecoveredUnknown int     // Unknown adds that turned out to have happened
+	NoTable          bool    // the node had no such table at all (read as empty)
 }
 
 // OK reports whether nothing was lost and nothing unexpected appeared.
 func (r SetResult) OK() bool { return len(r.Lost) == 0 && len(r.Unexpected) == 0 }
 
 func (r SetResult) String() string {
-	return fmt.Sprintf("node %d: %d acknowledged, %d failed, %d unknown; read %d: %d lost %v, %d unexpected %v, %d unknown recovered",
-		r.Node, r.Acknowledged, r.Failed, r.UnknownAdds, r.Read, len(r.Lost), trimIDs(r.Lost), len(r.Unexpected), trimIDs(r.Unexpected), r.RecoveredUnknown)
+	gone := ""
+	if r.NoTable {
+		gone = " (the table is gone)"
+	}
+	return fmt.Sprintf("node %d%s: %d acknowledged, %d failed, %d unknown; read %d: %d lost %v, %d unexpected %v, %d unknown recovered",
+		r.Node, gone, r.Acknowledged, r.Failed, r.UnknownAdds, r.Read, len(r.Lost), trimIDs(r.Lost), len(r.Unexpected), trimIDs(r.Unexpected), r.RecoveredUnknown)
 }
 
 // CheckSet checks the set workload's adds in ops against final, the ids one
