@@ -86,23 +86,43 @@ type Proxy struct {
 
 // link is one proxied connection.
 type link struct {
-	client, server net.Conn // server is nil while held
-	poisoned       bool     // lost bytes or was held: reset at Heal
-	once           sync.Once
+	client   net.Conn
+	poisoned bool // lost bytes or was held: reset at Heal (guarded by the Proxy's mu)
+
+	mu     sync.Mutex
+	server net.Conn // nil while held or dialing
+	closed bool
 }
 
 // reset closes both ends with a TCP RST where it can.
 func (l *link) reset() {
-	l.once.Do(func() {
-		for _, c := range []net.Conn{l.client, l.server} {
-			if tc, ok := c.(*net.TCPConn); ok {
-				_ = tc.SetLinger(0)
-			}
-			if c != nil {
-				_ = c.Close()
-			}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.closed = true
+	for _, c := range []net.Conn{l.client, l.server} {
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
 		}
-	})
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+}
+
+// connect records the connection to the target; false if the link was
+// reset meanwhile (s is then closed).
+func (l *link) connect(s net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		_ = s.Close()
+		return false
+	}
+	l.server = s
+	return true
 }
 
 // NewProxy listens on listen (host:port; port 0 picks one) and forwards
@@ -272,9 +292,9 @@ func (p *Proxy) serve(l *link, held bool, target string) {
 	if err != nil {
 		return // the client sees its connection closed, as with a refused port
 	}
-	p.mu.Lock()
-	l.server = s
-	p.mu.Unlock()
+	if !l.connect(s) {
+		return
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); p.pump(l, Up, l.client, s) }()
