@@ -121,6 +121,10 @@ type ClusterConfig struct {
 	Nodes   int    // 1 today; 3 or 5 once glintd replicates (PeerArgs)
 	DataDir string // each node's data directory is DataDir/node<i>
 	Args    []string
+	// Hosts are the loopback addresses the nodes listen on, one per node
+	// (127.0.0.1 to 127.0.0.5, as the design has them); empty: all on
+	// 127.0.0.1.
+	Hosts []string
 	// PeerArgs is the extension point for replication: the glintd flags that
 	// give node self its peer listener (listen) and the addresses it dials
 	// its peers at (peers[j], a Net proxy; "" for self). It is required for
@@ -158,11 +162,17 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		return nil, fmt.Errorf("jepsen: %d nodes need ClusterConfig.PeerArgs, the flags that make glintd replicate; glintd has none yet, so run one node", cfg.Nodes)
 	case cfg.Glintd == "" || cfg.DataDir == "":
 		return nil, errors.New("jepsen: ClusterConfig.Glintd and ClusterConfig.DataDir are required")
+	case len(cfg.Hosts) != 0 && len(cfg.Hosts) != cfg.Nodes:
+		return nil, fmt.Errorf("jepsen: %d hosts for %d nodes", len(cfg.Hosts), cfg.Nodes)
 	}
 	c := &Cluster{Config: cfg}
 	var peers []string
 	for i := range cfg.Nodes {
-		n, err := NewNode(i, NodeSpec{Glintd: cfg.Glintd, DataDir: filepath.Join(cfg.DataDir, "node"+strconv.Itoa(i)), Args: cfg.Args})
+		spec := NodeSpec{Glintd: cfg.Glintd, DataDir: filepath.Join(cfg.DataDir, "node"+strconv.Itoa(i)), Args: cfg.Args}
+		if len(cfg.Hosts) > 0 {
+			spec.Host = cfg.Hosts[i]
+		}
+		n, err := NewNode(i, spec)
 		if err != nil {
 			return nil, err
 		}

@@ -118,6 +118,7 @@ func TestConfigRefuses(t *testing.T) {
 		"no duration":           {func(c *Config) { c.Duration = 0 }, "must be positive"},
 		"negative clients":      {func(c *Config) { c.Clients = -1 }, "must not be negative"},
 		"three nodes, no peers": {func(c *Config) { c.Cluster.Nodes = 3 }, "3 nodes need ClusterConfig.PeerArgs"},
+		"hosts for other nodes": {func(c *Config) { c.Cluster.Hosts = []string{"127.0.0.1", "127.0.0.2"} }, "2 hosts for 1 nodes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := base()
