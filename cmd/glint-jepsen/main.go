@@ -8,7 +8,11 @@
 //
 // Run i uses seed -seed + i, so a failed run is repeated with -runs 1 and its
 // seed. A failed run's history (JSON lines), porcupine's HTML view of the
-// register and the nodes' output are left in -out/seed-N.
+// register and the nodes' output are left in -out/seed-N. -check checks such
+// a saved history again (after a change to a checker, say) and writes
+// porcupine's HTML beside it:
+//
+//	go run ./cmd/glint-jepsen -check jepsen-results/seed-7/history.jsonl
 package main
 
 import (
@@ -17,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +31,7 @@ import (
 
 type options struct {
 	glintd, nemeses, workloads, out, glintdArgs string
+	check                                       string
 	runs, clients, nodes                        int
 	seed                                        int64
 	duration, opTimeout                         time.Duration
@@ -48,9 +54,20 @@ func main() {
 	flag.DurationVar(&o.opTimeout, "op-timeout", time.Second, "a statement's limit; past it the operation is unknown")
 	flag.BoolVar(&o.clientProxies, "client-proxies", false, "put a fault proxy between clients and nodes (needed by partition and cut on one node)")
 	flag.StringVar(&o.out, "out", "jepsen-results", "where failed runs leave their history, HTML and logs")
+	flag.StringVar(&o.check, "check", "", "check this saved history.jsonl again instead of running (writes register.html beside it)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fail(2, fmt.Errorf("unexpected arguments %q", flag.Args()))
+	}
+	if o.check != "" {
+		ok, err := recheck(o.check)
+		if err != nil {
+			fail(2, err)
+		}
+		if !ok {
+			os.Exit(1)
+		}
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -119,4 +136,45 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 	sum := jepsen.Summarize(results)
 	fmt.Println()
 	return sum, sum.Write(os.Stdout)
+}
+
+// recheck checks a saved history again, prints the verdict and writes
+// porcupine's view of the register beside it.
+func recheck(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	ops, err := jepsen.ReadJSONL(f)
+	f.Close()
+	if err != nil {
+		return false, err
+	}
+	res, err := jepsen.Check(ops, 10*time.Minute)
+	if err != nil {
+		return false, err
+	}
+	if res.Register != nil {
+		html := filepath.Join(filepath.Dir(path), "register.html")
+		h, err := os.Create(html)
+		if err != nil {
+			return false, err
+		}
+		if err := res.Register.Visualize(h); err != nil {
+			h.Close()
+			return false, err
+		}
+		if err := h.Close(); err != nil {
+			return false, err
+		}
+		fmt.Printf("register: %d reads, %d writes (%d unknown) on %d keys, linearizable: %v; %s\n",
+			res.Register.Reads, res.Register.Writes, res.Register.UnknownWrites, res.Register.Keys, res.Register.Linearizable, html)
+	}
+	for _, s := range res.Sets {
+		fmt.Println("set:", s.String())
+	}
+	for _, v := range res.Violations {
+		fmt.Println("VIOLATION:", v)
+	}
+	return len(res.Violations) == 0, nil
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/glint-search/glint/internal/jepsen"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRunRefusesBadOptions(t *testing.T) {
@@ -30,4 +34,29 @@ func TestRunRefusesBadOptions(t *testing.T) {
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
+}
+
+// TestRecheck checks a saved history again: a stale read is caught and the
+// HTML is written beside the history.
+func TestRecheck(t *testing.T) {
+	dir := t.TempDir()
+	ms := int64(time.Millisecond)
+	ops := []jepsen.Op{
+		{Index: 0, Process: 0, Type: jepsen.Invoke, Kind: jepsen.Write, Workload: jepsen.WorkloadRegister, Key: 1, Value: 5, Time: 0},
+		{Index: 0, Process: 0, Type: jepsen.Ok, Kind: jepsen.Write, Workload: jepsen.WorkloadRegister, Key: 1, Value: 5, Time: 10 * ms},
+		{Index: 1, Process: 1, Type: jepsen.Invoke, Kind: jepsen.Read, Workload: jepsen.WorkloadRegister, Key: 1, Time: 20 * ms},
+		{Index: 1, Process: 1, Type: jepsen.Ok, Kind: jepsen.Read, Workload: jepsen.WorkloadRegister, Key: 1, Value: 0, Time: 30 * ms},
+	}
+	path := filepath.Join(dir, "history.jsonl")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, jepsen.WriteJSONL(f, ops))
+	require.NoError(t, f.Close())
+	ok, err := recheck(path)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.FileExists(t, filepath.Join(dir, "register.html"))
+
+	_, err = recheck(filepath.Join(dir, "none.jsonl"))
+	assert.Error(t, err)
 }

@@ -194,3 +194,43 @@ func TestPairsAndJSONL(t *testing.T) {
 	_, err = ReadJSONL(strings.NewReader("{\"index\": 1}\n{\"bogus\": 2}\n"))
 	assert.ErrorContains(t, err, "history line 2")
 }
+
+// TestCheckWholeHistory: Check reads the final reads from the history, so a
+// saved history is checked again to the same verdict.
+func TestCheckWholeHistory(t *testing.T) {
+	h := NewHistory()
+	w := h.Invoke(Op{Process: 0, Kind: Write, Workload: WorkloadRegister, Key: 1, Value: 3})
+	h.Complete(w, Ok, 0, nil)
+	r := h.Invoke(Op{Process: 1, Kind: Read, Workload: WorkloadRegister, Key: 1})
+	h.Complete(r, Ok, 3, nil)
+	h.Note(NemesisStart, NemesisKill, 0, "killed -9")
+	for id := int64(1); id <= 3; id++ {
+		a := h.Invoke(Op{Process: 2, Kind: Add, Workload: WorkloadSet, Key: id, Value: id})
+		h.Complete(a, Ok, 0, nil)
+	}
+	h.FinalRead(0, []int64{1, 2, 3}, false)
+	h.FinalRead(1, []int64{1, 3}, false)
+	h.FinalRead(2, nil, true)
+
+	var b bytes.Buffer
+	require.NoError(t, WriteJSONL(&b, h.Ops()))
+	ops, err := ReadJSONL(&b)
+	require.NoError(t, err)
+	res, err := Check(ops, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 5, res.Ops)
+	assert.Equal(t, 5, res.Ok)
+	assert.Equal(t, map[string]int{NemesisKill: 1}, res.Faults)
+	assert.Len(t, res.Failovers, 1, "the adds after the kill")
+	require.NotNil(t, res.Register)
+	assert.True(t, res.Register.Linearizable)
+	require.Len(t, res.Sets, 3)
+	assert.True(t, res.Sets[0].OK())
+	assert.Equal(t, []int64{2}, res.Sets[1].Lost)
+	assert.True(t, res.Sets[2].NoTable)
+	assert.Equal(t, []int64{1, 2, 3}, res.Sets[2].Lost)
+	assert.Equal(t, []string{
+		"set: node 1: 3 acknowledged, 0 failed, 0 unknown; read 2: 1 lost [2], 0 unexpected [], 0 unknown recovered",
+		"set: node 2 (the table is gone): 3 acknowledged, 0 failed, 0 unknown; read 0: 3 lost [1 2 3], 0 unexpected [], 0 unknown recovered",
+	}, res.Violations)
+}

@@ -34,6 +34,9 @@ const (
 	// The nemesis's kinds: Value names the node, Error what happened.
 	NemesisStart Kind = "nemesis-start"
 	NemesisStop  Kind = "nemesis-stop"
+	// FinalRead is the set's read of one node (Node) after the run: IDs
+	// holds every id it found.
+	FinalRead Kind = "final-read"
 )
 
 // Op is one entry of a history. Time is nanoseconds since the run started
@@ -41,17 +44,18 @@ const (
 // whose operation ended Unknown carries on as a new process, since the old one
 // may still be pending forever (Jepsen's rule).
 type Op struct {
-	Index    int    `json:"index"` // pairs an Invoke with its completion
-	Process  int    `json:"process"`
-	Type     Type   `json:"type"`
-	Kind     Kind   `json:"f"`
-	Workload string `json:"workload,omitempty"` // "register", "set", or "" for the nemesis
-	Key      int64  `json:"key"`
-	Value    int64  `json:"value"`
-	Node     int    `json:"node"` // the node the client spoke to, or the nemesis's target
-	Time     int64  `json:"time"`
-	Error    string `json:"error,omitempty"`
-	Nemesis  string `json:"nemesis,omitempty"`
+	Index    int     `json:"index"` // pairs an Invoke with its completion
+	Process  int     `json:"process"`
+	Type     Type    `json:"type"`
+	Kind     Kind    `json:"f"`
+	Workload string  `json:"workload,omitempty"` // "register", "set", or "" for the nemesis
+	Key      int64   `json:"key"`
+	Value    int64   `json:"value"`
+	Node     int     `json:"node"` // the node the client spoke to, or the nemesis's target
+	Time     int64   `json:"time"`
+	Error    string  `json:"error,omitempty"`
+	Nemesis  string  `json:"nemesis,omitempty"`
+	IDs      []int64 `json:"ids,omitempty"` // a FinalRead's ids
 }
 
 // History records operations from many goroutines. The zero value is not
@@ -107,6 +111,22 @@ func (h *History) Note(kind Kind, nemesis string, node int, detail string) {
 	h.ops = append(h.ops, Op{Index: -1, Process: -1, Type: Info, Kind: kind, Nemesis: nemesis, Node: node, Error: detail, Time: h.Now()})
 }
 
+// noTableNote marks a FinalRead of a node that had no such table.
+const noTableNote = "no such table"
+
+// FinalRead records what the set's final read of node found; noTable: the
+// node had no such table (so it holds none of the ids).
+func (h *History) FinalRead(node int, ids []int64, noTable bool) {
+	op := Op{Index: -1, Process: -1, Type: Info, Kind: FinalRead, Workload: WorkloadSet, Node: node, IDs: ids}
+	if noTable {
+		op.Error = noTableNote
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	op.Time = h.Now()
+	h.ops = append(h.ops, op)
+}
+
 // Ops returns a copy of the entries recorded so far, in the order recorded.
 func (h *History) Ops() []Op {
 	h.mu.Lock()
@@ -131,7 +151,7 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 func ReadJSONL(r io.Reader) ([]Op, error) {
 	var ops []Op
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), 256<<20) // a final read's line holds every id
 	for line := 1; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue

@@ -133,7 +133,6 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			res, err = nil, cerr // a node that does not stop cleanly is a finding too
 		}
 	}()
-	res = &Result{Seed: cfg.Seed, Faults: map[string]int{}}
 	createTables := func(ctx context.Context, node int) error {
 		for _, w := range cfg.Workloads {
 			if err := execOn(ctx, c.ClientAddr(node), fmt.Sprintf(cfg.CreateTable, cfg.table(w)), 30*time.Second); err != nil {
@@ -187,23 +186,6 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		return nil, err
 	}
 
-	ops := hist.Ops()
-	if err := res.count(ops); err != nil {
-		return nil, err
-	}
-	if slices.Contains(cfg.Workloads, WorkloadRegister) {
-		reg, err := CheckRegister(ops, cfg.CheckTimeout)
-		if err != nil {
-			return nil, err
-		}
-		res.Register = &reg
-		switch {
-		case reg.Inconclusive:
-			res.Violations = append(res.Violations, fmt.Sprintf("register: porcupine gave no answer within %v", cfg.CheckTimeout))
-		case !reg.Linearizable:
-			res.Violations = append(res.Violations, "register: not linearizable: "+reg.Explanation)
-		}
-	}
 	if slices.Contains(cfg.Workloads, WorkloadSet) {
 		for i := range c.Nodes {
 			final, err := finalRead(ctx, c.ClientAddr(i), cfg.SetTable)
@@ -211,17 +193,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			if err != nil && !noTable {
 				return nil, fmt.Errorf("jepsen: final read of node %d: %w", i, err)
 			}
-			s, err := CheckSet(ops, i, final)
-			if err != nil {
-				return nil, err
-			}
-			s.NoTable = noTable
-			res.Sets = append(res.Sets, s)
-			if !s.OK() {
-				res.Violations = append(res.Violations, "set: "+s.String())
-			}
+			hist.FinalRead(i, final, noTable)
 		}
 	}
+	ops := hist.Ops()
+	checked, err := Check(ops, cfg.CheckTimeout)
+	if err != nil {
+		return nil, err
+	}
+	res = checked
+	res.Seed = cfg.Seed
 	if len(res.Violations) > 0 && cfg.Out != "" {
 		res.Artifacts, err = saveArtifacts(cfg.Out, c, ops, res)
 		if err != nil {
@@ -236,6 +217,46 @@ func (c *Config) table(workload string) string {
 		return c.RegisterTable
 	}
 	return c.SetTable
+}
+
+// Check checks a whole history, as Run records it or ReadJSONL reads it
+// back: the register's operations with CheckRegister (timeout bounds
+// porcupine), the set's adds against each FinalRead entry with CheckSet,
+// and the counts and failover times.
+func Check(ops []Op, timeout time.Duration) (*Result, error) {
+	res := &Result{Faults: map[string]int{}}
+	if err := res.count(ops); err != nil {
+		return nil, err
+	}
+	hasRegister := slices.ContainsFunc(ops, func(op Op) bool { return op.Workload == WorkloadRegister })
+	if hasRegister {
+		reg, err := CheckRegister(ops, timeout)
+		if err != nil {
+			return nil, err
+		}
+		res.Register = &reg
+		switch {
+		case reg.Inconclusive:
+			res.Violations = append(res.Violations, fmt.Sprintf("register: porcupine gave no answer within %v", timeout))
+		case !reg.Linearizable:
+			res.Violations = append(res.Violations, "register: not linearizable: "+reg.Explanation)
+		}
+	}
+	for _, op := range ops {
+		if op.Kind != FinalRead {
+			continue
+		}
+		s, err := CheckSet(ops, op.Node, op.IDs)
+		if err != nil {
+			return nil, err
+		}
+		s.NoTable = op.Error == noTableNote
+		res.Sets = append(res.Sets, s)
+		if !s.OK() {
+			res.Violations = append(res.Violations, "set: "+s.String())
+		}
+	}
+	return res, nil
 }
 
 // count fills the operation counts, the faults and the failover times: from
