@@ -3,6 +3,7 @@ package jepsen
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -15,8 +16,8 @@ import (
 
 // Classify turns a statement's error into the operation's outcome: nil is Ok;
 // an error the server sent is Fail (a glintd statement is all-or-nothing, so
-// one it refused did not happen); a dial that failed is Fail (nothing was
-// sent); anything else (a timeout, a connection broken after the statement
+// one it refused did not happen); a dial that failed, or driver.ErrBadConn
+// (which a driver returns only when it sent nothing), is Fail; anything else (a timeout, a connection broken after the statement
 // went out) is Unknown. indeterminate names server error codes that do not
 // prove the statement did not happen (a replicated commit that timed out, say);
 // nil: none.
@@ -32,7 +33,7 @@ func Classify(err error, indeterminate func(code uint16) bool) Type {
 		return Fail
 	}
 	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Op == "dial" {
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, driver.ErrBadConn) {
 		return Fail
 	}
 	return Unknown
@@ -152,20 +153,50 @@ func (c *client) run(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = db.Close() }()
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			_ = conn.Close()
+		}
+	}()
+	backOff := func() { // a little; the node may be down
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(5+c.rng.Intn(20)) * time.Millisecond):
+		}
+	}
 	process := c.procs.take()
 	for ctx.Err() == nil {
+		if conn == nil {
+			// connected before the operation is invoked: a connection that
+			// cannot be made sends nothing, so it is no operation at all
+			cctx, cancel := context.WithTimeout(ctx, c.cfg.OpTimeout)
+			conn, err = db.Conn(cctx)
+			if err == nil {
+				err = conn.PingContext(cctx)
+			}
+			cancel()
+			if err != nil {
+				if conn != nil {
+					_ = conn.Close()
+					conn = nil
+				}
+				backOff()
+				continue
+			}
+		}
 		inv, stmt, read := c.next(process)
 		inv = c.hist.Invoke(inv)
 		octx, cancel := context.WithTimeout(ctx, c.cfg.OpTimeout)
 		var got int64
 		var err error
 		if read {
-			err = db.QueryRowContext(octx, stmt).Scan(&got)
+			err = conn.QueryRowContext(octx, stmt).Scan(&got)
 			if errors.Is(err, sql.ErrNoRows) {
 				got, err = 0, nil // no row yet: the register's initial 0
 			}
 		} else {
-			_, err = db.ExecContext(octx, stmt)
+			_, err = conn.ExecContext(octx, stmt)
 		}
 		cancel()
 		typ := Classify(err, c.cfg.Indeterminate)
@@ -176,11 +207,13 @@ func (c *client) run(ctx context.Context) error {
 		if typ == Unknown && !read {
 			process = c.procs.take() // the old process may still be pending
 		}
-		if err != nil { // back off a little; the node may be down
-			select {
-			case <-ctx.Done():
-			case <-time.After(time.Duration(5+c.rng.Intn(20)) * time.Millisecond):
+		if err != nil {
+			var me *mysql.MySQLError
+			if !errors.As(err, &me) { // the connection is suspect: make a new one
+				_ = conn.Close()
+				conn = nil
 			}
+			backOff()
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -142,6 +143,7 @@ func TestClassify(t *testing.T) {
 	assert.Equal(t, Fail, Classify(dialErr, nil), "never sent")
 	assert.Equal(t, Unknown, Classify(readErr, nil), "sent, then the connection broke")
 	assert.Equal(t, Unknown, Classify(mysql.ErrInvalidConn, nil))
+	assert.Equal(t, Fail, Classify(fmt.Errorf("exec: %w", driver.ErrBadConn), nil), "the driver's word that nothing was sent")
 	assert.Equal(t, Unknown, Classify(context.DeadlineExceeded, nil))
 	assert.Equal(t, Unknown, Classify(serverErr, func(code uint16) bool { return code == 1062 }), "an indeterminate code")
 }

@@ -19,7 +19,7 @@ type Config struct {
 	Cluster   ClusterConfig
 	Workloads []string      // WorkloadRegister, WorkloadSet; both run at once, on tables of their own
 	Clients   int           // clients per workload, spread over the nodes; default 4
-	Duration  time.Duration // how long the clients run; faults are healed at the end
+	Duration  time.Duration // how long the clients run; the faults stop for its last fifth, and are healed at the end
 	Nemeses   []string      // see ParseNemeses
 	Seed      int64
 	// Scale multiplies the nemeses' durations: 1 is Jepsen's own (SIGSTOP
@@ -173,8 +173,13 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	if len(c.Nodes) == 1 && cfg.CreateTable != "" {
 		nem.afterWipe = createTables // a wiped lone node comes back empty, as a rejoin that lost its data would
 	}
+	// the faults stop for the last fifth of the run, so that the clients
+	// see the system recover from the last one (and every kill has a write
+	// after it for its failover time)
+	nemCtx, nemStop := context.WithTimeout(runCtx, cfg.Duration-cfg.Duration/5)
+	defer nemStop()
 	wg.Add(1)
-	go func() { defer wg.Done(); errs <- nem.run(runCtx) }()
+	go func() { defer wg.Done(); errs <- nem.run(nemCtx) }()
 	wg.Wait()
 	close(errs)
 	for e := range errs {
