@@ -148,6 +148,16 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 
 	hist := NewHistory()
+	defer func() {
+		// a harness failure after the start (a node that would not come
+		// back after a kill, say) leaves the history and logs too
+		if err != nil && res == nil && cfg.Out != "" {
+			failed := &Result{Seed: cfg.Seed, Violations: []string{"harness: " + err.Error()}}
+			if dir, serr := saveArtifacts(cfg.Out, c, hist.Ops(), failed); serr == nil {
+				err = fmt.Errorf("%w (history and logs in %s)", err, dir)
+			}
+		}
+	}()
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	runCtx, stop := context.WithTimeout(ctx, cfg.Duration)
 	defer stop()
@@ -179,7 +189,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	nemCtx, nemStop := context.WithTimeout(runCtx, cfg.Duration-cfg.Duration/5)
 	defer nemStop()
 	wg.Add(1)
-	go func() { defer wg.Done(); errs <- nem.run(nemCtx) }()
+	go func() {
+		defer wg.Done()
+		err := nem.run(nemCtx)
+		if err != nil {
+			stop() // the clients too: the run is over
+		}
+		errs <- err
+	}()
 	wg.Wait()
 	close(errs)
 	for e := range errs {
