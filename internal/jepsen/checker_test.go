@@ -204,6 +204,7 @@ func TestCheckWholeHistory(t *testing.T) {
 	r := h.Invoke(Op{Process: 1, Kind: Read, Workload: WorkloadRegister, Key: 1})
 	h.Complete(r, Ok, 3, nil)
 	h.Note(NemesisStart, NemesisKill, 0, "killed -9")
+	h.Note(NemesisStop, NemesisKill, 0, "started")
 	for id := int64(1); id <= 3; id++ {
 		a := h.Invoke(Op{Process: 2, Kind: Add, Workload: WorkloadSet, Key: id, Value: id})
 		h.Complete(a, Ok, 0, nil)
@@ -222,6 +223,7 @@ func TestCheckWholeHistory(t *testing.T) {
 	assert.Equal(t, 5, res.Ok)
 	assert.Equal(t, map[string]int{NemesisKill: 1}, res.Faults)
 	assert.Len(t, res.Failovers, 1, "the adds after the kill")
+	assert.Len(t, res.Restarts, 1)
 	require.NotNil(t, res.Register)
 	assert.True(t, res.Register.Linearizable)
 	require.Len(t, res.Sets, 3)

@@ -169,7 +169,7 @@ func TestSummary(t *testing.T) {
 	results := []*Result{
 		{Seed: 1, Ops: 10, Ok: 8, Fail: 1, Unkn: 1, Faults: map[string]int{"kill": 2},
 			Register: &RegisterResult{Linearizable: true}, Sets: []SetResult{{RecoveredUnknown: 1}},
-			Failovers: []time.Duration{100 * ms, 300 * ms}},
+			Failovers: []time.Duration{100 * ms, 300 * ms}, Restarts: []time.Duration{80 * ms, 90 * ms}},
 		{Seed: 2, Ops: 5, Ok: 5, Faults: map[string]int{"kill": 1, "stop": 1},
 			Register: &RegisterResult{}, Sets: []SetResult{{Lost: []int64{4, 5}}},
 			Failovers: []time.Duration{200 * ms}, Violations: []string{"x"}, Artifacts: "out/seed-2"},
@@ -187,6 +187,7 @@ func TestSummary(t *testing.T) {
 		"unknown adds that happened      1",
 		"linearizability violations      1 (0 undecided)",
 		"failover (kill -9 to next ack)  n=3 p50 200 ms p99 300 ms max 300 ms",
+		"restart (kill -9 to ready)      n=2 p50 80 ms p99 90 ms max 90 ms",
 		"failed seeds                    [2]",
 		"history and HTML                out/seed-2",
 		""}, "\n"), b.String())

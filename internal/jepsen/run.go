@@ -101,6 +101,7 @@ type Result struct {
 	Register            *RegisterResult
 	Sets                []SetResult     // one per node
 	Failovers           []time.Duration // from each kill -9 to the next acknowledged write
+	Restarts            []time.Duration // from each kill -9 to the node's ready lines (its down time included)
 	Violations          []string        // empty: the run passed
 	Artifacts           string          // the directory holding the failed run's files
 }
@@ -281,11 +282,13 @@ func Check(ops []Op, timeout time.Duration) (*Result, error) {
 	return res, nil
 }
 
-// count fills the operation counts, the faults and the failover times: from
+// count fills the operation counts, the faults, the restart times and the
+// failover times: from
 // each kill -9 to the first acknowledged write invoked after it (a write
 // invoked before may have been answered by the dying process).
 func (r *Result) count(ops []Op) error {
 	var kills []int64
+	killed := map[int]int64{} // node -> time of its kill, until it is up
 	for _, op := range ops {
 		switch op.Type {
 		case Info:
@@ -293,7 +296,12 @@ func (r *Result) count(ops []Op) error {
 				r.Faults[op.Nemesis]++
 				if op.Nemesis == NemesisKill {
 					kills = append(kills, op.Time)
+					killed[op.Node] = op.Time
 				}
+			}
+			if at, ok := killed[op.Node]; ok && op.Kind == NemesisStop && op.Nemesis == NemesisKill {
+				r.Restarts = append(r.Restarts, time.Duration(op.Time-at))
+				delete(killed, op.Node)
 			}
 		case Invoke:
 			r.Ops++

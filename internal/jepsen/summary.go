@@ -21,6 +21,7 @@ type Summary struct {
 	Inconclusive           int // runs porcupine could not decide in time
 	Faults                 map[string]int
 	Failovers              []time.Duration
+	Restarts               []time.Duration
 	FailedSeeds            []int64
 	Artifacts              []string
 }
@@ -60,6 +61,7 @@ func Summarize(results []*Result) Summary {
 			s.Faults[name] += n
 		}
 		s.Failovers = append(s.Failovers, r.Failovers...)
+		s.Restarts = append(s.Restarts, r.Restarts...)
 	}
 	return s
 }
@@ -98,6 +100,8 @@ func (s Summary) Write(w io.Writer) error {
 		{"linearizability violations", fmt.Sprintf("%d (%d undecided)", s.NonLinearizable, s.Inconclusive)},
 		{"failover (kill -9 to next ack)", fmt.Sprintf("n=%d p50 %s p99 %s max %s", len(s.Failovers),
 			ms(Percentile(s.Failovers, 50)), ms(Percentile(s.Failovers, 99)), ms(Percentile(s.Failovers, 100)))},
+		{"restart (kill -9 to ready)", fmt.Sprintf("n=%d p50 %s p99 %s max %s", len(s.Restarts),
+			ms(Percentile(s.Restarts, 50)), ms(Percentile(s.Restarts, 99)), ms(Percentile(s.Restarts, 100)))},
 	}
 	if len(s.FailedSeeds) > 0 {
 		rows = append(rows, [2]string{"failed seeds", fmt.Sprint(s.FailedSeeds)})
