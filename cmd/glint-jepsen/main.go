@@ -31,7 +31,7 @@ import (
 
 type options struct {
 	glintd, nemeses, workloads, out, glintdArgs string
-	check                                       string
+	check, registerTable, setTable, createTable string
 	runs, clients, nodes                        int
 	seed                                        int64
 	duration, opTimeout                         time.Duration
@@ -54,6 +54,9 @@ func main() {
 	flag.DurationVar(&o.opTimeout, "op-timeout", time.Second, "a statement's limit; past it the operation is unknown")
 	flag.BoolVar(&o.clientProxies, "client-proxies", false, "put a fault proxy between clients and nodes (needed by partition and cut on one node)")
 	flag.StringVar(&o.out, "out", "jepsen-results", "where failed runs leave their history, HTML and logs")
+	flag.StringVar(&o.registerTable, "register-table", "jepsen_register", "the register workload's table (a cluster's: c:t)")
+	flag.StringVar(&o.setTable, "set-table", "jepsen_set", "the set workload's table")
+	flag.StringVar(&o.createTable, "create-table", jepsen.DefaultCreateTable, "the statement that makes each table (%s is its name); empty: the tables exist")
 	flag.StringVar(&o.check, "check", "", "check this saved history.jsonl again instead of running (writes register.html beside it)")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -99,6 +102,8 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 		return jepsen.Summary{}, fmt.Errorf("-runs %d: at least 1", o.runs)
 	case o.scale <= 0:
 		return jepsen.Summary{}, fmt.Errorf("-scale %v: must be positive", o.scale)
+	case o.createTable != "" && strings.Count(o.createTable, "%s") != 1:
+		return jepsen.Summary{}, fmt.Errorf("-create-table %q: needs one %%s for the table's name", o.createTable)
 	}
 	if _, err := os.Stat(o.glintd); err != nil {
 		return jepsen.Summary{}, fmt.Errorf("-glintd: %w (make build makes bin/glintd)", err)
@@ -114,7 +119,7 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 				Args: strings.Fields(o.glintdArgs), ClientProxies: o.clientProxies},
 			Workloads: workloads, Clients: o.clients, Duration: o.duration, Nemeses: nemeses,
 			Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
-			CreateTable: jepsen.DefaultCreateTable, Out: o.out,
+			RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
 		}
 		start := time.Now()
 		res, err := jepsen.Run(ctx, cfg)

@@ -14,7 +14,7 @@ import (
 
 func TestRunRefusesBadOptions(t *testing.T) {
 	good := options{glintd: "main.go", nemeses: "kill,stop", workloads: "register,set", runs: 1, clients: 4, nodes: 1,
-		duration: time.Second, opTimeout: time.Second, scale: 1}
+		duration: time.Second, opTimeout: time.Second, scale: 1, createTable: jepsen.DefaultCreateTable}
 	for name, tc := range map[string]struct {
 		change func(*options)
 		err    string
@@ -26,6 +26,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		"unknown workload": {func(o *options) { o.workloads = "register,bank" }, `unknown workload "bank"`},
 		"wipe on one node": {func(o *options) { o.nemeses = "wipe" }, `nemesis "wipe" needs a cluster`},
 		"three nodes":      {func(o *options) { o.nodes = 3 }, "3 nodes need ClusterConfig.PeerArgs"},
+		"create, no %s":    {func(o *options) { o.createTable = "CREATE TABLE t (v int)" }, "needs one %s for the table's name"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := good

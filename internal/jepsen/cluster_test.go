@@ -119,6 +119,8 @@ func TestConfigRefuses(t *testing.T) {
 		"no duration":           {func(c *Config) { c.Duration = 0 }, "must be positive"},
 		"negative clients":      {func(c *Config) { c.Clients = -1 }, "must not be negative"},
 		"three nodes, no peers": {func(c *Config) { c.Cluster.Nodes = 3 }, "3 nodes need ClusterConfig.PeerArgs"},
+		"one table for both":    {func(c *Config) { c.RegisterTable, c.SetTable = "t", "t" }, "share table t"},
+		"create without %s":     {func(c *Config) { c.CreateTable = "CREATE TABLE x (v int)" }, "needs one %s"},
 		"hosts for other nodes": {func(c *Config) { c.Cluster.Hosts = []string{"127.0.0.1", "127.0.0.2"} }, "2 hosts for 1 nodes"},
 	} {
 		t.Run(name, func(t *testing.T) {

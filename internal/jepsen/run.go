@@ -84,6 +84,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("jepsen: duration %v must be positive", c.Duration)
 	case c.Clients < 0 || c.Scale < 0 || c.OpTimeout < 0 || c.RegisterKeys < 0 || c.OpsPerKey < 0:
 		return errors.New("jepsen: Clients, Scale, OpTimeout, RegisterKeys and OpsPerKey must not be negative")
+	case c.RegisterTable == c.SetTable:
+		return fmt.Errorf("jepsen: the register and set workloads share table %s: their ids would collide", c.SetTable)
+	case c.CreateTable != "" && strings.Count(c.CreateTable, "%s") != 1:
+		return fmt.Errorf("jepsen: CreateTable %q needs one %%s for the table's name", c.CreateTable)
 	}
 	for _, w := range c.Workloads {
 		if w != WorkloadRegister && w != WorkloadSet {
