@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runJepsen runs one seeded run on one glintd (the one the tests build) and
-// keeps a failed run's history, porcupine's HTML and the node's output in a
-// directory the failure names.
+// runJepsen runs one seeded run on one glintd (the one the tests build); a
+// run's history, porcupine's HTML and the node's output stay in a directory
+// the failure names when the test fails.
 func runJepsen(t *testing.T, cfg jepsen.Config) *jepsen.Result {
 	t.Helper()
 	out, err := os.MkdirTemp("", "glint-jepsen-")
@@ -27,11 +27,13 @@ func runJepsen(t *testing.T, cfg jepsen.Config) *jepsen.Result {
 	cfg.Out = out
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	t.Cleanup(func() {
+		if !t.Failed() {
+			_ = os.RemoveAll(out)
+		}
+	})
 	res, err := jepsen.Run(ctx, cfg)
 	require.NoError(t, err)
-	if res.Artifacts == "" {
-		_ = os.RemoveAll(out)
-	}
 	return res
 }
 
@@ -107,5 +109,4 @@ func TestJepsenCatchesDataLoss(t *testing.T) {
 	again, err := jepsen.Check(ops, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, res.Violations, again.Violations)
-	_ = os.RemoveAll(res.Artifacts)
 }
