@@ -39,13 +39,13 @@ func runJepsen(t *testing.T, cfg jepsen.Config) *jepsen.Result {
 
 // TestJepsenShort is `make jepsen` made short: one glintd, the register and
 // set workloads at once under kill -9 and SIGSTOP (then, through a client
-// proxy, partitions and one-way cuts), each fault a tenth of Jepsen's
-// length. No acknowledged INSERT may be lost across the kills (glintd
+// proxy, partitions and one-way cuts, then slow and lossy links), each fault
+// a tenth of Jepsen's length. No acknowledged INSERT may be lost across the kills (glintd
 // acknowledges a write once it survives a crash of the process), and the
 // register must be linearizable. It asserts nothing about speed.
 func TestJepsenShort(t *testing.T) {
 	if testing.Short() {
-		t.Skip("20 s of faults")
+		t.Skip("30 s of faults")
 	}
 	for _, tc := range []struct {
 		name    string
@@ -54,6 +54,7 @@ func TestJepsenShort(t *testing.T) {
 	}{
 		{"kill and stop", []string{jepsen.NemesisKill, jepsen.NemesisPause}, false},
 		{"partition and cut", []string{jepsen.NemesisPartition, jepsen.NemesisCut}, true},
+		{"delay and loss", []string{jepsen.NemesisDelay, jepsen.NemesisLoss}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runJepsen(t, jepsen.Config{

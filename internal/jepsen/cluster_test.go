@@ -98,7 +98,7 @@ func TestParseNemeses(t *testing.T) {
 		assert.Empty(t, got)
 	}
 	_, err = ParseNemeses("kill,kil")
-	assert.EqualError(t, err, `jepsen: unknown nemesis "kil" (known: kill, stop, partition, cut, wipe)`)
+	assert.EqualError(t, err, `jepsen: unknown nemesis "kil" (known: kill, stop, partition, cut, wipe, delay, loss)`)
 	_, err = ParseNemeses("kill,kill")
 	assert.EqualError(t, err, `jepsen: nemesis "kill" given twice`)
 }
@@ -114,6 +114,8 @@ func TestConfigRefuses(t *testing.T) {
 		"wipe on one node":      {func(c *Config) { c.Nemeses = []string{NemesisWipe} }, `nemesis "wipe" needs a cluster`},
 		"partition, no proxy":   {func(c *Config) { c.Nemeses = []string{NemesisPartition} }, "needs ClientProxies"},
 		"cut, no proxy":         {func(c *Config) { c.Nemeses = []string{NemesisCut} }, "needs ClientProxies"},
+		"delay, no proxy":       {func(c *Config) { c.Nemeses = []string{NemesisDelay} }, "needs ClientProxies"},
+		"loss, no proxy":        {func(c *Config) { c.Nemeses = []string{NemesisLoss} }, "needs ClientProxies"},
 		"no workload":           {func(c *Config) { c.Workloads = nil }, "no workload"},
 		"unknown workload":      {func(c *Config) { c.Workloads = []string{"bank"} }, `unknown workload "bank"`},
 		"no duration":           {func(c *Config) { c.Duration = 0 }, "must be positive"},

@@ -16,10 +16,18 @@ const (
 	NemesisPartition = "partition" // cut the nodes into a majority and a minority; one node: cut it from the clients
 	NemesisCut       = "cut"       // a one-way cut: node A's bytes do not reach B (one node: client to node, or back)
 	NemesisWipe      = "wipe"      // kill -9 a node, remove its data directory, start it again (clusters only)
+	NemesisDelay     = "delay"     // every link slow: 50 ms plus up to 100 ms of jitter each way (one node: the clients' links)
+	NemesisLoss      = "loss"      // every link lossy: 2% of chunks reset their connection (one node: the clients' links)
 )
 
 // AllNemeses lists every nemesis.
-var AllNemeses = []string{NemesisKill, NemesisPause, NemesisPartition, NemesisCut, NemesisWipe}
+var AllNemeses = []string{NemesisKill, NemesisPause, NemesisPartition, NemesisCut, NemesisWipe, NemesisDelay, NemesisLoss}
+
+// The faults of the delay and loss nemeses.
+var (
+	delayFaults = Faults{Delay: 50 * time.Millisecond, Jitter: 100 * time.Millisecond}
+	lossFaults  = Faults{Loss: 0.02}
+)
 
 // ParseNemeses reads a comma-separated list of nemeses ("" and "none": no
 // faults); an unknown name is an error naming it.
@@ -48,7 +56,7 @@ func checkNemeses(names []string, cfg ClusterConfig, allowDataLoss bool) error {
 		switch {
 		case name == NemesisWipe && cfg.Nodes == 1 && !allowDataLoss:
 			return fmt.Errorf("jepsen: nemesis %q needs a cluster: wiping the only node's data loses it by design", name)
-		case (name == NemesisPartition || name == NemesisCut) && cfg.Nodes == 1 && !cfg.ClientProxies:
+		case (name == NemesisPartition || name == NemesisCut || name == NemesisDelay || name == NemesisLoss) && cfg.Nodes == 1 && !cfg.ClientProxies:
 			return fmt.Errorf("jepsen: nemesis %q on one node needs ClientProxies (a proxy between the clients and the node)", name)
 		}
 	}
@@ -162,17 +170,49 @@ func (n *nemesis) fault(ctx context.Context, name string) error {
 		detail := n.cut(name, node)
 		n.hist.Note(NemesisStart, name, node, fmt.Sprintf("%s for %v", detail, d.Round(time.Millisecond)))
 		sleep(ctx, d)
-		if n.c.Net != nil {
-			n.c.Net.Heal()
-		}
-		for _, p := range n.c.ClientProxies {
-			p.Heal()
-		}
+		n.heal()
 		n.hist.Note(NemesisStop, name, node, "healed")
+	case NemesisDelay, NemesisLoss:
+		d := n.span(5, 15)
+		f := delayFaults
+		if name == NemesisLoss {
+			f = lossFaults
+		}
+		if err := n.setLinkFaults(f); err != nil {
+			return err
+		}
+		n.hist.Note(NemesisStart, name, -1, fmt.Sprintf("%+v for %v", f, d.Round(time.Millisecond)))
+		sleep(ctx, d)
+		n.heal()
+		n.hist.Note(NemesisStop, name, -1, "healed")
 	default:
 		return fmt.Errorf("unknown nemesis %q", name)
 	}
 	return nil
+}
+
+// setLinkFaults puts f on every link between nodes, or on one node on the
+// clients' links.
+func (n *nemesis) setLinkFaults(f Faults) error {
+	if n.c.Net != nil {
+		return n.c.Net.SetFaults(f)
+	}
+	for _, p := range n.c.ClientProxies {
+		if err := p.SetFaults(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heal clears every proxy's faults.
+func (n *nemesis) heal() {
+	if n.c.Net != nil {
+		n.c.Net.Heal()
+	}
+	for _, p := range n.c.ClientProxies {
+		p.Heal()
+	}
 }
 
 // cut starts a partition or a one-way cut and says what it did.

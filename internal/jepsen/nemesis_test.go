@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // blocked lists the links of nw with a direction blocked, as "from->to".
@@ -62,6 +63,16 @@ func TestNemesisClusterFaults(t *testing.T) {
 		}
 	}
 	assert.Contains(t, detail, "node 3 -> node ")
+
+	nw.Heal()
+
+	// delay and loss go on every link, and heal clears them
+	require.NoError(t, n.setLinkFaults(delayFaults))
+	assert.Equal(t, delayFaults, nw.Link(4, 0).Faults())
+	require.NoError(t, n.setLinkFaults(lossFaults))
+	assert.Equal(t, lossFaults, nw.Link(0, 4).Faults())
+	n.heal()
+	assert.Equal(t, Faults{}, nw.Link(0, 4).Faults())
 
 	// without a leader the seed picks
 	c.Config.Leader = func(context.Context, *Cluster) (int, error) { return 0, errors.New("no leader") }
