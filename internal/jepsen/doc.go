@@ -19,7 +19,8 @@
 //   - cluster.go: the nodes of a run and the Net of proxies between them;
 //     node.go runs one glintd on fixed loopback ports (e2e/daemon starts it).
 //   - client.go: the workloads' clients and how driver errors become outcomes.
-//   - nemesis.go: kill -9, SIGSTOP, partition, one-way cut, wipe, on a seeded
+//   - nemesis.go: kill -9, SIGSTOP, partition, one-way cut, wipe, slow and
+//     lossy links, on a seeded
 //     schedule.
 //   - run.go: one seeded run; summary.go adds runs up.
 //
