@@ -20,8 +20,7 @@
 //     node.go runs one glintd on fixed loopback ports (e2e/daemon starts it).
 //   - client.go: the workloads' clients and how driver errors become outcomes.
 //   - nemesis.go: kill -9, SIGSTOP, partition, one-way cut, wipe, slow and
-//     lossy links, on a seeded
-//     schedule.
+//     lossy links, on a seeded schedule.
 //   - run.go: one seeded run; summary.go adds runs up.
 //
 // glintd does not replicate yet. One node is tested today (no acknowledged
