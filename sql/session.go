@@ -119,10 +119,11 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece, cache bool
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
-	st, err := dialect.ParsePiece(s.sqlParser(), piece)
+	st, release, err := dialect.ParseShaped(s.sqlParser(), piece, s.engine.shapes)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
+	defer release()
 	if cache {
 		if e := s.engine.parsed.add(piece.Text, st); e != nil {
 			defer s.engine.parsed.give(e)

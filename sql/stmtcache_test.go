@@ -170,9 +170,13 @@ func mustExec(t *testing.T, s *Session, q string) {
 // BenchmarkParseCache runs a short search (one word, few matches: the
 // statement's fixed cost is most of it) whose text comes again (hit), is new
 // each time (miss: the lookup and the keeping are paid for nothing), and
-// with the cache off.
+// with the cache off; then the ladder's statement, CALL SNIPPETS of one text
+// of 1 KB with one of 8 queries in turn, from its shape (call) and with the
+// cache off (call-off).
 func BenchmarkParseCache(b *testing.B) {
-	for _, kind := range []string{"hit", "miss", "off"} {
+	text := "'" + strings.Repeat("the quick red fox jumps over a lazy dog; ", 25) + "'"
+	words := []string{"fox", "dog", "red", "lazy", "quick", "jumps", "over", "the"}
+	for _, kind := range []string{"hit", "miss", "off", "call", "call-off"} {
 		b.Run(kind, func(b *testing.B) {
 			db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
 			if err != nil {
@@ -180,7 +184,7 @@ func BenchmarkParseCache(b *testing.B) {
 			}
 			b.Cleanup(func() { db.Close() })
 			e := NewEngine(db)
-			if kind == "off" {
+			if strings.HasSuffix(kind, "off") {
 				if err := e.SetParseCache(0); err != nil {
 					b.Fatal(err)
 				}
@@ -195,8 +199,13 @@ func BenchmarkParseCache(b *testing.B) {
 			}
 			i := 0
 			for b.Loop() {
-				q := "SELECT id FROM t WHERE MATCH('fox') LIMIT 20"
-				if kind != "hit" {
+				var q string
+				switch kind {
+				case "hit":
+					q = "SELECT id FROM t WHERE MATCH('fox') LIMIT 20"
+				case "call", "call-off":
+					q = "CALL SNIPPETS((" + text + "), 't', '" + words[i%len(words)] + "', 256 AS limit, 1 AS query_mode)"
+				default:
 					q = fmt.Sprintf("SELECT id FROM t WHERE MATCH('fox') LIMIT %d", 20+i)
 				}
 				i++
@@ -206,4 +215,44 @@ func BenchmarkParseCache(b *testing.B) {
 			}
 		})
 	}
+}
+
+// CALL SNIPPETS of other long texts with the same query comes from the kept
+// shape with its own texts, on any connection, and answers as without it.
+func TestParseCacheShapes(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (content text)")
+	plain := NewEngine(s.engine.db)
+	require.NoError(t, plain.SetParseCache(0))
+	ref := plain.NewSession("root")
+	filler := strings.Repeat(" and some more words", 20)
+	var stmts, want []string
+	for i := range 12 {
+		texts := fmt.Sprintf("'text %d: the red fox %s', 'text %d: a dog %s'", i, filler, i, filler)
+		q := []string{"fox", "dog"}[i%2]
+		stmt := fmt.Sprintf("CALL SNIPPETS((%s), 't', '%s', 40 AS limit)", texts, q)
+		stmts = append(stmts, stmt)
+		want = append(want, render(ref.Exec(context.Background(), stmt)))
+		require.NotContains(t, want[i], "error")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*3*len(stmts))
+	for range 4 {
+		other := s.engine.NewSession("root")
+		wg.Go(func() {
+			for range 3 {
+				for i, q := range stmts {
+					if got := render(other.Exec(context.Background(), q)); got != want[i] {
+						errs <- fmt.Sprintf("%s:\nwant:\n%s\ngot:\n%s", q, want[i], got)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	require.Equal(t, 2, s.engine.shapes.Len(), "one shape per query")
 }

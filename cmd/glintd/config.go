@@ -71,7 +71,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
 	fs.Var(&o.memoryLimit, "memory-limit", "memory the server sizes its caches and buffers for, and the Go runtime's soft limit (`size`, at least 128M)")
 	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
-	fs.Var(&o.parseCache, "parse-cache", "`number` of parsed SELECT statements (of up to 4 KB) kept by their text, for when the same text comes again (0: off)")
+	fs.Var(&o.parseCache, "parse-cache", "`number` of parsed statements kept, SELECTs (of up to 4 KB) by their text and CALLs by their shape (texts cut out), for when they come again (0: off)")
 	fs.IntVar(&o.maxConnections, "max-connections", 1000, "MySQL connections open at once; the one past it gets error 1040 (Too many connections)")
 	fs.DurationVar(&o.maxQueryTime, "max-query-time", time.Minute, "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)")
 	fs.Var(&o.highlightBudget, "highlight-work-budget", "bytes of text one request may highlight (`size`); the rows past it show their beginning, unmarked, and the answer says so (0: no budget; a request's work_budget option wins)")
