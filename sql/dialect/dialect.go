@@ -21,6 +21,12 @@ const (
 // identifier to TiDB, and never an introducer.
 func quoted(name string) string { return "`" + name + "`" }
 
+// The calls the rewrite writes most, quoted once.
+const (
+	callAs        = "`" + FuncAs + "`("        // every "x AS name" argument of CALL
+	callOptionMap = "`" + FuncOptionMap + "`(" // every {...}
+)
+
 // NoColumns is the name of the stand-in column of a CREATE TABLE without a
 // column list (CREATE TABLE d type='distributed' agent='...'): the rewrite
 // gives TiDB the column list (NoColumns bigint), and the SQL layer reads a

@@ -135,7 +135,7 @@ func (r *rewriter) functionsAndMaps(n int) error {
 			}
 			depth--
 		case r.punct(i, '{'):
-			r.replace(t, quoted(FuncOptionMap)+"(")
+			r.replace(t, callOptionMap)
 			maps = append(maps, frame{open: i, depth: depth})
 			if r.punct(i+1, '}') {
 				continue // {}
@@ -220,7 +220,7 @@ func (r *rewriter) asArg(from, to int) {
 		return
 	}
 	r.edits = append(r.edits,
-		edit{start: r.s[from].start, end: r.s[from].start, text: quoted(FuncAs) + "("},
+		edit{start: r.s[from].start, end: r.s[from].start, text: callAs},
 		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: ", " + quoteString(name) + ")"})
 }
 
