@@ -66,7 +66,8 @@ func (e *Engine) SetMaxQueryTime(d time.Duration) { e.maxQueryTime = max(d, 0) }
 // (unless set: DefaultParseCache), the least recently used dropped first:
 // SELECT and UNION statements of up to 4 KB by their exact text, and CALL
 // statements whose long texts the dialect cuts out by their shape (see
-// dialect.Shapes). 0 turns them off. It is for setting up the engine,
+// dialect.Shapes), and at most 256 bytes of text per statement on average.
+// 0 turns them off. It is for setting up the engine,
 // before any session runs.
 func (e *Engine) SetParseCache(size int) error {
 	if size < 0 || size > MaxParseCache {

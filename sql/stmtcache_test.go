@@ -38,6 +38,21 @@ func TestParseCacheLRU(t *testing.T) {
 	}
 }
 
+// The texts kept are bounded too: size * textPerEntry bytes.
+func TestParseCacheBytes(t *testing.T) {
+	c := newParseCache(2) // 512 bytes of text
+	long := func(n int) string { return "SELECT '" + strings.Repeat("x", n-10) + "'" }
+	a, b := long(300), long(301)
+	c.give(c.add(a, parsedStatement(t, a)))
+	c.give(c.add(b, parsedStatement(t, b))) // 601 bytes: a goes
+	require.Equal(t, 1, c.len())
+	require.Nil(t, c.lend(a))
+	huge := long(2 * textPerEntry * 2)
+	require.Nil(t, c.add(huge, parsedStatement(t, huge)), "over the whole budget")
+	require.Equal(t, 0, c.len())
+	require.Equal(t, 0, c.bytes)
+}
+
 func TestParseCacheLendsOnce(t *testing.T) {
 	c := newParseCache(4)
 	text := "SELECT 1"

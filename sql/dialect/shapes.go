@@ -20,13 +20,19 @@ import (
 // statement's); a statement that finds its shape lent parses for itself.
 type Shapes struct {
 	mu      sync.Mutex
-	size    int
+	size    int                      // most shapes
+	bytes   int                      // their keys' bytes, at most size * keyPerShape
 	entries map[string]*list.Element // of *shape
 	lru     list.List                // front: the most recently used
 }
 
 // maxShape is the longest rewritten text Shapes keeps.
 const maxShape = 4 << 10
+
+// keyPerShape bounds the rewritten text Shapes keeps: size shapes of
+// keyPerShape bytes on average (a parsed tree takes about 64 bytes per byte
+// of the text it was parsed from).
+const keyPerShape = 256
 
 type shape struct {
 	key   string
@@ -80,10 +86,14 @@ func (c *Shapes) add(key string, node ast.StmtNode, nodes []*test_driver.ValueEx
 	}
 	sh := &shape{key: key, node: node, nodes: nodes, lent: true}
 	c.entries[key] = c.lru.PushFront(sh)
-	for c.lru.Len() > c.size {
-		last := c.lru.Back()
-		c.lru.Remove(last)
-		delete(c.entries, last.Value.(*shape).key)
+	c.bytes += len(key)
+	for c.lru.Len() > c.size || c.bytes > c.size*keyPerShape {
+		last := c.lru.Remove(c.lru.Back()).(*shape)
+		delete(c.entries, last.key)
+		c.bytes -= len(last.key)
+	}
+	if _, kept := c.entries[key]; !kept {
+		return nil // longer than the whole budget: dropped at once
 	}
 	return sh
 }

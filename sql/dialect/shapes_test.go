@@ -59,6 +59,24 @@ func TestShapes(t *testing.T) {
 	require.Equal(t, 3, shapes.Len())
 }
 
+// The keys kept are bounded too: size * keyPerShape bytes.
+func TestShapesBytes(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(2) // 512 bytes of keys
+	long := func(q string) string { return callOf(q+strings.Repeat("y", 200), "x") }
+	for _, q := range []string{"a", "b"} {
+		_, release := shapedParse(t, p, shapes, long(q))
+		release()
+	}
+	require.Equal(t, 1, shapes.Len(), "two keys of ~290 bytes do not fit in 512")
+	z := strings.Repeat("z", longLiteral-3) // quoted, one byte short of a stand-in: in the key
+	huge := fmt.Sprintf("CALL SNIPPETS(('%s'), 't', '%s', '%s' AS before_match, '%s' AS after_match)",
+		strings.Repeat("text ", longLiteral), z, z, z)
+	_, release := shapedParse(t, p, shapes, huge)
+	release()
+	require.Equal(t, 0, shapes.Len(), "over the whole budget")
+}
+
 func TestShapesKeep(t *testing.T) {
 	p := parser.New()
 	long := strings.Repeat("word ", longLiteral/5+1)
