@@ -658,8 +658,9 @@ func (e *extractor) finish(p *passage) {
 	if p.afterN > 0 {
 		// The unit after the last marked word is the first of the gap
 		// before the next word (or that word).
-		p.codesBetween -= int32(w.accAt(afterTo)) - w.word(e.lastOrd+1).gacc
-		p.wordsBetween -= int32(w.wordsBefore(afterTo) - (e.lastOrd + 1))
+		acc, words := w.before(afterTo)
+		p.codesBetween -= acc - w.word(e.lastOrd+1).gacc
+		p.wordsBetween -= words - int32(e.lastOrd+1)
 	}
 }
 

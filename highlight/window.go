@@ -267,22 +267,14 @@ func (w *window) unitAt(num int) wunit {
 	return wunit{g.start, g.end, g.acc, int32(lo)}
 }
 
-// accAt is the codepoints added before unit num (num may be one past the
-// last unit).
-func (w *window) accAt(num int) int {
+// before is what was added before unit num (num may be one past the last
+// unit): its codepoints and its words.
+func (w *window) before(num int) (acc, words int32) {
 	if num >= w.end {
-		return w.total
+		return int32(w.total), int32(w.nword)
 	}
-	return int(w.unitAt(num).acc)
-}
-
-// wordsBefore is the number of words added before unit num (num may be
-// one past the last unit).
-func (w *window) wordsBefore(num int) int {
-	if num >= w.end {
-		return w.nword
-	}
-	return int(w.unitAt(num).ord)
+	u := w.unitAt(num)
+	return u.acc, u.ord
 }
 
 // shrink drops units from the head of the window until it holds at most
