@@ -146,9 +146,11 @@ func pooledLayout(n int) tokenize.Layout {
 	return l
 }
 
-// minPooledWords is the smallest word slice worth pooling (short texts,
-// like titles, allocate theirs).
-const minPooledWords = 512
+// minPooledWords is the smallest word slice worth pooling: texts from
+// about 640 bytes on (a paragraph: CALL SNIPPETS and SNIPPET() on short
+// documents) take pooled storage; shorter ones, like titles, allocate
+// theirs.
+const minPooledWords = 128
 
 // Match matches one document: texts[i] is the text of column cols[i], an
 // indexed text column (with anyField, any column: each text stands alone).
