@@ -152,6 +152,10 @@ func pooledLayout(n int) tokenize.Layout {
 // theirs.
 const minPooledWords = 128
 
+// maxPresizedMarks bounds the marks a text's array is first made for
+// (mark).
+const maxPresizedMarks = 512
+
 // Match matches one document: texts[i] is the text of column cols[i], an
 // indexed text column (with anyField, any column: each text stands alone).
 // Marks are the keyword occurrences inside the occurrences of the operators
@@ -296,10 +300,20 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 	for i, f := range fields {
 		byField[f] = i
 	}
+	// The occurrences of the keywords in each text: about as many marks
+	// (fewer where an operator holds only some of them), so each text's
+	// marks get one array, not one per doubling; at most maxPresizedMarks,
+	// as a phrase of common words holds few of their occurrences.
+	occs := make([]int, len(res.Fields))
 	for _, l := range m.p.keywords {
-		if k := m.kwIndex[l.lt]; !l.neg && k < 64 {
-			for _, sp := range e.leafSpans(l) {
-				if i := byField[sp.f]; i >= 0 {
+		if l.neg {
+			continue
+		}
+		k := m.kwIndex[l.lt]
+		for _, sp := range e.leafSpans(l) {
+			if i := byField[sp.f]; i >= 0 {
+				occs[i]++
+				if k < 64 {
 					res.Fields[i].Found |= 1 << uint(k)
 				}
 			}
@@ -312,6 +326,11 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 		// match: no marks (the reference shows the beginning of such a
 		// text, unmarked).
 		return
+	}
+	for i, n := range occs {
+		if n > 0 {
+			res.Fields[i].Marks = slices.Grow(res.Fields[i].Marks, min(n, maxPresizedMarks))
+		}
 	}
 	var h spanHolder
 	for _, l := range m.p.keywords {
