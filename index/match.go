@@ -27,6 +27,12 @@ type TextMatcher struct {
 	// first document of the segment.
 	segFetch []sync.Once
 	segErr   []error
+
+	// need is the terms of p's leaves, which a text given to Match is
+	// tokenized for (needAll: every term, for a wildcard): the same for
+	// every text, made once.
+	need    termSet
+	needAll bool
 }
 
 // TextMatcher compiles q for matching texts. With anyField, field limits
@@ -62,6 +68,15 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 		}
 	}
 	m.weights = m.keywordWeights()
+	for i, lt := range p.leaves {
+		m.needAll = m.needAll || lt.wildcard
+		if !lt.wildcard {
+			m.need.add(lt.term, i)
+		}
+	}
+	if m.needAll {
+		m.need.filter.All()
+	}
 	return m, nil
 }
 
@@ -263,7 +278,7 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	if m.anyField {
 		nf = 1
 	}
-	mem := newMemDoc(m.p, m.s.t.tok, nf, fields, texts)
+	mem := newMemDoc(m.p, &m.need, m.needAll, m.s.t.tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
 		res.Fields[i].Layout = mem.layouts[i]
@@ -488,22 +503,15 @@ type memDoc struct {
 	text map[int]string
 }
 
-func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
+// newMemDoc tokenizes texts (texts[i] is field fields[i]) for the terms of
+// need (all: every term), which it only reads.
+func newMemDoc(p *plan, need *termSet, all bool, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
 	nl := len(p.leaves)
 	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)),
 		occ: make([][]memOcc, nl), sorted: make([]bool, nl), cache: make([][]span, nl)}
 	// Only the terms the query asks for are kept, unless a wildcard needs
 	// the whole vocabulary.
-	var need termSet
-	all := false
-	for i, lt := range p.leaves {
-		all = all || lt.wildcard
-		if !lt.wildcard {
-			need.add(lt.term, i)
-		}
-	}
 	if all {
-		need.filter.All()
 		d.terms = map[string][]memOcc{}
 		if cfg := tok.Config(); len(cfg.Morphology) > 0 || len(cfg.Wordforms) > 0 {
 			d.tok, d.text = tok, make(map[int]string, len(texts))
