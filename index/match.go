@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -33,6 +34,11 @@ type TextMatcher struct {
 	// every text, made once.
 	need    termSet
 	needAll bool
+
+	// evals keeps evaluators between documents (docEval, doneEval): their
+	// storage is per leaf and keyword, and what they cached of a document
+	// is told stale by its number.
+	evals sync.Pool
 }
 
 // TextMatcher compiles q for matching texts. With anyField, field limits
@@ -258,6 +264,7 @@ func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []st
 		}
 		return append(dst, [2]int{int(words[k].Start), int(words[k].End)})
 	})
+	m.doneEval(e)
 	return res, true
 }
 
@@ -289,16 +296,30 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	e := m.docEval()
 	e.mem = mem
 	m.mark(res, e, nf, fields, func(dst [][2]int, lt, _, f int, pos uint32) [][2]int { return mem.ranges(dst, m.p, lt, f, pos) })
+	m.doneEval(e)
 	return res, nil
 }
 
 // docEval starts an evaluator of the matcher's plan for one document; the
-// caller says where its positions come from (mem, or seg and ord).
+// caller says where its positions come from (mem, or seg and ord), and
+// hands it back with doneEval. An evaluator kept from an earlier document
+// starts the next one (startDoc: nothing it cached holds for it).
 func (m *TextMatcher) docEval() *segEval {
+	if e, ok := m.evals.Get().(*segEval); ok && e.doc < math.MaxUint32 {
+		e.startDoc(0)
+		return e
+	}
 	nl := len(m.p.leaves)
 	return &segEval{s: m.s, p: m.p, doc: 1,
 		curs: make([][]termCursor, nl), raw: make([][]span, nl), gen: make([]uint32, nl),
 		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+}
+
+// doneEval keeps e, which the caller is done with, for the next document;
+// it lets go of the document's storage first.
+func (m *TextMatcher) doneEval(e *segEval) {
+	e.mem, e.seg, e.pos, e.direct, e.ord, e.restrict = nil, nil, 0, false, 0, nil
+	m.evals.Put(e)
 }
 
 // mark evaluates the query with e and adds to res the marks of the
