@@ -39,6 +39,7 @@ type TextMatcher struct {
 	// storage is per leaf and keyword, and what they cached of a document
 	// is told stale by its number.
 	evals sync.Pool
+	mems  sync.Pool // memDocs between texts (match, doneMem)
 }
 
 // TextMatcher compiles q for matching texts. With anyField, field limits
@@ -285,7 +286,12 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	if m.anyField {
 		nf = 1
 	}
-	mem := newMemDoc(m.p, &m.need, m.needAll, m.s.t.tok, nf, fields, texts)
+	mem, _ := m.mems.Get().(*memDoc)
+	if mem == nil {
+		mem = new(memDoc)
+	}
+	defer m.doneMem(mem)
+	mem.fill(m.p, &m.need, m.needAll, m.s.t.tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
 		res.Fields[i].Layout = mem.layouts[i]
@@ -298,6 +304,16 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	m.mark(res, e, nf, fields, func(dst [][2]int, lt, _, f int, pos uint32) [][2]int { return mem.ranges(dst, m.p, lt, f, pos) })
 	m.doneEval(e)
 	return res, nil
+}
+
+// doneMem keeps d, which the caller is done with, for the next text; it
+// lets go of the texts and their layouts (which the TextMatch has, and
+// hands back with Release) first.
+func (m *TextMatcher) doneMem(d *memDoc) {
+	clear(d.layouts)
+	clear(d.cache)
+	d.terms, d.tok, d.text = nil, nil, nil
+	m.mems.Put(d)
 }
 
 // docEval starts an evaluator of the matcher's plan for one document; the
@@ -522,14 +538,30 @@ type memDoc struct {
 	// written): the tokenizer and each field's text to fold them from.
 	tok  *tokenize.Tokenizer
 	text map[int]string
+
+	// Storage kept for the next text: the occurrences of the leaves (occ
+	// is made of it), the leaves' counts, and the positions (cache).
+	occBuf  []memOcc
+	ends    []int
+	spanBuf []span
 }
 
-// newMemDoc tokenizes texts (texts[i] is field fields[i]) for the terms of
-// need (all: every term), which it only reads.
-func newMemDoc(p *plan, need *termSet, all bool, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
+// sized is s with n zero elements, on s's storage when it has room.
+func sized[T any](s []T, n int) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
+
+// fill makes d the tokenized texts (texts[i] is field fields[i]), for the
+// terms of need (all: every term), which it only reads. What d held
+// before is gone; its storage is reused.
+func (d *memDoc) fill(p *plan, need *termSet, all bool, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) {
 	nl := len(p.leaves)
-	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)),
-		occ: make([][]memOcc, nl), sorted: make([]bool, nl), cache: make([][]span, nl)}
+	d.lens, d.layouts = sized(d.lens, nf), sized(d.layouts, len(texts))
+	d.occ, d.sorted, d.cache = sized(d.occ, nl), sized(d.sorted, nl), sized(d.cache, nl)
+	d.terms, d.tok, d.text = nil, nil, nil
+	d.spanBuf = d.spanBuf[:0]
 	// Only the terms the query asks for are kept, unless a wildcard needs
 	// the whole vocabulary.
 	if all {
@@ -562,7 +594,6 @@ func newMemDoc(p *plan, need *termSet, all bool, tok *tokenize.Tokenizer, nf int
 		d.lens[f] = uint32(it.Pos())
 	}
 	d.groupOccs(*found)
-	return d
 }
 
 // leafOcc is an occurrence of the query's leaf term lt.
@@ -579,7 +610,8 @@ func (d *memDoc) groupOccs(found []leafOcc) {
 	if len(found) == 0 {
 		return
 	}
-	ends := make([]int, len(d.occ)) // each leaf's start, then its end
+	ends := sized(d.ends, len(d.occ)) // each leaf's start, then its end
+	d.ends = ends
 	for _, h := range found {
 		ends[h.lt]++
 	}
@@ -588,7 +620,8 @@ func (d *memDoc) groupOccs(found []leafOcc) {
 		ends[lt] = at
 		at += n
 	}
-	all := make([]memOcc, len(found))
+	all := sized(d.occBuf, len(found))
+	d.occBuf = all
 	for _, h := range found {
 		all[ends[h.lt]] = h.o
 		ends[h.lt]++
@@ -658,11 +691,15 @@ func (d *memDoc) positions(p *plan, lt int) []span {
 		return d.cache[lt]
 	}
 	occs := d.occs(p, lt)
-	out := make([]span, 0, len(occs))
+	// On the storage the positions of every leaf share (each its own
+	// piece: a piece made before the storage grew stays where it is).
+	from := len(d.spanBuf)
 	for _, o := range occs {
-		out = append(out, span{f: o.f, a: o.pos, b: o.pos})
+		d.spanBuf = append(d.spanBuf, span{f: o.f, a: o.pos, b: o.pos})
 	}
-	out = slices.Compact(out)
+	out := slices.Compact(d.spanBuf[from:])
+	d.spanBuf = d.spanBuf[:from+len(out)]
+	out = d.spanBuf[from : from+len(out) : from+len(out)]
 	d.cache[lt] = out
 	return out
 }
