@@ -178,16 +178,23 @@ const minPooledWords = 128
 // (mark).
 const maxPresizedMarks = 512
 
+// oneField is the field numbers of one text matched as arbitrary text
+// (anyField); nothing changes it.
+var oneField = []int{0}
+
 // Match matches one document: texts[i] is the text of column cols[i], an
 // indexed text column (with anyField, any column: each text stands alone).
 // Marks are the keyword occurrences inside the occurrences of the operators
 // that make the document match (none under NOT, none on the right of
 // NOTNEAR); a document the query does not match has no marks.
 func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
-	res := &TextMatch{Fields: make([]FieldText, len(texts))}
+	if m.anyField && len(texts) == 1 {
+		return m.match(oneField, texts) // (CALL SNIPPETS, SNIPPET(): one text each)
+	}
 	if m.anyField {
+		res := &TextMatch{Fields: make([]FieldText, len(texts))}
 		for i, text := range texts {
-			one, err := m.match([]int{0}, []string{text})
+			one, err := m.match(oneField, []string{text})
 			if err != nil {
 				return nil, err
 			}
