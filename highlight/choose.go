@@ -53,9 +53,9 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 	clear(taken)
 	show := ctx.show[:0]
 	defer func() { ctx.original, ctx.taken, ctx.show = original, taken, show[:0] }()
-	weightOf := func(t int) int32 {
+	weightOf := func(t int) int {
 		if t < len(weights) {
-			return int32(weights[t])
+			return weights[t]
 		}
 		return 0
 	}
@@ -73,29 +73,29 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 			break
 		}
 		b := cands[best]
-		b.rank, b.score = int32(len(show)+1), int32(b.weight())
+		b.rank, b.score = len(show)+1, b.weight()
 		// force_all_words: one passage may be as big as it takes.
 		if !o.ForceAllWords || len(show) > 0 {
-			if keyCP+int(b.codesBetween) > maxCP || keyWords+int(b.wordsBetween) > maxWords {
+			if keyCP+b.codesBetween > maxCP || keyWords+b.wordsBetween > maxWords {
 				break
 			}
 		}
-		fits := totalCP+int(b.codes) <= maxCP && totalWords+int(b.words) <= maxWords
+		fits := totalCP+b.codes <= maxCP && totalWords+b.words <= maxWords
 		if shown == found && !fits {
 			// Perhaps just enough room to show it in part.
-			if totalCP+int(b.codesBetween) <= maxCP && totalWords+int(b.wordsBetween) <= maxWords {
-				totalWords += int(b.words)
-				totalCP += int(b.codes)
+			if totalCP+b.codesBetween <= maxCP && totalWords+b.wordsBetween <= maxWords {
+				totalWords += b.words
+				totalCP += b.codes
 				show = append(show, b)
 			}
 			break
 		}
 		show = append(show, b)
 		shown |= b.qwords
-		keyWords += int(b.wordsBetween)
-		keyCP += int(b.codesBetween)
-		totalWords += int(b.words)
-		totalCP += int(b.codes)
+		keyWords += b.wordsBetween
+		keyCP += b.codesBetween
+		totalWords += b.words
+		totalCP += b.codes
 		taken[best] = true
 		if !all && shown == found {
 			all = true
@@ -153,14 +153,14 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 					u = ed.before[len(ed.before)-1]
 					ed.before = ed.before[:len(ed.before)-1]
 					p.start++
-					p.from += u.bytes
+					p.from += int(u.bytes)
 				} else {
 					u = ed.after[len(ed.after)-1]
 					ed.after = ed.after[:len(ed.after)-1]
-					p.to -= u.bytes
+					p.to -= int(u.bytes)
 				}
 				p.tokens--
-				p.codes -= u.cp
+				p.codes -= int(u.cp)
 				totalCP -= int(u.cp)
 				totalWords -= b2i(u.word)
 				if totalCP <= maxCP && totalWords <= maxWords {
@@ -177,11 +177,11 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 	// The limit is sacred: drop the least relevant passages.
 	for (totalCP > maxCP || totalWords > maxWords) && !o.ForceAllWords && len(show) > 0 {
 		p := show[len(show)-1]
-		totalCP -= int(p.codes)
-		totalWords -= int(p.words)
+		totalCP -= p.codes
+		totalWords -= p.words
 		show = show[:len(show)-1]
 	}
-	slices.SortStableFunc(show, func(a, b passage) int { return int(a.start - b.start) })
+	slices.SortStableFunc(show, func(a, b passage) int { return a.start - b.start })
 	return show
 }
 
@@ -200,21 +200,21 @@ func (p *passage) edges(f *ufield) (ed edgeUnits) {
 		return ed
 	}
 	var units []edgeUnit
-	f.walkRange(int(p.from), int(p.to), func(u *unit) {
+	f.walkRange(p.from, p.to, func(u *unit) {
 		units = append(units, edgeUnit{u.cp, u.end - u.start, u.word()})
 	})
-	first, beforeN, afterN := int(p.endLimit+1-p.start), int(p.beforeN), int(p.afterN)
-	if beforeN+afterN > len(units) || first+afterN > len(units) {
+	first := p.endLimit + 1 - p.start
+	if p.beforeN+p.afterN > len(units) || first+p.afterN > len(units) {
 		return ed // not the units the window saw: leave the passage whole
 	}
-	ed.before = make([]edgeUnit, beforeN)
+	ed.before = make([]edgeUnit, p.beforeN)
 	for i := range ed.before {
-		ed.before[i] = units[beforeN-1-i]
+		ed.before[i] = units[p.beforeN-1-i]
 	}
-	ed.after = make([]edgeUnit, afterN)
+	ed.after = make([]edgeUnit, p.afterN)
 	for j := range ed.after {
 		ed.after[j] = units[first+j]
-		ed.after[j].bytes = units[len(units)-afterN+j].bytes
+		ed.after[j].bytes = units[len(units)-p.afterN+j].bytes
 	}
 	return ed
 }

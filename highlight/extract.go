@@ -24,35 +24,33 @@ type limits struct {
 }
 
 // passage is a candidate snippet of one field: units start..start+tokens-1.
-// Its numbers are int32, as the units' are (a field's bytes fit int32):
-// passages are copied as they are offered, replaced and chosen.
 type passage struct {
+	field         int
+	start, tokens int
+	codes, words  int
 	qwords        uint64 // keywords it shows
-	field         int32
-	start, tokens int32
-	codes, words  int32
-	qwordsWeight  int32 // the weights of those keywords
-	qwordCount    int32 // marked words, twice
-	uniqQwords    int32
-	maxLCS        int32 // the longest run of marked words in query order
-	minGap        int32 // words between the marked words and the nearer edge
-	startLimit    int32 // the first marked unit
-	endLimit      int32 // the last marked unit
-	aroundBefore  int32 // words before the first marked word
-	aroundAfter   int32 // words after the last marked word
+	qwordsWeight  int    // the weights of those keywords
+	qwordCount    int    // marked words, twice
+	uniqQwords    int
+	maxLCS        int // the longest run of marked words in query order
+	minGap        int // words between the marked words and the nearer edge
+	startLimit    int // the first marked unit
+	endLimit      int // the last marked unit
+	aroundBefore  int // words before the first marked word
+	aroundAfter   int // words after the last marked word
 
 	// What may be trimmed from its edges to fit the limits: the units
 	// before the first and after the last marked word (choose makes
 	// their list when trimming needs them).
-	codesBetween, wordsBetween int32
-	beforeN, afterN            int32 // units each side trimming may drop
+	codesBetween, wordsBetween int
+	beforeN, afterN            int // units each side trimming may drop
 
-	from, to int32 // its bytes in the shown text
+	from, to int // its bytes in the shown text
 
 	// rank and score are set when choose takes the passage: 1 for the one
 	// taken first, and its weight then (the keywords shown before it no
 	// longer count).
-	rank, score int32
+	rank, score int
 }
 
 // edgeUnit is a unit that trimming may drop.
@@ -61,9 +59,7 @@ type edgeUnit struct {
 	word      bool
 }
 
-func (p *passage) weight() int {
-	return int(p.qwordCount) + int(p.qwordsWeight)*int(p.maxLCS) + int(p.minGap)
-}
+func (p *passage) weight() int { return p.qwordCount + p.qwordsWeight*p.maxLCS + p.minGap }
 
 // context collects the passages of the fields that share one budget.
 type context struct {
@@ -76,7 +72,7 @@ type context struct {
 	// shown (what choose returns, valid until the context is used again),
 	// the candidates' first weights, which candidates are taken.
 	show     []passage
-	original []int32
+	original []int
 	taken    []bool
 }
 
@@ -241,7 +237,7 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 	var limit, first, base, cut int
 	weighed := func() {
 		limit, first = e.wordsLimit(), w.marks.first()
-		base = int(e.pass.qwordCount) + int(e.pass.qwordsWeight)*int(e.pass.maxLCS)
+		base = e.pass.qwordCount + e.pass.qwordsWeight*e.pass.maxLCS
 		cut = math.MinInt
 		if e.cutAt != math.MinInt {
 			cut = e.cutAt - base
@@ -485,9 +481,8 @@ func (e *extractor) weighAndSubmit() {
 // updateGaps recomputes what depends on where the marked words lie.
 func (e *extractor) updateGaps(maxWords int) {
 	p := &e.pass
-	before, after := e.win.markSpread()
-	p.aroundBefore, p.aroundAfter = int32(before), int32(after)
-	p.minGap = int32(min(maxWords-1, before, after))
+	p.aroundBefore, p.aroundAfter = e.win.markSpread()
+	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
 }
 
 // weigh computes the weight of the window's passage: its keywords, their
@@ -499,8 +494,8 @@ func (e *extractor) weigh(maxWords int) {
 	w := e.win
 	p.maxLCS, p.qwords = 1, 0
 	p.qwordCount, p.uniqQwords, p.qwordsWeight = 0, 0, 0
-	p.startLimit, p.endLimit = math.MaxInt32, math.MinInt32
-	lcs, prevOrd := int32(1), -2
+	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
+	lcs, prevOrd := 1, -2
 	var prevMask uint64
 	for i := 0; i < w.marks.len(); i++ {
 		ord := w.marks.at(i)
@@ -511,9 +506,9 @@ func (e *extractor) weigh(maxWords int) {
 			continue
 		}
 		if p.qwords == 0 {
-			p.startLimit, e.firstOrd = int32(w.base)+r.num, ord
+			p.startLimit, e.firstOrd = w.base+int(r.num), ord
 		}
-		p.endLimit, e.lastOrd = int32(w.base)+r.num, ord
+		p.endLimit, e.lastOrd = w.base+int(r.num), ord
 		p.qwords |= m
 		p.qwordCount++
 		if ord == prevOrd+1 && prevMask != 0 && m == prevMask<<1 {
@@ -524,13 +519,12 @@ func (e *extractor) weigh(maxWords int) {
 		}
 		prevOrd, prevMask = ord, m
 	}
-	before, after := w.markSpread()
-	p.aroundBefore, p.aroundAfter = int32(before), int32(after)
-	p.minGap = int32(min(maxWords-1, before, after))
+	p.aroundBefore, p.aroundAfter = w.markSpread()
+	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
 	for q := p.qwords; q != 0; q &= q - 1 {
 		t := bits.TrailingZeros64(q)
 		if t < len(e.weights) {
-			p.qwordsWeight += int32(e.weights[t])
+			p.qwordsWeight += e.weights[t]
 		}
 		p.uniqQwords++
 	}
@@ -585,39 +579,39 @@ func (e *extractor) flush() {
 // weight, taken before, does not change.)
 func (e *extractor) trimAround() {
 	p := &e.pass
-	p.field = int32(e.fieldNum)
+	p.field = e.fieldNum
 	w := e.win
-	p.start, p.tokens = int32(w.start), int32(w.n())
-	p.codes, p.words = int32(w.codes()), int32(w.words())
+	p.start, p.tokens = w.start, w.n()
+	p.codes, p.words = w.codes(), w.words()
 	e.startOrd, e.startAcc, e.from, e.to = w.hword, w.headAcc, w.headStart, w.endByte
-	if d := int(p.aroundBefore) - e.o.Around; d > 0 {
+	if d := p.aroundBefore - e.o.Around; d > 0 {
 		// Drop up to and with the d-th word: the passage starts with the
 		// gap before the next.
 		k := w.hword + d
 		r := w.word(k)
-		from := int32(w.base) + r.gnum
-		p.codes -= r.gacc - int32(w.headAcc)
+		from := w.base + int(r.gnum)
+		p.codes -= int(r.gacc) - w.headAcc
 		p.tokens -= from - p.start
 		p.start = from
-		p.words -= int32(d)
-		p.aroundBefore -= int32(d)
+		p.words -= d
+		p.aroundBefore -= d
 		e.startOrd, e.startAcc, e.from = k, int(r.gacc), int(r.gstart)
 	}
-	if d := int(p.aroundAfter) - e.o.Around; d > 0 {
+	if d := p.aroundAfter - e.o.Around; d > 0 {
 		// Drop the last d words and what follows them.
 		r := w.word(w.nword - d)
-		p.codes -= int32(w.total) - r.acc
-		p.tokens -= int32(w.end) - (int32(w.base) + r.num)
-		p.words -= int32(d)
-		p.aroundAfter -= int32(d)
+		p.codes -= w.total - int(r.acc)
+		p.tokens -= w.end - (w.base + int(r.num))
+		p.words -= d
+		p.aroundAfter -= d
 		e.to = int(r.start)
 	}
 }
 
 // centring is how unevenly a passage's edges lie around its marked words.
 func centring(p *passage) float32 {
-	pre := int(p.startLimit - p.start + 1)
-	post := int(p.start + p.tokens - p.endLimit + 1)
+	pre := p.startLimit - p.start + 1
+	post := p.start + p.tokens - p.endLimit + 1
 	return float32(max(pre, post)) / float32(min(pre, post))
 }
 
@@ -641,7 +635,7 @@ func (e *extractor) updateTop(weight int) {
 // trimming comes to them (choose).
 func (e *extractor) finish(p *passage) {
 	w := e.win
-	p.from, p.to = int32(e.from), int32(e.to)
+	p.from, p.to = e.from, e.to
 	p.beforeN, p.afterN = 0, 0
 	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
 		return
@@ -651,16 +645,15 @@ func (e *extractor) finish(p *passage) {
 	// last marked word, as the reference counts them, the units up to the
 	// passage's length from the window's start.
 	p.beforeN = p.startLimit - p.start
-	afterFrom, afterTo := int(p.endLimit)+1, w.start+min(int(p.tokens), w.n())
-	p.afterN = int32(max(0, afterTo-afterFrom))
-	p.codesBetween = p.codes - (w.word(e.firstOrd).acc - int32(e.startAcc))
-	p.wordsBetween = p.words - int32(e.firstOrd-e.startOrd)
+	afterFrom, afterTo := p.endLimit+1, w.start+min(p.tokens, w.n())
+	p.afterN = max(0, afterTo-afterFrom)
+	p.codesBetween = p.codes - (int(w.word(e.firstOrd).acc) - e.startAcc)
+	p.wordsBetween = p.words - (e.firstOrd - e.startOrd)
 	if p.afterN > 0 {
 		// The unit after the last marked word is the first of the gap
 		// before the next word (or that word).
-		acc, words := w.before(afterTo)
-		p.codesBetween -= acc - w.word(e.lastOrd+1).gacc
-		p.wordsBetween -= words - int32(e.lastOrd+1)
+		p.codesBetween -= w.accAt(afterTo) - int(w.word(e.lastOrd+1).gacc)
+		p.wordsBetween -= w.wordsBefore(afterTo) - (e.lastOrd + 1)
 	}
 }
 

@@ -191,7 +191,7 @@ func Highlight(req *Request) *Result {
 		}
 		// In text order within each field.
 		ps := choose(shared, global, o, req.Weights, found, fields)
-		slices.SortStableFunc(ps, func(a, b passage) int { return int(a.field - b.field) })
+		slices.SortStableFunc(ps, func(a, b passage) int { return a.field - b.field })
 		for len(ps) > 0 {
 			n := 1
 			for n < len(ps) && ps[n].field == ps[0].field {

@@ -113,10 +113,10 @@ func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange) []Snippet 
 		// it, so a passage starts where the one before it ends (and one
 		// inside the one before it shows nothing), as the reference
 		// renders them.
-		from, to := max(int(p.from), prevTo), max(int(p.to), prevTo)
+		from, to := max(p.from, prevTo), max(p.to, prevTo)
 		prevTo = to
 		s := Snippet{Range: Range{from, to}, SepBefore: k > 0 || from > 0, SepAfter: to < len(f.text), Weight: p.weight(),
-			Rank: int(p.rank), Score: int(p.score)}
+			Rank: p.rank, Score: p.score}
 		first := true
 		// The snippet's marks are marks[mk:].
 		mk := len(marks)

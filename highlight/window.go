@@ -267,14 +267,22 @@ func (w *window) unitAt(num int) wunit {
 	return wunit{g.start, g.end, g.acc, int32(lo)}
 }
 
-// before is what was added before unit num (num may be one past the last
-// unit): its codepoints and its words.
-func (w *window) before(num int) (acc, words int32) {
+// accAt is the codepoints added before unit num (num may be one past the
+// last unit).
+func (w *window) accAt(num int) int {
 	if num >= w.end {
-		return int32(w.total), int32(w.nword)
+		return w.total
 	}
-	u := w.unitAt(num)
-	return u.acc, u.ord
+	return int(w.unitAt(num).acc)
+}
+
+// wordsBefore is the number of words added before unit num (num may be
+// one past the last unit).
+func (w *window) wordsBefore(num int) int {
+	if num >= w.end {
+		return w.nword
+	}
+	return int(w.unitAt(num).ord)
 }
 
 // shrink drops units from the head of the window until it holds at most
