@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -27,6 +28,18 @@ type TextMatcher struct {
 	// first document of the segment.
 	segFetch []sync.Once
 	segErr   []error
+
+	// need is the terms of p's leaves, which a text given to Match is
+	// tokenized for (needAll: every term, for a wildcard): the same for
+	// every text, made once.
+	need    termSet
+	needAll bool
+
+	// evals keeps evaluators between documents (docEval, doneEval): their
+	// storage is per leaf and keyword, and what they cached of a document
+	// is told stale by its number.
+	evals sync.Pool
+	mems  sync.Pool // memDocs between texts (match, doneMem)
 }
 
 // TextMatcher compiles q for matching texts. With anyField, field limits
@@ -62,6 +75,15 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 		}
 	}
 	m.weights = m.keywordWeights()
+	for i, lt := range p.leaves {
+		m.needAll = m.needAll || lt.wildcard
+		if !lt.wildcard {
+			m.need.add(lt.term, i)
+		}
+	}
+	if m.needAll {
+		m.need.filter.All()
+	}
 	return m, nil
 }
 
@@ -146,9 +168,19 @@ func pooledLayout(n int) tokenize.Layout {
 	return l
 }
 
-// minPooledWords is the smallest word slice worth pooling (short texts,
-// like titles, allocate theirs).
-const minPooledWords = 512
+// minPooledWords is the smallest word slice worth pooling: texts from
+// about 640 bytes on (a paragraph: CALL SNIPPETS and SNIPPET() on short
+// documents) take pooled storage; shorter ones, like titles, allocate
+// theirs.
+const minPooledWords = 128
+
+// maxPresizedMarks bounds the marks a text's array is first made for
+// (mark).
+const maxPresizedMarks = 512
+
+// oneField is the field numbers of one text matched as arbitrary text
+// (anyField); nothing changes it.
+var oneField = []int{0}
 
 // Match matches one document: texts[i] is the text of column cols[i], an
 // indexed text column (with anyField, any column: each text stands alone).
@@ -156,10 +188,13 @@ const minPooledWords = 512
 // that make the document match (none under NOT, none on the right of
 // NOTNEAR); a document the query does not match has no marks.
 func (m *TextMatcher) Match(cols []int, texts []string) (*TextMatch, error) {
-	res := &TextMatch{Fields: make([]FieldText, len(texts))}
+	if m.anyField && len(texts) == 1 {
+		return m.match(oneField, texts) // (CALL SNIPPETS, SNIPPET(): one text each)
+	}
 	if m.anyField {
+		res := &TextMatch{Fields: make([]FieldText, len(texts))}
 		for i, text := range texts {
-			one, err := m.match([]int{0}, []string{text})
+			one, err := m.match(oneField, []string{text})
 			if err != nil {
 				return nil, err
 			}
@@ -237,6 +272,7 @@ func (m *TextMatcher) matchIndexed(ref DocRef, fields []int, texts, layouts []st
 		}
 		return append(dst, [2]int{int(words[k].Start), int(words[k].End)})
 	})
+	m.doneEval(e)
 	return res, true
 }
 
@@ -257,7 +293,12 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	if m.anyField {
 		nf = 1
 	}
-	mem := newMemDoc(m.p, m.s.t.tok, nf, fields, texts)
+	mem, _ := m.mems.Get().(*memDoc)
+	if mem == nil {
+		mem = new(memDoc)
+	}
+	defer m.doneMem(mem)
+	mem.fill(m.p, &m.need, m.needAll, m.s.t.tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
 		res.Fields[i].Layout = mem.layouts[i]
@@ -268,16 +309,40 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 	e := m.docEval()
 	e.mem = mem
 	m.mark(res, e, nf, fields, func(dst [][2]int, lt, _, f int, pos uint32) [][2]int { return mem.ranges(dst, m.p, lt, f, pos) })
+	m.doneEval(e)
 	return res, nil
 }
 
+// doneMem keeps d, which the caller is done with, for the next text; it
+// lets go of the texts and their layouts (which the TextMatch has, and
+// hands back with Release) first.
+func (m *TextMatcher) doneMem(d *memDoc) {
+	clear(d.layouts)
+	clear(d.cache)
+	d.terms, d.tok, d.text = nil, nil, nil
+	m.mems.Put(d)
+}
+
 // docEval starts an evaluator of the matcher's plan for one document; the
-// caller says where its positions come from (mem, or seg and ord).
+// caller says where its positions come from (mem, or seg and ord), and
+// hands it back with doneEval. An evaluator kept from an earlier document
+// starts the next one (startDoc: nothing it cached holds for it).
 func (m *TextMatcher) docEval() *segEval {
+	if e, ok := m.evals.Get().(*segEval); ok && e.doc < math.MaxUint32 {
+		e.startDoc(0)
+		return e
+	}
 	nl := len(m.p.leaves)
 	return &segEval{s: m.s, p: m.p, doc: 1,
 		curs: make([][]termCursor, nl), raw: make([][]span, nl), gen: make([]uint32, nl),
 		leafOcc: make([][]span, len(m.p.keywords)), leafGen: make([]uint32, len(m.p.keywords))}
+}
+
+// doneEval keeps e, which the caller is done with, for the next document;
+// it lets go of the document's storage first.
+func (m *TextMatcher) doneEval(e *segEval) {
+	e.mem, e.seg, e.pos, e.direct, e.ord, e.restrict = nil, nil, 0, false, 0, nil
+	m.evals.Put(e)
 }
 
 // mark evaluates the query with e and adds to res the marks of the
@@ -294,10 +359,20 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 	for i, f := range fields {
 		byField[f] = i
 	}
+	// The occurrences of the keywords in each text: about as many marks
+	// (fewer where an operator holds only some of them), so each text's
+	// marks get one array, not one per doubling; at most maxPresizedMarks,
+	// as a phrase of common words holds few of their occurrences.
+	occs := make([]int, len(res.Fields))
 	for _, l := range m.p.keywords {
-		if k := m.kwIndex[l.lt]; !l.neg && k < 64 {
-			for _, sp := range e.leafSpans(l) {
-				if i := byField[sp.f]; i >= 0 {
+		if l.neg {
+			continue
+		}
+		k := m.kwIndex[l.lt]
+		for _, sp := range e.leafSpans(l) {
+			if i := byField[sp.f]; i >= 0 {
+				occs[i]++
+				if k < 64 {
 					res.Fields[i].Found |= 1 << uint(k)
 				}
 			}
@@ -310,6 +385,11 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 		// match: no marks (the reference shows the beginning of such a
 		// text, unmarked).
 		return
+	}
+	for i, n := range occs {
+		if n > 0 {
+			res.Fields[i].Marks = slices.Grow(res.Fields[i].Marks, min(n, maxPresizedMarks))
+		}
 	}
 	var h spanHolder
 	for _, l := range m.p.keywords {
@@ -465,24 +545,33 @@ type memDoc struct {
 	// written): the tokenizer and each field's text to fold them from.
 	tok  *tokenize.Tokenizer
 	text map[int]string
+
+	// Storage kept for the next text: the occurrences of the leaves (occ
+	// is made of it), the leaves' counts, and the positions (cache).
+	occBuf  []memOcc
+	ends    []int
+	spanBuf []span
 }
 
-func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) *memDoc {
+// sized is s with n zero elements, on s's storage when it has room.
+func sized[T any](s []T, n int) []T {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
+
+// fill makes d the tokenized texts (texts[i] is field fields[i]), for the
+// terms of need (all: every term), which it only reads. What d held
+// before is gone; its storage is reused.
+func (d *memDoc) fill(p *plan, need *termSet, all bool, tok *tokenize.Tokenizer, nf int, fields []int, texts []string) {
 	nl := len(p.leaves)
-	d := &memDoc{lens: make([]uint32, nf), layouts: make([]tokenize.Layout, len(texts)),
-		occ: make([][]memOcc, nl), sorted: make([]bool, nl), cache: make([][]span, nl)}
+	d.lens, d.layouts = sized(d.lens, nf), sized(d.layouts, len(texts))
+	d.occ, d.sorted, d.cache = sized(d.occ, nl), sized(d.sorted, nl), sized(d.cache, nl)
+	d.terms, d.tok, d.text = nil, nil, nil
+	d.spanBuf = d.spanBuf[:0]
 	// Only the terms the query asks for are kept, unless a wildcard needs
 	// the whole vocabulary.
-	var need termSet
-	all := false
-	for i, lt := range p.leaves {
-		all = all || lt.wildcard
-		if !lt.wildcard {
-			need.add(lt.term, i)
-		}
-	}
 	if all {
-		need.filter.All()
 		d.terms = map[string][]memOcc{}
 		if cfg := tok.Config(); len(cfg.Morphology) > 0 || len(cfg.Wordforms) > 0 {
 			d.tok, d.text = tok, make(map[int]string, len(texts))
@@ -512,7 +601,6 @@ func newMemDoc(p *plan, tok *tokenize.Tokenizer, nf int, fields []int, texts []s
 		d.lens[f] = uint32(it.Pos())
 	}
 	d.groupOccs(*found)
-	return d
 }
 
 // leafOcc is an occurrence of the query's leaf term lt.
@@ -529,7 +617,8 @@ func (d *memDoc) groupOccs(found []leafOcc) {
 	if len(found) == 0 {
 		return
 	}
-	ends := make([]int, len(d.occ)) // each leaf's start, then its end
+	ends := sized(d.ends, len(d.occ)) // each leaf's start, then its end
+	d.ends = ends
 	for _, h := range found {
 		ends[h.lt]++
 	}
@@ -538,7 +627,8 @@ func (d *memDoc) groupOccs(found []leafOcc) {
 		ends[lt] = at
 		at += n
 	}
-	all := make([]memOcc, len(found))
+	all := sized(d.occBuf, len(found))
+	d.occBuf = all
 	for _, h := range found {
 		all[ends[h.lt]] = h.o
 		ends[h.lt]++
@@ -608,11 +698,15 @@ func (d *memDoc) positions(p *plan, lt int) []span {
 		return d.cache[lt]
 	}
 	occs := d.occs(p, lt)
-	out := make([]span, 0, len(occs))
+	// On the storage the positions of every leaf share (each its own
+	// piece: a piece made before the storage grew stays where it is).
+	from := len(d.spanBuf)
 	for _, o := range occs {
-		out = append(out, span{f: o.f, a: o.pos, b: o.pos})
+		d.spanBuf = append(d.spanBuf, span{f: o.f, a: o.pos, b: o.pos})
 	}
-	out = slices.Compact(out)
+	out := slices.Compact(d.spanBuf[from:])
+	d.spanBuf = d.spanBuf[:from+len(out)]
+	out = d.spanBuf[from : from+len(out) : from+len(out)]
 	d.cache[lt] = out
 	return out
 }
