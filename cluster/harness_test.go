@@ -330,4 +330,3 @@ func (c *testCluster) converge() kvState {
 }
 
 func isUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown) }
-

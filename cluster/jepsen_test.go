@@ -218,4 +218,3 @@ func TestJepsenInProcess(t *testing.T) {
 		}
 	}
 }
-

@@ -35,13 +35,13 @@ type Node struct {
 	log    *slog.Logger
 	reqSeq atomic.Uint64 // request ids: a random start, so a restart does not reuse them
 
-	recvc chan *pb.Message
-	propc chan *proposal
-	readc chan *readRequest
-	snapc chan snapStatus
-	ctrlc chan func()
-	stopc chan struct{}
-	donec chan struct{}
+	recvc  chan *pb.Message
+	propc  chan *proposal
+	readc  chan *readRequest
+	snapc  chan snapStatus
+	ctrlc  chan func()
+	stopc  chan struct{}
+	donec  chan struct{}
 	snapWG sync.WaitGroup
 
 	pendMu  sync.Mutex
