@@ -21,7 +21,9 @@ func openRepl(t testing.TB, dir string) *DB {
 	t.Helper()
 	o := DefaultOptions(dir).WithReplicated(true).WithMergeFactor(-1).WithMemoryLimit(MinMemoryLimit)
 	if dir == "" {
-		o = o.WithInMemory(true)
+		// In memory badger keeps values in its tree, which the memtable
+		// of the least memory limit is too small for.
+		o = o.WithInMemory(true).WithMemoryLimit(0)
 	}
 	db, err := Open(o)
 	require.NoError(t, err)

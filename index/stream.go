@@ -296,12 +296,17 @@ func (s *snapReader) full(b []byte, what string) error {
 // header reads the header and returns the applied index.
 func (s *snapReader) header() (uint64, error) {
 	h := make([]byte, snapHeader)
-	if err := s.full(h, "header"); err != nil {
-		return 0, err
-	}
-	if string(h[:len(snapMagic)]) != snapMagic {
+	n, err := io.ReadFull(s.r, h)
+	s.off = int64(n)
+	if m := min(n, len(snapMagic)); string(h[:m]) != snapMagic[:m] {
 		s.off = 0
-		return 0, s.errorf("not a glint snapshot (it begins %q, not %q)", h[:len(snapMagic)], snapMagic)
+		return 0, s.errorf("not a glint snapshot (it begins %q, not %q)", h[:m], snapMagic)
+	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return 0, s.errorf("the stream ends inside the header (%d of its %d bytes)", n, snapHeader)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("index: snapshot stream at byte %d: reading the header: %w", s.off, err)
 	}
 	if crc := binary.BigEndian.Uint32(h[snapHeader-4:]); crc != crc32.Checksum(h[:snapHeader-4], castagnoli) {
 		s.off = 0
