@@ -25,6 +25,12 @@ import (
 //	        streamSnapshot: one frame (the MsgSnap), then the image in chunks,
 //	        each a length and bytes, ended by a chunk of length 0
 //	server: streamSnapshot only: 0, or 1 and the receiver's error
+//	client: streamRequest: one frame, the request
+//	server: streamRequest: 0 and the answer's frame, or 1 and the error
+//
+// A request is for the server's Requests handler (the cluster named may be
+// one the server does not hold yet: a node asking to join names the
+// cluster it wants).
 //
 // Lengths are uvarints; a reason or an error is a length and its bytes.
 const tcpMagic = "glint-raft/1\n"
@@ -32,6 +38,7 @@ const tcpMagic = "glint-raft/1\n"
 const (
 	streamMessages byte = 1
 	streamSnapshot byte = 2
+	streamRequest  byte = 3
 )
 
 // TCPConfig are the settings of a TCPServer and its transports. A zero
@@ -92,6 +99,7 @@ type TCPServer struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
+	requests RequestHandler
 	conns    map[net.Conn]struct{}
 	ls       []net.Listener
 	closed   bool
@@ -119,6 +127,19 @@ func (s *TCPServer) Register(cluster string, h Handler) (unregister func(), err 
 			delete(s.handlers, cluster)
 		}
 	}, nil
+}
+
+// RequestHandler answers a request sent with Request: cluster is the
+// cluster the request names, req its bytes. The answer or the error goes
+// back to the caller.
+type RequestHandler func(ctx context.Context, cluster string, req []byte) ([]byte, error)
+
+// HandleRequests sets the handler of requests; without one, requests are
+// refused.
+func (s *TCPServer) HandleRequests(h RequestHandler) {
+	s.mu.Lock()
+	s.requests = h
+	s.mu.Unlock()
 }
 
 // Serve accepts connections on l until Close; it returns nil after Close
@@ -207,9 +228,12 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 		return err
 	}
 	s.mu.Lock()
-	h := s.handlers[cluster]
+	h, requests := s.handlers[cluster], s.requests
 	s.mu.Unlock()
 	c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	if kind == streamRequest {
+		return s.serveRequest(c, r, cluster, requests)
+	}
 	if h == nil {
 		writeStatus(c, fmt.Errorf("cluster %q is not on this server", cluster))
 		return fmt.Errorf("cluster %q is not on this server", cluster)
@@ -251,6 +275,73 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 		c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 		return writeStatus(c, herr)
 	}
+}
+
+// serveRequest answers one request.
+func (s *TCPServer) serveRequest(c net.Conn, r *bufio.Reader, cluster string, h RequestHandler) error {
+	if h == nil {
+		return writeStatus(c, errors.New("this server takes no cluster requests"))
+	}
+	if err := writeStatus(c, nil); err != nil {
+		return err
+	}
+	c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+	req, err := readFrame(r, s.cfg.MaxMessage)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.SnapshotReplyTimeout)
+	defer cancel()
+	// The caller sends nothing more: a read that returns means it went
+	// away (or the server is closing), and the handler need not go on.
+	c.SetReadDeadline(time.Time{})
+	go func() {
+		r.ReadByte()
+		cancel()
+	}()
+	answer, herr := h(ctx, cluster, req)
+	c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	if herr != nil {
+		return writeStatus(c, herr)
+	}
+	w := bufio.NewWriter(c)
+	w.WriteByte(0)
+	if err := writeFrame(w, answer); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Request sends req to the RequestHandler of the server at addr, naming
+// cluster, and returns its answer: the handler's error comes back as a
+// *RemoteError. ctx bounds the whole exchange.
+func Request(ctx context.Context, cfg TCPConfig, addr, cluster string, req []byte) ([]byte, error) {
+	t := NewTCPTransport(cluster, cfg)
+	c, w, err := t.dial(addr, streamRequest)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	if err := writeFrame(w, req); err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return nil, t.sendError(addr, err)
+	}
+	r := bufio.NewReader(c)
+	if err := readStatus(r); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster %s: request to %s: %w", cluster, addr, ctx.Err())
+		}
+		return nil, err
+	}
+	answer, err := readFrame(r, t.cfg.MaxMessage)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: the answer of %s: %w", cluster, addr, err)
+	}
+	return answer, nil
 }
 
 // TCPTransport sends one cluster's messages to its peers over TCP: one
@@ -531,7 +622,7 @@ func readPreamble(r *bufio.Reader) (kind byte, cluster string, err error) {
 	if kind, err = r.ReadByte(); err != nil {
 		return 0, "", fmt.Errorf("reading the preamble: %w", err)
 	}
-	if kind != streamMessages && kind != streamSnapshot {
+	if kind != streamMessages && kind != streamSnapshot && kind != streamRequest {
 		return 0, "", fmt.Errorf("unknown stream kind %d", kind)
 	}
 	name, err := readFrame(r, maxClusterName)

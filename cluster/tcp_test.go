@@ -3,6 +3,7 @@ package cluster
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -319,4 +320,34 @@ func BenchmarkTCPSnapshot(b *testing.B) {
 	for b.Loop() {
 		require.NoError(b, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader(body)))
 	}
+}
+
+func TestTCPRequest(t *testing.T) {
+	s, addr := serve(t, TCPConfig{}, "c", newRecorder())
+	ctx := context.Background()
+	_, err := Request(ctx, TCPConfig{}, addr, "c", []byte("hello"))
+	require.ErrorContains(t, err, "takes no cluster requests")
+
+	s.HandleRequests(func(_ context.Context, cluster string, req []byte) ([]byte, error) {
+		if string(req) == "fail" {
+			return nil, errors.New("no such thing")
+		}
+		return []byte(cluster + ":" + string(req)), nil
+	})
+	got, err := Request(ctx, TCPConfig{}, addr, "new", []byte("join me"))
+	require.NoError(t, err)
+	require.Equal(t, "new:join me", string(got), "a request may name a cluster the server does not hold")
+	_, err = Request(ctx, TCPConfig{}, addr, "c", []byte("fail"))
+	var re *RemoteError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, "no such thing", re.Msg)
+
+	s.HandleRequests(func(ctx context.Context, _ string, _ []byte) ([]byte, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err = Request(short, TCPConfig{}, addr, "c", []byte("slow"))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
