@@ -34,6 +34,7 @@ type Engine struct {
 	// (SetListener).
 	listener Listener
 
+	repl   *replication // the replication clusters (StartReplication); nil: none
 	remote Remote       // asks the agents of distributed tables; nil: none
 	health mirrorHealth // the agents' mirrors that failed lately
 }
