@@ -32,7 +32,7 @@ func startReplNode(t *testing.T, ip string) *replNode {
 func status(t *testing.T, db *sql.DB, name string) string {
 	t.Helper()
 	var k, v string
-	err := db.QueryRow("SHOW STATUS LIKE '" + name + "'").Scan(&k, &v)
+	err := db.QueryRow("SHOW STATUS LIKE '"+name+"'").Scan(&k, &v)
 	if err == sql.ErrNoRows {
 		return ""
 	}
