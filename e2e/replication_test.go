@@ -140,6 +140,13 @@ func TestReplicationThreeNodes(t *testing.T) {
 		exec(db, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'written on node %d', %d)", 10+i, i, i%2))
 		require.Equal(t, fmt.Sprintf("%d\n", 10+i), rows(t, db, fmt.Sprintf("SELECT id FROM books WHERE id = %d", 10+i)))
 	}
+	// A linearizable read on one member sees a write acknowledged by
+	// another, however far behind the reader was.
+	for i := range 20 {
+		exec(dbA, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'read anywhere', 1)", 100+i))
+		require.Equal(t, fmt.Sprintf("%d\n", 100+i), rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
+	}
+	fails(dbC, "SELECT id FROM books OPTION consistency='strong'", "OPTION consistency takes 'local'")
 	exec(dbB, "UPDATE c:books SET n = 7 WHERE id = 2")
 	exec(dbC, "DELETE FROM c:books WHERE id = 11")
 	exec(dbA, "REPLACE INTO c:books (id, title, n) VALUES (1, 'The quick brown fox jumps', 1)")

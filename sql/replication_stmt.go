@@ -55,6 +55,9 @@ func (rp *replication) names() []string {
 // clusterOf is the cluster holding table name, "" for a table of this
 // server alone.
 func (rp *replication) clusterOf(name string) string {
+	if rp == nil {
+		return ""
+	}
 	for _, cn := range rp.names() {
 		c, _ := rp.cluster(cn)
 		if _, err := c.currentDB().Table(name); err == nil {
@@ -554,4 +557,30 @@ func (rp *replication) counters() []counter {
 		)
 	}
 	return out
+}
+
+// linearize makes a read of the table of from linearizable: when the table
+// is a cluster's, this member learns the cluster's commit index from the
+// leader (raft's ReadIndex, shared by concurrent reads) and waits until it
+// has applied it. A table of this server alone is read as is: no other
+// server writes it.
+func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) error {
+	name, err := tableOf(from)
+	if err != nil {
+		return err
+	}
+	cn, _, ok := dialect.SplitClusterTable(name)
+	if !ok {
+		cn = s.engine.repl.clusterOf(name)
+	}
+	c, found := s.engine.repl.cluster(cn)
+	if !found {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
+	defer cancel()
+	if _, err := c.node.ReadIndex(ctx); err != nil {
+		return Errorf(CodeClusterUnavailable, "cluster '%s': a linearizable read needs its leader, which did not answer within %s: %v", c.name, proposeTimeout, err)
+	}
+	return nil
 }
