@@ -127,6 +127,8 @@ func TestReplicationThreeNodes(t *testing.T) {
 	exec(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'The quick brown fox', 1), (2, 'A lazy dog', 2)")
 	fails(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'again', 1)", "")
 
+	fails(dbA, "INSERT INTO c:books (id, title, n) VALUES (3, SYSDATE(), 1)", "SYSDATE() in a write to a cluster's table")
+	exec(dbA, "INSERT INTO c:books (id, title, n) VALUES (3, NOW(), 1)") // the same time on every member
 	exec(dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
 	exec(dbC, "JOIN CLUSTER c AT '"+b.repl+"'") // through any member
 	fails(dbC, "JOIN CLUSTER c AT '"+a.repl+"'", "already exists")

@@ -182,6 +182,9 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 			return nil, true, Errorf(CodeTableExists, "table '%s' already exists on this server, outside the cluster", table)
 		}
 	}
+	if fn := nondeterministicCall(st.Node); fn != "" {
+		return nil, true, Errorf(CodeUnsupported, "%s() in a write to a cluster's table: each member would compute another value; use NOW() (the time the statement began, carried to every member) or a literal", strings.ToUpper(fn))
+	}
 	if table == membersTable {
 		return nil, true, Errorf(CodeCluster, "'%s' is the cluster's own table of its members", table)
 	}
@@ -584,3 +587,25 @@ func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) erro
 	}
 	return nil
 }
+
+// nondeterministic are the functions whose value differs from member to
+// member for the same statement.
+var nondeterministic = map[string]bool{"sysdate": true, "rand": true, "uuid": true, "uuid_short": true}
+
+// nondeterministicCall names a call of n to one of them, "" when none.
+func nondeterministicCall(n ast.Node) string {
+	v := &callFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type callFinder struct{ found string }
+
+func (v *callFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && nondeterministic[f.FnName.L] && v.found == "" {
+		v.found = f.FnName.L
+	}
+	return n, v.found != ""
+}
+
+func (v *callFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
