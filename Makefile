@@ -11,6 +11,9 @@
 #   make bench-quick  the same, short (Brown, one run of 2 s: ~6 min on 2 cores)
 #   make bench-test   vet and test the benchmark's own Go modules (bench/bleve, bench/peers),
 #                     which go test ./... does not enter; PostgreSQL and FTS5 required
+#   make jepsen       JEPSEN_RUNS seeded runs of JEPSEN_DURATION each (seeds from JEPSEN_SEED) under JEPSEN_NEMESES:
+#                     register (linearizable) and set (no acknowledged write lost) workloads; a summary table, exit 1 on
+#                     any violation (docs/testing-replication.md)
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
@@ -25,8 +28,13 @@ SOAK_CLIENTS        ?= 8
 SOAK_DURATION       ?= 10m
 SOAK_WARMUP         ?= 2m
 SOAK_ARGS           ?=
+JEPSEN_RUNS         ?= 5
+JEPSEN_DURATION     ?= 60s
+JEPSEN_NEMESES      ?= kill,stop
+JEPSEN_SEED         ?= 1
+JEPSEN_ARGS         ?=
 
-.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build bench-deps bench-test soak
+.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build bench-deps bench-test soak jepsen
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -104,3 +112,9 @@ bench-quick: bench-build
 soak: build
 	$(GO) run ./bench/cmd/corpus -queries brown
 	$(GO) run ./bench/cmd/soak -glintd $(BIN)/glintd -clients $(SOAK_CLIENTS) -duration $(SOAK_DURATION) -warmup $(SOAK_WARMUP) -latest $(SOAK_ARGS)
+
+# The short version runs in make test (e2e TestJepsenShort). A failed run's
+# history, porcupine's HTML and node logs are left in jepsen-results/seed-N.
+jepsen: build
+	$(GO) run ./cmd/glint-jepsen -glintd $(BIN)/glintd -runs $(JEPSEN_RUNS) -duration $(JEPSEN_DURATION) \
+		-nemeses $(JEPSEN_NEMESES) -seed $(JEPSEN_SEED) $(JEPSEN_ARGS)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,6 +43,10 @@ var distQueries = []string{
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY price",
 	"SELECT price, COUNT(*) AS c, SUM(price), MIN(price), MAX(price), AVG(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY price ORDER BY c DESC, price ASC LIMIT 2, 5",
 	"SELECT COUNT(*), AVG(price) FROM {t} WHERE MATCH('alpha')",
+	"SELECT price, COUNT(*) AS c FROM {t} GROUP BY price HAVING c > 7 ORDER BY c DESC, price ASC",
+	"SELECT DISTINCT price FROM {t} WHERE MATCH('alpha') ORDER BY price DESC LIMIT 5",
+	"SELECT COUNT(DISTINCT price), GROUP_CONCAT(id) FROM {t} WHERE MATCH('\"kappa iota\"')",
+	"SELECT price, GROUP_CONCAT(id SEPARATOR ' '), COUNT(DISTINCT price) FROM {t} WHERE MATCH('theta') GROUP BY price HAVING COUNT(*) > 1 AND MIN(price) < 15 LIMIT 4",
 }
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")
@@ -281,4 +287,35 @@ func coordGoroutineLeak(t *testing.T, s *Server) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return fmt.Sprintf("goroutines went from %d to %d", base, count())
+}
+
+// TestDistributedSnippets: CALL SNIPPETS of a distributed table over a
+// real agent: load_files shares the files out (file i on shard i mod S,
+// each under its own snippets_file_prefix), load_files_scattered takes
+// each file's snippet from the shard that has it, and inline texts are
+// highlighted by the local shard; options (quotes and all) reach the
+// agent as given.
+func TestDistributedSnippets(t *testing.T) {
+	t.Parallel()
+	dir := func(files map[string]string) string {
+		d := t.TempDir()
+		for name, text := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(d, name), []byte(text), 0o644))
+		}
+		return d
+	}
+	coord := StartServer(t, WithArgs("--snippets-file-prefix", dir(map[string]string{"a.txt": "the local file's word"})))
+	agent := StartServer(t, onHost("127.0.0.2"), WithArgs("--snippets-file-prefix", dir(map[string]string{"b.txt": "the agent's file: a word"})))
+	c := coord.Conn(t)
+	MustExec(t, c, "CREATE TABLE p0 (title text)")
+	MustExec(t, agent.DB(t), "CREATE TABLE p1 (title text)")
+	MustExec(t, c, "CREATE TABLE d type='distributed' local='p0' agent='"+agent.MySQLAddr+":p1'")
+	snippets := func(q string) [][]string { return MustQuery(t, c, q).Values }
+	require.Equal(t, [][]string{{"the local file's <i>word</i>"}, {"the agent's file: a <i>word</i>"}},
+		snippets(`CALL SNIPPETS(('a.txt', 'b.txt'), 'd', 'word', 1 AS load_files, '<i>' AS before_match, '</i>' AS after_match)`))
+	require.Equal(t, [][]string{{"the agent's file: a <b>word</b>"}, {""}, {"the local file's <b>word</b>"}},
+		snippets(`CALL SNIPPETS(('b.txt', 'none.txt', 'a.txt'), 'd', 'word', 1 AS load_files_scattered)`))
+	require.Equal(t, [][]string{{"it's a <b>word</b>"}}, snippets(`CALL SNIPPETS('it\'s a word', 'd', 'word')`))
+	_, err := Query(c, `CALL SNIPPETS(('b.txt', 'a.txt'), 'd', 'word', 1 AS load_files)`)
+	RequireMySQLError(t, err, 1366, "distributed table 'd', local 'p0': CALL SNIPPETS: file 'b.txt' does not exist under snippets_file_prefix")
 }

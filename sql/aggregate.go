@@ -148,7 +148,11 @@ func (a *aggSpec) newAccumulator() accumulator {
 	case a.fn == "max":
 		return &extremeAcc{}
 	}
-	return &concatAcc{sep: a.sep}
+	c := &concatAcc{sep: a.sep}
+	if a.distinct {
+		c.seen = map[any]struct{}{}
+	}
+	return c
 }
 
 // accumulator folds the values of one aggregate over a group's matches.
@@ -244,15 +248,25 @@ func (e *extremeAcc) add(v any) error {
 }
 func (e *extremeAcc) result() any { return e.best }
 
+// concatAcc is GROUP_CONCAT: the values in the order of the matches; with
+// DISTINCT (seen), each value once, where it first comes.
 type concatAcc struct {
-	sep string
-	b   strings.Builder
-	n   int
+	sep  string
+	b    strings.Builder
+	n    int
+	seen map[any]struct{}
 }
 
 func (c *concatAcc) add(v any) error {
 	if v == nil {
 		return nil
+	}
+	if c.seen != nil {
+		k := hashable(v)
+		if _, dup := c.seen[k]; dup {
+			return nil
+		}
+		c.seen[k] = struct{}{}
 	}
 	if c.n > 0 {
 		c.b.WriteString(c.sep)

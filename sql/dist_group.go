@@ -12,41 +12,89 @@ import (
 )
 
 // A grouped SELECT over a distributed table (GROUP BY, or aggregates
-// without it) asks every shard for all its groups, each with its keys, its
-// aggregates, and its best document's WEIGHT() and id; the coordinator
-// merges groups with equal keys (COUNT and SUM add up, MIN and MAX compare,
-// AVG is the summed SUM over the summed COUNT, which the shards send as
-// hidden columns), orders them as one table would (ORDER BY, or by the best
-// documents; ties by the keys) and cuts the LIMIT window. The select list
-// may hold GROUP BY keys and COUNT, SUM, MIN, MAX and AVG; HAVING, WITHIN
-// GROUP ORDER BY, DISTINCT, COUNT(DISTINCT) and GROUP_CONCAT are errors.
+// without it; SELECT DISTINCT a, b is GROUP BY a, b, as on one table) asks
+// every shard for all its groups, each with its keys, its aggregates, and
+// its best document's WEIGHT() and id; the coordinator merges groups with
+// equal keys (COUNT and SUM add up, MIN and MAX compare, AVG is the summed
+// SUM over the summed COUNT, which the shards send as hidden columns),
+// filters them by HAVING, orders them as one table would (ORDER BY, or by
+// the best documents; ties by the keys) and cuts the LIMIT window.
+//
+// COUNT(DISTINCT x) and GROUP_CONCAT(x) do not add up from the shards'
+// values: the shards group by x (for COUNT(DISTINCT x)) or by id (for
+// GROUP_CONCAT) as well, so that the coordinator gets every distinct value,
+// or every document's value, of each group and counts or joins them itself
+// (GROUP_CONCAT in id order: one table's order of the matches, which
+// index.SearchResult.Matches and Snapshot.Scan give in id order). WITHIN
+// GROUP ORDER BY and the
+// columns of a group's best document are errors.
 
 // distGroupLimit is how many groups a shard returns at most; past it, the
-// merged counts of the groups a shard left out are short (docs/distributed.md).
+// merged counts of the groups a shard left out are short, and a warning
+// says so (docs/distributed.md).
 const distGroupLimit = 100_000
 
-// distAgg is how one select-list column of a grouped SELECT merges.
+// distAgg is how one column of the shards' grouped statement merges.
 type distAgg struct {
-	fn       string // "" (a key), count, sum, min, max, avg
+	fn       string // "" (a key), count, sum, min, max, avg, count_distinct, group_concat
 	sum, cnt int    // avg: the hidden SUM and COUNT columns
+	extra    int    // count_distinct: the extra GROUP BY key that is its argument
+	sep      string // group_concat: the separator
 }
 
 // distGroup is one group as the shards' answers merge it.
 type distGroup struct {
-	vals   []any // the select list's values
+	vals   []any // the items' values: the select list, then HAVING's own aggregates
 	key    []any // the GROUP BY values
 	weight int64 // of the best document
 	id     uint64
 	found  bool // some shard had a match in the group
 	sums   []any
 	counts []int64
+	sets   map[int]map[any]struct{} // count_distinct: the values seen, by item
+	parts  map[int][]concatPart     // group_concat: each document's value, by item
 	order  []any
+}
+
+// concatPart is one document's GROUP_CONCAT value.
+type concatPart struct {
+	id uint64
+	v  any
+}
+
+// distGroupRef reads the group at hand's value of an item (key < 0) or of
+// a GROUP BY key: what HAVING refers to.
+type distGroupRef struct {
+	cur       **distGroup
+	item, key int
+}
+
+func (e distGroupRef) eval(*row) (any, error) {
+	if e.key >= 0 {
+		return (*e.cur).key[e.key], nil
+	}
+	return (*e.cur).vals[e.item], nil
 }
 
 func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *distQuery, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
 	n := q.n
-	if n.Having != nil || n.Distinct {
-		return nil, Errorf(CodeUnsupported, "HAVING and DISTINCT over distributed table '%s' are not supported yet: query its shards (%s)", d.name, d.shardsText())
+	if n.Distinct {
+		// SELECT DISTINCT a, b is GROUP BY a, b, with one table's errors.
+		if n.GroupBy != nil || hasAggregate(n.Fields, n.Having, n.OrderBy) {
+			return nil, Errorf(CodeUnsupported, "SELECT DISTINCT with GROUP BY or aggregates is not supported")
+		}
+		distinct := *n
+		distinct.Distinct, distinct.GroupBy = false, &ast.GroupByClause{}
+		for i, f := range n.Fields.Fields {
+			if f.WildCard != nil {
+				return nil, Errorf(CodeUnsupported, "SELECT DISTINCT * is not supported: name the attributes")
+			}
+			distinct.GroupBy.Items = append(distinct.GroupBy.Items, &ast.ByItem{Expr: &ast.PositionExpr{N: i + 1}})
+		}
+		n = &distinct
+	}
+	if n.GroupBy == nil && !hasAggregate(n.Fields, n.Having, n.OrderBy) {
+		return nil, Errorf(CodeSyntax, "HAVING needs GROUP BY or an aggregate")
 	}
 	// The GROUP BY keys as text, aliases and positions resolved.
 	var keys []string
@@ -67,9 +115,54 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	for _, k := range keys {
 		isKey[k] = true
 	}
-	var items, hidden []string
-	aggs := make([]distAgg, len(n.Fields.Fields))
-	for i, f := range n.Fields.Fields {
+	// items are the shards' select list before the keys: the select list,
+	// then the aggregates HAVING reads that it does not hold; extras are
+	// GROUP BY keys of the shards only, hidden the AVGs' SUM and COUNT.
+	var items, extras, hidden []string
+	var aggs []distAgg
+	extraAt := func(text string) int {
+		for i, x := range extras {
+			if x == text {
+				return i
+			}
+		}
+		extras = append(extras, text)
+		return len(extras) - 1
+	}
+	aggregate := func(agg *ast.AggregateFuncExpr, name string) (distAgg, error) {
+		fn := strings.ToLower(agg.F)
+		switch {
+		case agg.Order != nil:
+			return distAgg{}, Errorf(CodeUnsupported, "%s over distributed table '%s': GROUP_CONCAT(... ORDER BY) is not supported; the values come in id order", name, d.name)
+		case fn == "count" && agg.Distinct && len(agg.Args) == 1:
+			arg, err := restore(agg.Args[0])
+			if err != nil {
+				return distAgg{}, err
+			}
+			return distAgg{fn: "count_distinct", extra: extraAt(arg)}, nil
+		case agg.Distinct:
+			return distAgg{}, Errorf(CodeUnsupported, "%s over distributed table '%s': DISTINCT is supported in COUNT() only", name, d.name)
+		case fn == "count" || fn == "sum" || fn == "min" || fn == "max":
+			return distAgg{fn: fn}, nil
+		case fn == "avg" && len(agg.Args) == 1:
+			arg, err := restore(agg.Args[0])
+			if err != nil {
+				return distAgg{}, err
+			}
+			a := distAgg{fn: fn, sum: len(hidden), cnt: len(hidden) + 1}
+			hidden = append(hidden, "SUM("+arg+")", "COUNT("+arg+")")
+			return a, nil
+		case fn == "group_concat" && len(agg.Args) == 2:
+			sep, ok := agg.Args[1].(ast.ValueExpr)
+			if !ok {
+				return distAgg{}, Errorf(CodeSyntax, "%s: the SEPARATOR must be a string", name)
+			}
+			extraAt("id")
+			return distAgg{fn: fn, sep: displayString(sep.GetValue())}, nil
+		}
+		return distAgg{}, Errorf(CodeUnsupported, "%s over distributed table '%s' is not supported yet", name, d.name)
+	}
+	for _, f := range n.Fields.Fields {
 		if f.WildCard != nil {
 			return nil, Errorf(CodeUnsupported, "SELECT * with GROUP BY over distributed table '%s' is not supported: name the keys and aggregates", d.name)
 		}
@@ -77,33 +170,39 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, text)
 		exprText, err := restore(f.Expr)
 		if err != nil {
 			return nil, err
 		}
+		var a distAgg
 		agg, isAgg := f.Expr.(*ast.AggregateFuncExpr)
 		switch {
 		case !isAgg && isKey[exprText]:
 		case !isAgg:
-			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys and COUNT, SUM, MIN, MAX and AVG", fieldName(f), d.name)
-		case agg.Distinct || agg.Order != nil:
-			return nil, Errorf(CodeUnsupported, "%s over distributed table '%s' is not supported yet", fieldName(f), d.name)
+			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys and COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT", fieldName(f), d.name)
 		default:
-			fn := strings.ToLower(agg.F)
-			switch fn {
-			case "count", "sum", "min", "max":
-				aggs[i].fn = fn
-			case "avg":
-				arg, err := restore(agg.Args[0])
-				if err != nil {
-					return nil, err
-				}
-				aggs[i] = distAgg{fn: fn, sum: len(hidden), cnt: len(hidden) + 1}
-				hidden = append(hidden, "SUM("+arg+")", "COUNT("+arg+")")
-			default:
-				return nil, Errorf(CodeUnsupported, "%s over distributed table '%s' is not supported yet", fieldName(f), d.name)
+			if a, err = aggregate(agg, fieldName(f)); err != nil {
+				return nil, err
 			}
+		}
+		items = append(items, text)
+		aggs = append(aggs, a)
+	}
+	nVisible := len(items)
+	var cur *distGroup
+	var having expr
+	if n.Having != nil {
+		var err error
+		if having, err = s.distHaving(d, n, keys, &cur, func(agg *ast.AggregateFuncExpr, text string) (int, error) {
+			a, err := aggregate(agg, aggText(agg))
+			if err != nil {
+				return 0, err
+			}
+			items = append(items, text)
+			aggs = append(aggs, a)
+			return len(items) - 1, nil
+		}); err != nil {
+			return nil, err
 		}
 	}
 	// ORDER BY names select-list items (by position, alias or text) or
@@ -112,10 +211,10 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	var orderAt []int
 	if n.OrderBy != nil {
 		for _, item := range n.OrderBy.Items {
-			at := len(items)
+			at := nVisible
 			switch e := item.Expr.(type) {
 			case *ast.PositionExpr:
-				if e.P == nil && e.N >= 1 && e.N <= len(items) {
+				if e.P == nil && e.N >= 1 && e.N <= nVisible {
 					at = e.N - 1
 				}
 			case *ast.FuncCallExpr:
@@ -139,59 +238,63 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 					}
 				}
 			}
-			if at == len(items) {
+			if at == nVisible {
 				return nil, Errorf(CodeUnsupported, "ORDER BY of a grouped SELECT over distributed table '%s' must name a select-list item or a GROUP BY key", d.name)
 			}
 			orderAt = append(orderAt, at)
 		}
 	}
 
-	shards := d.shards()
-	live := make([]bool, len(shards))
-	for i := range live {
-		live[i] = true
-	}
-	if do.globalIDF && q.hasMatch {
-		if err := s.distStats(ctx, d, q, shards, live, timeout, do.strict); err != nil {
+	nItems, nKeys, nExtras, nHidden := len(items), len(keys), len(extras), len(hidden)
+	list := append(append(append(append(append([]string{}, items...), keys...), extras...), hidden...), "WEIGHT()", "id")
+	groupBy := ""
+	if n.GroupBy != nil {
+		gb, err := restore(n.GroupBy)
+		if err != nil {
 			return nil, err
 		}
+		groupBy = " " + gb
 	}
-	nItems, nKeys, nHidden := len(items), len(keys), len(hidden)
-	list := append(append(append(append([]string{}, items...), keys...), hidden...), "WEIGHT()", "id")
-	stmt := func(table string) []string {
+	if len(extras) > 0 {
+		if groupBy == "" {
+			groupBy = " GROUP BY " + strings.Join(extras, ", ")
+		} else {
+			groupBy += ", " + strings.Join(extras, ", ")
+		}
+	}
+	stmt := func(table string) string {
 		var b strings.Builder
 		b.WriteString("SELECT " + strings.Join(list, ", ") + " FROM " + quoteName(table))
 		if q.where != "" {
 			b.WriteString(" WHERE " + q.where)
 		}
-		if n.GroupBy != nil {
-			gb, _ := restore(n.GroupBy)
-			b.WriteString(" " + gb)
-		}
+		b.WriteString(groupBy)
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
 		b.WriteString(q.optionTail(distGroupLimit))
-		return []string{b.String(), "SHOW WARNINGS", "SHOW META"}
+		return b.String()
 	}
-	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string { return stmt })
+	round, err := s.firstRound(ctx, d, q, do, timeout, stmt)
 	if err != nil {
 		return nil, err
 	}
 	var columns []Column
 	groups := map[string]*distGroup{}
 	var order []*distGroup
-	var terms = addTerms(nil, nil)
-	s.shardWarnings(d, shards, answers, 1)
-	for _, res := range answers {
+	for i, res := range round.answers {
 		if res == nil {
 			continue
 		}
 		if columns == nil {
-			columns = res[0].Columns[:nItems]
+			columns = res[0].Columns[:nVisible]
 		}
-		_, shardTerms := metaOf(res[2])
-		terms = addTerms(terms, shardTerms)
+		if found, _ := metaOf(res[2]); found > len(res[0].Rows) {
+			s.pending = append(s.pending, warning{level: "Warning", code: CodeRowsDropped,
+				msg: fmt.Sprintf("distributed table '%s': %s has %d groups and returned the first %d: the merged counts of the others are short", d.name, round.shards[i].name, found, len(res[0].Rows))})
+		}
 		for _, row := range res[0].Rows {
 			key := row[nItems : nItems+nKeys]
+			extra := row[nItems+nKeys : nItems+nKeys+nExtras]
+			hid := row[nItems+nKeys+nExtras : nItems+nKeys+nExtras+nHidden]
 			var kb strings.Builder
 			for _, v := range key {
 				fmt.Fprintf(&kb, "%T:%v\x00", v, v)
@@ -201,47 +304,76 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 			g, ok := groups[kb.String()]
 			if !ok {
 				g = &distGroup{vals: append([]any(nil), row[:nItems]...), key: key, weight: weight, id: id, found: found,
-					sums: make([]any, nHidden), counts: make([]int64, nHidden)}
+					sums: make([]any, nHidden), counts: make([]int64, nHidden),
+					sets: map[int]map[any]struct{}{}, parts: map[int][]concatPart{}}
 				for _, a := range aggs {
 					if a.fn == "avg" {
-						g.sums[a.sum], g.counts[a.cnt] = row[nItems+nKeys+a.sum], asInt(row[nItems+nKeys+a.cnt])
+						g.sums[a.sum], g.counts[a.cnt] = hid[a.sum], asInt(hid[a.cnt])
 					}
 				}
 				groups[kb.String()] = g
 				order = append(order, g)
-				continue
-			}
-			for i, a := range aggs {
-				v := row[i]
-				switch a.fn {
-				case "count":
-					g.vals[i] = asInt(g.vals[i]) + asInt(v)
-				case "sum":
-					g.vals[i] = addValues(g.vals[i], v)
-				case "min", "max":
-					if v == nil {
-						break
+			} else {
+				for i, a := range aggs {
+					v := row[i]
+					switch a.fn {
+					case "count":
+						g.vals[i] = asInt(g.vals[i]) + asInt(v)
+					case "sum":
+						g.vals[i] = addValues(g.vals[i], v)
+					case "min", "max":
+						if v == nil {
+							break
+						}
+						if g.vals[i] == nil {
+							g.vals[i] = v
+							break
+						}
+						if c, ok := compare(v, g.vals[i]); ok && (a.fn == "min" && c < 0 || a.fn == "max" && c > 0) {
+							g.vals[i] = v
+						}
+					case "avg":
+						g.sums[a.sum] = addValues(g.sums[a.sum], hid[a.sum])
+						g.counts[a.cnt] += asInt(hid[a.cnt])
 					}
-					if g.vals[i] == nil {
-						g.vals[i] = v
-						break
-					}
-					if c, ok := compare(v, g.vals[i]); ok && (a.fn == "min" && c < 0 || a.fn == "max" && c > 0) {
-						g.vals[i] = v
-					}
-				case "avg":
-					g.sums[a.sum] = addValues(g.sums[a.sum], row[nItems+nKeys+a.sum])
-					g.counts[a.cnt] += asInt(row[nItems+nKeys+a.cnt])
+				}
+				if found && (!g.found || bestBefore(q.hasMatch, weight, id, g.weight, g.id)) {
+					g.weight, g.id, g.found = weight, id, true
 				}
 			}
-			if found && (!g.found || bestBefore(q.hasMatch, weight, id, g.weight, g.id)) {
-				g.weight, g.id, g.found = weight, id, true
+			for i, a := range aggs {
+				switch a.fn {
+				case "count_distinct":
+					if g.sets[i] == nil {
+						g.sets[i] = map[any]struct{}{}
+					}
+					if v := extra[a.extra]; v != nil {
+						g.sets[i][hashable(v)] = struct{}{}
+					}
+				case "group_concat":
+					if found && row[i] != nil {
+						g.parts[i] = append(g.parts[i], concatPart{id: id, v: row[i]})
+					}
+				}
 			}
 		}
 	}
+	if n.GroupBy == nil && len(order) == 0 && columns != nil {
+		// The implicit group of no match, which shards grouping by an extra
+		// key do not return: COUNTs are 0, the other aggregates NULL.
+		g := &distGroup{vals: make([]any, nItems), sums: make([]any, nHidden), counts: make([]int64, nHidden),
+			sets: map[int]map[any]struct{}{}, parts: map[int][]concatPart{}}
+		for i, a := range aggs {
+			if a.fn == "count" || a.fn == "count_distinct" {
+				g.vals[i] = int64(0)
+			}
+		}
+		order = append(order, g)
+	}
 	for _, g := range order {
 		for i, a := range aggs {
-			if a.fn == "avg" {
+			switch a.fn {
+			case "avg":
 				if c := g.counts[a.cnt]; c > 0 {
 					if f, ok := toFloat(g.sums[a.sum]); ok {
 						g.vals[i] = f / float64(c)
@@ -249,6 +381,20 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 				} else {
 					g.vals[i] = nil
 				}
+			case "count_distinct":
+				g.vals[i] = int64(len(g.sets[i]))
+			case "group_concat":
+				parts := g.parts[i]
+				sort.SliceStable(parts, func(x, y int) bool { return parts[x].id < parts[y].id })
+				if len(parts) == 0 {
+					g.vals[i] = nil
+					break
+				}
+				texts := make([]string, len(parts))
+				for k, p := range parts {
+					texts[k] = displayString(p.v)
+				}
+				g.vals[i] = strings.Join(texts, a.sep)
 			}
 		}
 		g.order = make([]any, len(orderAt))
@@ -263,6 +409,20 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	if n.GroupBy == nil && len(order) > 1 {
 		order = order[:1] // the implicit group: every shard's one row merged
 	}
+	if having != nil {
+		kept := order[:0]
+		for _, g := range order {
+			cur = g
+			v, err := having.eval(nil)
+			if err != nil {
+				return nil, err
+			}
+			if truthy(v) {
+				kept = append(kept, g)
+			}
+		}
+		order = kept
+	}
 	sort.SliceStable(order, func(i, j int) bool { return distGroupLess(n.OrderBy, q.hasMatch, order[i], order[j]) })
 	total := len(order)
 	window := order[min(q.offset, len(order)):]
@@ -272,17 +432,70 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	}
 	res := &Result{Columns: columns, Rows: [][]any{}}
 	for _, g := range window {
-		row := make([]any, len(g.vals))
-		for i, v := range g.vals {
-			row[i] = wireValue(columns[i].Type, v)
+		row := make([]any, nVisible)
+		for i := range row {
+			row[i] = wireValue(columns[i].Type, g.vals[i])
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	s.meta = searchMeta(total, q.maxMatch, start)
-	if q.hasMatch {
-		s.metaQuery = &metaQuery{terms: terms}
-	}
+	s.setDistMeta(q, total, round.terms, start)
 	return res, nil
+}
+
+// distHaving compiles the HAVING clause of a grouped SELECT over a
+// distributed table into an expression of the merged group at hand (*cur):
+// a select-list item (by alias or text), a GROUP BY key, or an aggregate
+// (one of the select list's, or one more item that add makes of its SQL
+// text); operators
+// and functions over them as anywhere else.
+func (s *Session) distHaving(d *distTable, n *ast.SelectStmt, keys []string, cur **distGroup, add func(agg *ast.AggregateFuncExpr, text string) (int, error)) (expr, error) {
+	fields := n.Fields.Fields
+	itemOf := func(text string) int {
+		for i, f := range fields {
+			if t, err := restore(f.Expr); err == nil && t == text {
+				return i
+			}
+		}
+		return -1
+	}
+	sc := &scope{sess: s}
+	sc.resolve = func(e ast.ExprNode) (expr, bool, error) {
+		switch x := e.(type) {
+		case *ast.AggregateFuncExpr:
+			text, err := restore(x)
+			if err != nil {
+				return nil, false, err
+			}
+			if i := itemOf(text); i >= 0 {
+				return distGroupRef{cur: cur, item: i, key: -1}, true, nil
+			}
+			i, err := add(x, text)
+			return distGroupRef{cur: cur, item: i, key: -1}, true, err
+		case *ast.ColumnNameExpr:
+			if x.Name.Table.O == "" {
+				for i, f := range fields {
+					if f.WildCard == nil && f.AsName.O != "" && strings.EqualFold(f.AsName.O, x.Name.Name.O) {
+						return distGroupRef{cur: cur, item: i, key: -1}, true, nil
+					}
+				}
+			}
+			text, err := restore(x)
+			if err != nil {
+				return nil, false, err
+			}
+			if i := itemOf(text); i >= 0 {
+				return distGroupRef{cur: cur, item: i, key: -1}, true, nil
+			}
+			for k, key := range keys {
+				if key == text {
+					return distGroupRef{cur: cur, key: k}, true, nil
+				}
+			}
+			return nil, false, Errorf(CodeUnsupported, "HAVING over distributed table '%s': '%s' is not a select-list item, a GROUP BY key or an aggregate", d.name, x.Name.Name.O)
+		}
+		return nil, false, nil
+	}
+	return sc.compile(n.Having.Expr)
 }
 
 // distGroupLess orders merged groups as groupLess orders one table's.

@@ -40,6 +40,8 @@ type wireSearch struct {
 	Cutoff       int              `json:",omitempty"`
 	Path         string           `json:",omitempty"`
 	Global       *globalStatsJSON `json:",omitempty"`
+	HoldSnapshot bool             `json:",omitempty"`
+	Snapshot     string           `json:",omitempty"`
 }
 
 // wireCond is a Cond: exactly one member is set.
@@ -236,7 +238,7 @@ func optionValues(ws []wireOption) []OptionValue {
 func toWireSearch(req *SearchRequest) *wireSearch {
 	w := &wireSearch{Table: req.Table, Older: req.Older, Query: toWireCond(req.Query), Offset: req.Offset, Limit: req.Limit,
 		Sort: req.Sort, Source: req.Source, Ranker: req.Ranker, FieldWeights: req.FieldWeights, MaxMatches: req.MaxMatches,
-		MaxQueryTime: req.MaxQueryTime, Cutoff: req.Cutoff, Path: req.Path}
+		MaxQueryTime: req.MaxQueryTime, Cutoff: req.Cutoff, Path: req.Path, HoldSnapshot: req.HoldSnapshot, Snapshot: req.Snapshot}
 	if h := req.Highlight; h != nil {
 		wh := &wireHighlight{Path: h.Path, Options: wireOptions(h.Options), Query: toWireCond(h.Query), AllFields: h.Fields == nil}
 		for _, f := range h.Fields {
@@ -250,7 +252,7 @@ func toWireSearch(req *SearchRequest) *wireSearch {
 func (w *wireSearch) request() *SearchRequest {
 	req := &SearchRequest{Table: w.Table, Older: w.Older, Query: w.Query.cond(), Offset: w.Offset, Limit: w.Limit,
 		Sort: w.Sort, Source: w.Source, Ranker: w.Ranker, FieldWeights: w.FieldWeights, MaxMatches: w.MaxMatches,
-		MaxQueryTime: w.MaxQueryTime, Cutoff: w.Cutoff, Path: w.Path}
+		MaxQueryTime: w.MaxQueryTime, Cutoff: w.Cutoff, Path: w.Path, HoldSnapshot: w.HoldSnapshot, Snapshot: w.Snapshot}
 	if g := w.Global; g != nil {
 		req.Global = &index.GlobalStats{Docs: g.Docs, TermDocs: g.Terms}
 	}
@@ -326,6 +328,9 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 		r.Rows = append(r.Rows, []any{h.ID, h.Score, string(sb), hl, truncated})
 	}
 	s.meta = []metaRow{{"total", strconv.Itoa(resp.Total)}, {"total_found", strconv.Itoa(resp.Total)}, {"time", "0.000"}}
+	if resp.Snapshot != "" {
+		s.meta = append(s.meta, metaRow{"snapshot", resp.Snapshot})
+	}
 	for _, w := range resp.Warnings {
 		// The search's warnings, for the coordinator's SHOW WARNINGS.
 		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax, msg: w})
@@ -386,6 +391,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	// Phase one: the sort columns of each shard's best offset+limit.
 	one := *req
 	one.Offset, one.Limit, one.Highlight, one.MaxMatches = 0, want, nil, max(want, 1)
+	one.HoldSnapshot = true
 	one.Source = SourceFilter{Path: req.Source.Path, None: true}
 	for _, k := range req.Sort {
 		if k.Column != "_score" && k.Column != "id" && k.Column != "_id" {
@@ -398,6 +404,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	}
 	var hits []jsonHit
 	total := 0
+	tokens := make([]string, len(shards))
 	for i, res := range answers {
 		if res == nil {
 			continue
@@ -426,6 +433,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		}
 		found, _ := metaOf(res[2])
 		total += found
+		tokens[i] = metaValue(res[2], "snapshot")
 	}
 	s.shardWarnings(d, shards, answers, 1)
 	sort.SliceStable(hits, func(i, j int) bool {
@@ -472,6 +480,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		}
 		two.Query = &BoolCond{Path: "query", Must: []Cond{query}, Filter: []Cond{&AttrCond{Path: "query", Column: "id", Op: AttrIn, Values: ids[i]}}}
 		two.Offset, two.Limit, two.Sort, two.MaxMatches = 0, len(ids[i]), nil, max(len(ids[i]), 1)
+		two.Snapshot = tokens[i]
 		return call(&two)
 	})
 	if err != nil {
@@ -490,14 +499,18 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			byID[h.ID] = h
 		}
 	}
+	dropped := make([]int, len(shards))
 	for _, h := range window {
 		if full, ok := byID[h.hit.ID]; ok {
 			if full.HighlightTruncated {
 				resp.HighlightTruncated++
 			}
 			resp.Hits = append(resp.Hits, full)
+		} else if rows[h.shard] != nil {
+			dropped[h.shard]++
 		}
 	}
+	s.droppedRows(d, shards, dropped)
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}

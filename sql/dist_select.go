@@ -68,6 +68,8 @@ func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting
 			o.queryTimeout = time.Duration(n) * time.Millisecond
 		case "global_stats":
 			return o, nil, Errorf(CodeBadOption, "OPTION global_stats is what a coordinator sends its shards; on a distributed table, use OPTION global_idf=1")
+		case "hold_snapshot", "snapshot":
+			return o, nil, Errorf(CodeBadOption, "OPTION %s is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself", opt.Name)
 		default:
 			rest = append(rest, opt)
 		}
@@ -161,40 +163,21 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
 		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
 	}
-	shards := d.shards()
-	live := make([]bool, len(shards))
-	for i := range live {
-		live[i] = true
-	}
-	if do.globalIDF && q.hasMatch {
-		if err := s.distStats(ctx, d, q, shards, live, timeout, do.strict); err != nil {
-			return nil, err
-		}
-	}
-
 	// Phase one: ids and sort keys of each shard's best offset+count.
-	answers, err := s.eachShard(ctx, d, shards, live, timeout, do.strict, false, func(int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseOne(table), "SHOW WARNINGS", "SHOW META"} }
-	})
+	round, err := s.firstRound(ctx, d, q, do, timeout, q.phaseOne)
 	if err != nil {
 		return nil, err
 	}
+	shards, live := round.shards, round.live
 	var cands []distCandidate
-	totalFound := 0
-	var terms []index.TermStat
-	for i, res := range answers {
+	for i, res := range round.answers {
 		if res == nil {
 			continue
 		}
 		for _, row := range res[0].Rows {
-			c := distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]}
-			cands = append(cands, c)
+			cands = append(cands, distCandidate{shard: i, id: asUint(row[0]), weight: asInt(row[1]), keys: row[2:]})
 		}
-		found, shardTerms := metaOf(res[2])
-		totalFound += found
-		terms = addTerms(terms, shardTerms)
 	}
-	s.shardWarnings(d, shards, answers, 1)
 
 	// Merge: the ORDER BY order, then id; one row per id.
 	q.sort(cands)
@@ -230,7 +213,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		}
 	}
 	rows, err := s.eachShard(ctx, d, shards, need, timeout, do.strict, true, func(i int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseTwo(table, ids[i])} }
+		return func(table string) []string { return []string{q.phaseTwo(table, ids[i], round.tokens[i])} }
 	})
 	if err != nil {
 		return nil, err
@@ -252,16 +235,96 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		// Every shard is down: the columns are unknown, and there are no rows.
 		res.Columns = []Column{{Name: "id", Type: ColUint}}
 	}
+	dropped := make([]int, len(shards))
 	for _, c := range window {
 		if row, ok := byID[c.id]; ok {
 			res.Rows = append(res.Rows, row)
+		} else if rows[c.shard] != nil {
+			dropped[c.shard]++
 		}
 	}
-	s.meta = searchMeta(totalFound, q.maxMatch, start)
+	s.droppedRows(d, shards, dropped)
+	s.setDistMeta(q, round.found, round.terms, start)
+	return res, nil
+}
+
+// droppedRows tells of the rows of a page that a shard found in phase one
+// and no longer had in phase two (dropped[i] for shard i): each phase
+// reads the shard as it is then, and a document deleted in between, or
+// changed so that it no longer matches, is left out of the page rather
+// than shown as it was. A warning per shard says how many, and SHOW STATUS
+// distributed_rows_dropped counts them. (A document changed in between
+// and still matching shows as it is in phase two, in phase one's place.)
+func (s *Session) droppedRows(d *distTable, shards []*shard, dropped []int) {
+	for i, n := range dropped {
+		if n == 0 {
+			continue
+		}
+		s.engine.stats.DistRowsDropped.Add(uint64(n))
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeRowsDropped,
+			msg: fmt.Sprintf("distributed table '%s': %d row(s) of the page found on %s were deleted or no longer matched there when fetched, and are left out", d.name, n, shards[i].name)})
+	}
+}
+
+// distRound is the first round of a distributed SELECT, plain or grouped:
+// the shards, which of them answered, their answers (a statement, SHOW
+// WARNINGS, SHOW META each), and the sums of their SHOW META: total_found
+// and the keyword counts.
+type distRound struct {
+	shards  []*shard
+	live    []bool
+	answers [][]*Result
+	found   int
+	terms   []index.TermStat
+	tokens  []string // each shard's held snapshot (SHOW META snapshot), or ""
+}
+
+// firstRound runs the first round of a distributed SELECT: phase zero
+// when the query asks for global IDF, then stmt and SHOW WARNINGS and SHOW
+// META on every shard in parallel (a shard with no live mirror left out,
+// or the query failed when strict); the shards' warnings are passed up.
+func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do distOptions, timeout time.Duration, stmt func(table string) string) (*distRound, error) {
+	r := &distRound{shards: d.shards()}
+	r.live = make([]bool, len(r.shards))
+	for i := range r.live {
+		r.live[i] = true
+	}
+	if do.globalIDF && q.hasMatch {
+		if err := s.distStats(ctx, d, q, r.shards, r.live, timeout, do.strict); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	r.answers, err = s.eachShard(ctx, d, r.shards, r.live, timeout, do.strict, false, func(int) func(string) []string {
+		return func(table string) []string { return []string{stmt(table), "SHOW WARNINGS", "SHOW META"} }
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range r.answers {
+		if res == nil {
+			continue
+		}
+		found, terms := metaOf(res[2])
+		r.found += found
+		r.terms = addTerms(r.terms, terms)
+	}
+	r.tokens = make([]string, len(r.shards))
+	for i, res := range r.answers {
+		if res != nil {
+			r.tokens[i] = metaValue(res[2], "snapshot")
+		}
+	}
+	s.shardWarnings(d, r.shards, r.answers, 1)
+	return r, nil
+}
+
+// setDistMeta sets what SHOW META tells of a distributed SELECT.
+func (s *Session) setDistMeta(q *distQuery, found int, terms []index.TermStat, start time.Time) {
+	s.meta = searchMeta(found, q.maxMatch, start)
 	if q.hasMatch {
 		s.metaQuery = &metaQuery{terms: terms}
 	}
-	return res, nil
 }
 
 // eachShard runs one phase on the shards where run[i] is set, in
@@ -373,13 +436,14 @@ func (q *distQuery) phaseOne(table string) string {
 	}
 	b.WriteString(q.orderBy)
 	fmt.Fprintf(&b, " LIMIT 0, %d", q.want)
-	b.WriteString(q.optionTail(max(q.want, 1)))
+	b.WriteString(q.optionTail(max(q.want, 1)) + ", hold_snapshot=1")
 	return b.String()
 }
 
 // phaseTwo is the statement of phase two: the select list of the given
-// rows of a shard's table, with their id first.
-func (q *distQuery) phaseTwo(table string, ids []uint64) string {
+// rows of a shard's table, with their id first, read from the snapshot
+// phase one held there (token; "" for the table's current one).
+func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 	var b strings.Builder
 	b.WriteString("SELECT id, ")
 	for i, f := range q.n.Fields.Fields {
@@ -411,6 +475,9 @@ func (q *distQuery) phaseTwo(table string, ids []uint64) string {
 	}
 	fmt.Fprintf(&b, " LIMIT 0, %d", len(ids))
 	b.WriteString(q.optionTail(max(len(ids), 1)))
+	if token != "" {
+		b.WriteString(", snapshot=" + quoteString(token))
+	}
 	return b.String()
 }
 
@@ -547,6 +614,17 @@ func metaOf(r *Result) (int, []index.TermStat) {
 		}
 	}
 	return found, terms
+}
+
+// metaValue is the value of the row name of a SHOW META answer, or "".
+func metaValue(r *Result, name string) string {
+	for _, row := range r.Rows {
+		if n, _ := row[0].(string); n == name {
+			v, _ := row[1].(string)
+			return v
+		}
+	}
+	return ""
 }
 
 // addTerms sums a shard's keyword counts into the total, keyword by

@@ -34,9 +34,10 @@ type Engine struct {
 	// (SetListener).
 	listener Listener
 
-	repl   *replication // the replication clusters (StartReplication); nil: none
-	remote Remote       // asks the agents of distributed tables; nil: none
-	health mirrorHealth // the agents' mirrors that failed lately
+	repl   *replication  // the replication clusters (StartReplication); nil: none
+	remote Remote        // asks the agents of distributed tables; nil: none
+	health mirrorHealth  // the agents' mirrors that failed lately
+	held   heldSnapshots // snapshots held for a coordinator's phase two
 }
 
 // Listener is what the server's MySQL listener does that @@variables
@@ -99,6 +100,10 @@ type Stats struct {
 	// HighlightBytes counts the bytes of text handed to the highlighter:
 	// what the work budget bounds (a row past it hands over a prefix).
 	HighlightBytes atomic.Uint64
+	// DistRowsDropped counts the rows of distributed pages left out because
+	// their shard no longer had them (deleted, or changed so that they no
+	// longer match) when they were fetched, after the query found them.
+	DistRowsDropped atomic.Uint64
 }
 
 // countHighlight adds the texts of req to HighlightBytes.

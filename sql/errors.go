@@ -45,6 +45,7 @@ const (
 	CodeShardFailed                    // a shard of a distributed table did not answer (1105; HTTP 502)
 	CodeCluster                        // a replication cluster statement that cannot be done as asked (1105)
 	CodeClusterUnavailable             // a cluster has no leader, or a write's outcome is unknown (1105; HTTP 503)
+	CodeRowsDropped                    // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
 
 	numCodes // not a code: how many there are
 )
@@ -78,6 +79,7 @@ var codes = [numCodes]codeInfo{
 	CodeShardFailed:        {"ShardFailed", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadGateway},
 	CodeCluster:            {"Cluster", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadRequest},
 	CodeClusterUnavailable: {"ClusterUnavailable", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusServiceUnavailable},
+	CodeRowsDropped:        {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -51,7 +51,10 @@ func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []
 		}
 		plans = append(plans, p)
 	}
-	snap := main.table.Snapshot()
+	snap, err := s.snapshotOf(main)
+	if err != nil {
+		return nil, err
+	}
 	collectors := make([]*collector, len(plans))
 	for i, p := range plans {
 		collectors[i] = s.collect(p, snap)

@@ -58,7 +58,10 @@ type groupRow struct {
 // runGrouped runs a grouped SELECT: the scan folds matches into groups, and
 // the groups are filtered, sorted and cut before the page is read.
 func (s *Session) runGrouped(ctx context.Context, p *selectPlan) (*Result, int, error) {
-	snap := p.table.Snapshot()
+	snap, err := s.snapshotOf(p)
+	if err != nil {
+		return nil, 0, err
+	}
 	c := s.groupCollector(p, snap)
 	n, err := s.eachMatch(ctx, p, snap, c.add)
 	if err != nil {

@@ -27,6 +27,11 @@ type selectOptions struct {
 	// cluster's table first learns, through its leader, the last write
 	// committed anywhere, and waits until this member has applied it.
 	linearizable bool
+	// holdSnapshot and snapshot are a coordinator's (dist_snapshot.go):
+	// hold the snapshot searched for phase two; read the one held under
+	// that token ("": the table's current one).
+	holdSnapshot bool
+	snapshot     string
 }
 
 // maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
@@ -99,6 +104,18 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 				return o, err
 			}
 			o.global = g
+		case "hold_snapshot":
+			n, ok := intOption(opt.Value)
+			if !ok || n < 0 || n > 1 {
+				return o, Errorf(CodeBadOption, "OPTION hold_snapshot takes 0 or 1")
+			}
+			o.holdSnapshot = n == 1
+		case "snapshot":
+			token, ok := stringValue(opt.Value)
+			if !ok || token == "" {
+				return o, Errorf(CodeBadOption, "OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot=1")
+			}
+			o.snapshot = token
 		case "global_idf", "agent_query_timeout", "strict_shards":
 			return o, Errorf(CodeBadOption, "OPTION %s applies to distributed tables", opt.Name)
 		default:

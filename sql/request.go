@@ -47,6 +47,10 @@ type SearchRequest struct {
 	// Global are the collection statistics a coordinator sends a shard
 	// (dist_json.go); nil: the table's own.
 	Global *index.GlobalStats
+	// HoldSnapshot and Snapshot are a coordinator's, as OPTION
+	// hold_snapshot and snapshot (dist_snapshot.go).
+	HoldSnapshot bool
+	Snapshot     string
 }
 
 // Cond is one condition of a request's query: *TextCond, *AttrCond,
@@ -155,6 +159,9 @@ type SearchResponse struct {
 	HighlightTruncated int
 	Hits               []Hit
 	Warnings           []string
+	// Snapshot is the token of the snapshot held for the request's
+	// HoldSnapshot; "" when none.
+	Snapshot string
 }
 
 // Hit is one matching document.
@@ -219,7 +226,7 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 		return nil, s.statementTimeError(ctx, err)
 	}
 	resp := &SearchResponse{Total: total, TotalAtLeast: p.cutoffHit, TimedOut: p.timedOut, HighlightTruncated: p.hlTruncated,
-		Hits: make([]Hit, 0, len(r.Rows))}
+		Hits: make([]Hit, 0, len(r.Rows)), Snapshot: p.heldToken}
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}
@@ -337,6 +344,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 		sc.match.opts = index.SearchOptions{Ranker: p.opts.ranker, FieldWeights: p.opts.fieldWeights, Global: req.Global, Only: onlyIDs(p.where)}
 	}
 	p.opts.maxQueryTime = req.MaxQueryTime
+	p.opts.holdSnapshot, p.opts.snapshot = req.HoldSnapshot, req.Snapshot
 	want := p.offset + p.count
 	switch {
 	case req.MaxMatches < 0 || req.MaxMatches > maxMatchesLimit:

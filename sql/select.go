@@ -70,6 +70,9 @@ type selectPlan struct {
 	// none), hlTruncated how many; page sets them.
 	hlOver      []bool
 	hlTruncated int
+	// heldToken is the token of the snapshot the search held (OPTION
+	// hold_snapshot=1), for SHOW META; "" when none.
+	heldToken string
 }
 
 // errQueryTime is the cause of the context OPTION max_query_time ends.
@@ -140,6 +143,9 @@ func (s *Session) setMeta(p *selectPlan, totalFound int, start time.Time) {
 	s.meta = searchMeta(totalFound, p.maxMatches, start)
 	if p.hlTruncated > 0 {
 		s.meta = append(s.meta, metaRow{"highlight_truncated", strconv.Itoa(p.hlTruncated)})
+	}
+	if p.heldToken != "" {
+		s.meta = append(s.meta, metaRow{"snapshot", p.heldToken})
 	}
 }
 
@@ -656,7 +662,10 @@ type collector struct {
 }
 
 func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, error) {
-	snap := p.table.Snapshot()
+	snap, err := s.snapshotOf(p)
+	if err != nil {
+		return nil, 0, err
+	}
 	c := s.topCollector(p, snap)
 	n, err := s.eachMatch(ctx, p, snap, c.add)
 	if err != nil {

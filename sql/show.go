@@ -507,6 +507,7 @@ func (s *Session) statusCounters() []counter {
 		{"highlight_docs", u(st.HighlightDocs.Load())},
 		{"highlight_docs_from_index", u(st.HighlightsFromIndex.Load())},
 		{"highlight_bytes", u(st.HighlightBytes.Load())},
+		{"distributed_rows_dropped", u(st.DistRowsDropped.Load())},
 		{"merges", strconv.FormatInt(s.engine.db.Merges(), 10)},
 		{"merges_pending", strconv.Itoa(s.engine.db.MergesPending())},
 		{"segments", strconv.Itoa(segments)},

@@ -91,6 +91,12 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	if !ok {
 		return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the third argument must be the query, quoted")
 	}
+	if d, dist, err := s.distributed(tableName); dist {
+		if err != nil {
+			return nil, err
+		}
+		return s.snippetsDistributed(ctx, d, data, q, args[3:])
+	}
 	t, err := s.table(tableName)
 	if err != nil {
 		return nil, err

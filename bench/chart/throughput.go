@@ -114,6 +114,9 @@ func groupsOf(ms []load.Median) []*group {
 	index := map[[3]string]*group{}
 	var gs []*group
 	for _, m := range ms {
+		if load.IsDistributed(m.Workload) {
+			continue // glint alone against itself: the results file's own table
+		}
 		if !slices.Contains(corpora, m.Corpus) {
 			corpora = append(corpora, m.Corpus)
 		}

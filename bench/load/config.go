@@ -50,8 +50,30 @@ const (
 	DefaultSnippetDocs = 10
 )
 
+// Distributed is the race's distributed-table stage (glint only): the
+// search+highlight statement (HIGHLIGHT(), LIMIT 20) on a local table
+// (DistLocal), through a distributed table of one remote agent holding the
+// same documents (DistRemote), and through one of four agents each holding
+// a quarter of them (DistAgents); the three interleaved run by run.
+const (
+	Distributed = "distributed"
+	DistLocal   = "distributed: local table"
+	DistRemote  = "distributed: 1 remote agent"
+	DistAgents  = "distributed: 4 agents"
+)
+
 // Workloads lists every workload in the order a race runs them.
-var Workloads = []string{Insert, Search, SearchHL, Snippets, SnippetsNoLimit, JSONSearchHL, GroupBy, Facet, Ladder}
+var Workloads = []string{Insert, Search, SearchHL, Snippets, SnippetsNoLimit, JSONSearchHL, GroupBy, Facet, Distributed, Ladder}
+
+// DistWorkloads are the three workloads of the Distributed stage, in its
+// order, and DistTables the table each searches on the coordinator.
+var (
+	DistWorkloads = []string{DistLocal, DistRemote, DistAgents}
+	DistTables    = map[string]string{DistLocal: DefaultTable, DistRemote: "d1", DistAgents: "d4"}
+)
+
+// IsDistributed says that a workload is one of the Distributed stage's.
+func IsDistributed(workload string) bool { return DistTables[workload] != "" }
 
 // UnitOf is the unit a workload's throughput is counted in: "docs" for the
 // workloads that insert or highlight given documents, "queries" for searches.
@@ -78,6 +100,9 @@ type Config struct {
 	BatchSize   int           // documents per INSERT; default DefaultBatch
 	SnippetDocs int           // documents per CALL SNIPPETS; default DefaultSnippetDocs
 	ServerPID   int           // the server's process id, for its CPU time; 0 for none
+	// OtherPIDs are more processes whose CPU time is the server's: the
+	// agents of a distributed table.
+	OtherPIDs []int
 }
 
 func (c *Config) setDefaults() error {

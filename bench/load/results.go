@@ -116,8 +116,11 @@ func Medians(reports []*Report) []Median {
 
 // AbsentLabel says why a target has no median for a workload: a workload the
 // target has no counterpart of (json-search+highlight needs glint's HTTP
-// JSON API), or else one the race did not run there ("not run").
+// JSON API, the distributed workloads its distributed tables), or else one the race did not run there ("not run").
 func AbsentLabel(t Target, workload string) string {
+	if (workload == Distributed || IsDistributed(workload)) && !IsGlint(t) {
+		return "glint's distributed tables"
+	}
 	if workload == JSONSearchHL {
 		switch t {
 		case Sphinx:

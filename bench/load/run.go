@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/glint-search/glint/bench/corpus"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -76,16 +77,49 @@ func Fill(ctx context.Context, cfg Config) error {
 	}
 	docs := quoteDocs(cfg.Docs)
 	for _, table := range tables {
-		for first := 0; first < len(cfg.Docs); first += cfg.BatchSize {
-			n := min(cfg.BatchSize, len(cfg.Docs)-first)
-			stmt, _ := insertStatement(table, docs, int64(first), n)
-			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("load: filling %s: %w", table, err)
-			}
+		if err := insertRange(ctx, db, table, docs, 0, len(cfg.Docs), cfg.BatchSize); err != nil {
+			return err
 		}
 	}
 	if IsGlint(cfg.Target) {
 		return settle(ctx, db)
+	}
+	return nil
+}
+
+// FillRange makes table on the glintd at addr anew (the columns of the
+// race's table t) and inserts n documents with ids first+1 to first+n, the
+// k-th being docs[(first+k) % len(docs)] (so a corpus can stand for a
+// larger one, and ranges of one numbering can go to several shards), then
+// waits for the merges.
+func FillRange(ctx context.Context, addr, table string, docs []corpus.Doc, first, n int) error {
+	if len(docs) == 0 {
+		return fmt.Errorf("load: no documents")
+	}
+	db, err := Open(addr)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range []string{"DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " (title text, content text, gid int)"} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("load: %s: %w", s, err)
+		}
+	}
+	if err := insertRange(ctx, db, table, quoteDocs(docs), first, n, DefaultBatch); err != nil {
+		return err
+	}
+	return settle(ctx, db)
+}
+
+// insertRange inserts n documents into table, ids first+1 onwards (as
+// insertStatement numbers them), batch documents a statement.
+func insertRange(ctx context.Context, db *sql.DB, table string, docs []quotedDoc, first, n, batch int) error {
+	for at := first; at < first+n; at += batch {
+		stmt, _ := insertStatement(table, docs, int64(at), min(batch, first+n-at))
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("load: filling %s: %w", table, err)
+		}
 	}
 	return nil
 }
@@ -142,7 +176,7 @@ func Run(ctx context.Context, cfg Config, n int) (*Report, error) {
 
 	spec := Spec{
 		Target: cfg.Target, Workload: cfg.Workload, Corpus: cfg.Corpus, Concurrency: cfg.Concurrency,
-		Duration: cfg.Duration, Warmup: cfg.Warmup, PID: cfg.ServerPID,
+		Duration: cfg.Duration, Warmup: cfg.Warmup, PID: cfg.ServerPID, OtherPIDs: cfg.OtherPIDs,
 	}
 	if cfg.Workload == Ladder {
 		spec.FieldBytes = int64(len(cfg.Docs[0].Content))
@@ -165,6 +199,8 @@ type Spec struct {
 	// PID is the process whose CPU time (and its child processes') is charged
 	// to the operations; for work done in-process, os.Getpid(). 0 for none.
 	PID int
+	// OtherPIDs are more processes whose CPU time is charged too.
+	OtherPIDs []int
 }
 
 // An Op does the seq-th operation of a run (seq counts from 0 across workers)
@@ -204,9 +240,10 @@ func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 		Concurrency: spec.Concurrency, StartedAt: time.Now().UTC(), Unit: UnitOf(spec.Workload),
 		FieldBytes: spec.FieldBytes,
 	}
-	cpu0 := serverCPU(spec.PID)
+	pids := append([]int{spec.PID}, spec.OtherPIDs...)
+	cpu0 := serverCPU(pids)
 	res := phase(ctx, op, spec.Concurrency, &seq, spec.Duration)
-	cpu := serverCPU(spec.PID) - cpu0
+	cpu := serverCPU(pids) - cpu0
 	r.Seconds = res.elapsed.Seconds()
 	r.Ops, r.Docs, r.Bytes, r.Rows, r.Errors = res.ops, res.docs, res.bytes, res.rows, res.errors
 	if res.firstErr != nil {
@@ -216,15 +253,19 @@ func measure(ctx context.Context, spec Spec, n int, op Op) *Report {
 	return r
 }
 
-func serverCPU(pid int) float64 {
-	if pid <= 0 {
-		return 0
+// serverCPU is the CPU seconds the processes pids (and their descendants)
+// have used; a pid <= 0 or one that cannot be read counts 0.
+func serverCPU(pids []int) float64 {
+	total := 0.0
+	for _, pid := range pids {
+		if pid <= 0 {
+			continue
+		}
+		if s, err := ProcessTreeCPUSeconds(pid); err == nil {
+			total += s
+		}
 	}
-	s, err := ProcessTreeCPUSeconds(pid)
-	if err != nil {
-		return 0
-	}
-	return s
+	return total
 }
 
 type phaseResult struct {

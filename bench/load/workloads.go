@@ -50,6 +50,13 @@ func newWorkload(cfg *Config) (workload, error) {
 				"SELECT gid, COUNT(*) FROM t WHERE MATCH(?) GROUP BY gid ORDER BY gid ASC LIMIT 5"}, nil
 		}
 		return &queryWorkload{cfg: cfg, args: 1, stmt: "SELECT id FROM t WHERE MATCH(?) LIMIT 20 FACET gid FACET gid ORDER BY FACET() ASC LIMIT 5"}, nil
+	case DistLocal, DistRemote, DistAgents:
+		if !IsGlint(cfg.Target) {
+			return nil, fmt.Errorf("load: %s needs glint's distributed tables", cfg.Workload)
+		}
+		return &queryWorkload{cfg: cfg, stmt: "SELECT id, HIGHLIGHT() FROM " + DistTables[cfg.Workload] + " WHERE MATCH(?) LIMIT 20", args: 1}, nil
+	case Distributed:
+		return nil, fmt.Errorf("load: %s is a stage of the race (its workloads: %s)", Distributed, strings.Join(DistWorkloads, ", "))
 	case Snippets:
 		return newSnippetsWorkload(cfg, cfg.SnippetDocs, 256), nil
 	case SnippetsNoLimit:

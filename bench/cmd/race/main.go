@@ -23,6 +23,11 @@
 //
 //	go run ./bench/cmd/race [-quick] [-targets sphinx,glint,glint-stem,postgres,sqlite,bleve] [-corpora brown,debian]
 //
+// The distributed workload (glint only, on Brown) runs five glintd on
+// 127.0.0.1 to 127.0.0.5 and asks the same page of highlighted rows of a
+// local table, of a distributed table of one remote agent, and of one of
+// four agents (distributed.go).
+//
 // The ladder workload highlights one document of each field size (1 KB to
 // 1 MB) per operation, at concurrency 1: CALL SNIPPETS on the servers,
 // ts_headline on PostgreSQL, the snippets stand-ins on SQLite and Bleve. A
@@ -220,6 +225,24 @@ func run(ctx context.Context, o options) error {
 			return ctx.Err()
 		}
 	}
+	if slices.Contains(workloads, load.Distributed) && slices.Contains(load.SplitList(o.targets), string(load.Glint)) {
+		brown, ok := corpora[string(corpus.Brown)]
+		if !ok {
+			if brown, err = corpus.Load(ctx, o.cache, corpus.Brown); err != nil {
+				return err
+			}
+		}
+		reports, err := raceDistributed(ctx, o, brown, conc, tmp)
+		sum.Reports = append(sum.Reports, reports...)
+		if err != nil {
+			note := fmt.Sprintf("glint, %s stopped: %v", load.Distributed, err)
+			fmt.Fprintln(os.Stderr, "race:", note)
+			sum.Notes = append(sum.Notes, note)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 	sum.Medians = load.Medians(sum.Reports)
 	return writeSummary(o.out, stamp, sum)
 }
@@ -234,8 +257,8 @@ func raceOne(ctx context.Context, o options, srv *server, corpusName string, doc
 	}
 	filled := false
 	for _, wl := range workloads {
-		if wl == load.Ladder {
-			continue // raceLadder
+		if wl == load.Ladder || wl == load.Distributed {
+			continue // raceLadder, raceDistributed
 		}
 		cfg := base
 		cfg.Workload = wl
@@ -331,17 +354,26 @@ func raceLadder(ctx context.Context, o options, srv *server, ladder []corpus.Doc
 func runs(ctx context.Context, n int, cfg load.Config, tmp string) ([]*load.Report, error) {
 	var reports []*load.Report
 	for i := 1; i <= n; i++ {
-		r, err := load.Run(ctx, cfg, i)
+		r, err := runOnce(ctx, cfg, i, tmp)
+		if r != nil {
+			reports = append(reports, r)
+		}
 		if err != nil {
 			return reports, err
 		}
-		reports = append(reports, r)
-		if err := r.WriteFile(filepath.Join(tmp, fileName(r))); err != nil {
-			return reports, err
-		}
-		printRun(r)
 	}
 	return reports, nil
+}
+
+// runOnce does run number i of cfg, writes its report into tmp and prints a
+// line for it.
+func runOnce(ctx context.Context, cfg load.Config, i int, tmp string) (*load.Report, error) {
+	r, err := load.Run(ctx, cfg, i)
+	if err != nil {
+		return nil, err
+	}
+	printRun(r)
+	return r, r.WriteFile(filepath.Join(tmp, fileName(r)))
 }
 
 // fileName names the file of one run's report in tmp.
@@ -350,6 +382,7 @@ func fileName(r *load.Report) string {
 	if r.FieldBytes > 0 {
 		wl += "-" + strconv.FormatInt(r.FieldBytes, 10)
 	}
+	wl = strings.NewReplacer(": ", "-", " ", "-").Replace(wl)
 	return fmt.Sprintf("%s-%s-%s-c%d-run%d.json", shortName(r.Target), r.Corpus, wl, r.Concurrency, r.Run)
 }
 

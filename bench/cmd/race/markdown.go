@@ -70,6 +70,9 @@ func markdown(sum *load.Summary) string {
 	var rows []row
 	var corpora []string
 	for _, m := range sum.Medians {
+		if load.IsDistributed(m.Workload) {
+			continue // distributedTable
+		}
 		r := row{m.Corpus, m.Workload, m.FieldBytes, m.Concurrency}
 		if cells[r] == nil {
 			cells[r] = map[load.Target]load.Median{}
@@ -147,6 +150,8 @@ func markdown(sum *load.Summary) string {
 		}
 	}
 
+	b.WriteString(distributedTable(sum.Medians))
+
 	notes := slices.Clone(sum.Notes)
 	seen := map[string]bool{}
 	for _, m := range sum.Medians {
@@ -222,4 +227,66 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// distributedTable renders the distributed stage's medians (glint only): a
+// row per concurrency, the three tables' figures, the cost of one remote
+// agent over the local table (throughput local/remote and p50
+// remote/local: issue 26 asks at most 1.3x) and what four agents add to
+// the local table's p50 (at most 0.5 ms). "" when the stage did not run.
+func distributedTable(ms []load.Median) string {
+	cells := map[int]map[string]load.Median{}
+	var cs []int
+	for _, m := range ms {
+		if !load.IsDistributed(m.Workload) || m.Target != load.Glint {
+			continue
+		}
+		if cells[m.Concurrency] == nil {
+			cells[m.Concurrency] = map[string]load.Median{}
+			cs = append(cs, m.Concurrency)
+		}
+		cells[m.Concurrency][m.Workload] = m
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	slices.Sort(cs)
+	var b strings.Builder
+	b.WriteString("\nDistributed tables (glint; Brown cycled to 10,000 documents; `SELECT id, HIGHLIGHT() ... WHERE MATCH(q) LIMIT 20`; " +
+		"five glintd on 127.0.0.1-5 sharing the CPUs): the coordinator's local table, a distributed table of one remote agent " +
+		"holding the same documents, and one of four agents holding a quarter each; throughput (p50 / p99 ms), rows per query, " +
+		"CPU per query of the five servers together. " +
+		"Cost of 1 agent: throughput local/remote and p50 remote/local; 4 agents: p50 minus the local table's.\n\n")
+	b.WriteString("| c |")
+	for _, wl := range load.DistWorkloads {
+		b.WriteString(" " + strings.TrimPrefix(wl, load.Distributed+": ") + " |")
+	}
+	b.WriteString(" cost of 1 agent | 4 agents: p50 added |\n|---|" + strings.Repeat("---|", len(load.DistWorkloads)+2) + "\n")
+	for _, c := range cs {
+		fmt.Fprintf(&b, "| %d |", c)
+		for _, wl := range load.DistWorkloads {
+			m, ok := cells[c][wl]
+			text := cell(load.Glint, wl, m, ok)
+			if ok && !m.Failed() {
+				text += fmt.Sprintf(", %.1f rows, %.2f ms CPU", m.RowsPerOp, m.CPUPerOp*1000)
+			}
+			b.WriteString(" " + text + " |")
+		}
+		local, okL := cells[c][load.DistLocal]
+		remote, okR := cells[c][load.DistRemote]
+		agents, okA := cells[c][load.DistAgents]
+		good := func(m load.Median, ok bool) bool { return ok && m.Errors == 0 && m.Throughput > 0 && m.P50Ms > 0 }
+		if good(local, okL) && good(remote, okR) {
+			fmt.Fprintf(&b, " %.2fx; p50 %.2fx |", local.Throughput/remote.Throughput, remote.P50Ms/local.P50Ms)
+		} else {
+			b.WriteString(" - |")
+		}
+		if good(local, okL) && good(agents, okA) {
+			fmt.Fprintf(&b, " %+.2f ms |", agents.P50Ms-local.P50Ms)
+		} else {
+			b.WriteString(" - |")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -88,3 +88,26 @@ func TestFileName(t *testing.T) {
 	assert.Equal(t, "sphinx-ladder-ladder-1020-c1-run1.json",
 		fileName(&load.Report{Target: load.Sphinx, Corpus: "ladder", Workload: "ladder", FieldBytes: 1020, Concurrency: 1, Run: 1}))
 }
+
+func TestMarkdownDistributed(t *testing.T) {
+	m := func(wl string, c int, tp, p50 float64) load.Median {
+		return load.Median{Target: load.Glint, Corpus: "brown", Workload: wl, Concurrency: c, Unit: "queries",
+			Throughput: tp, P50Ms: p50, P99Ms: 2 * p50, Runs: 3, Ops: 100, RowsPerOp: 12.5, CPUPerOp: 0.002}
+	}
+	sum := &load.Summary{StartedAt: time.Date(2026, 11, 26, 17, 0, 0, 0, time.UTC), CPUs: 2, Medians: []load.Median{
+		m(load.DistLocal, 1, 1000, 1.00), m(load.DistRemote, 1, 800, 1.20), m(load.DistAgents, 1, 700, 1.35),
+		m(load.DistLocal, 8, 2000, 4), m(load.DistRemote, 8, 1000, 8),
+		{Target: load.Glint, Corpus: "brown", Workload: load.DistAgents, Concurrency: 8, Unit: "queries", Runs: 3, Errors: 9, FirstError: "refused"},
+	}}
+	md := markdown(sum)
+	assert.NotContains(t, md, "| brown | distributed", "not in the table of the race")
+	for _, want := range []string{
+		"| c | local table | 1 remote agent | 4 agents | cost of 1 agent | 4 agents: p50 added |",
+		"| 1 | 1000 queries/s (1.00 / 2.00), 12.5 rows, 2.00 ms CPU | 800 queries/s (1.20 / 2.40), 12.5 rows, 2.00 ms CPU | 700 queries/s (1.35 / 2.70), 12.5 rows, 2.00 ms CPU | 1.25x; p50 1.20x | +0.35 ms |",
+		"| 8 | 2000 queries/s (4.00 / 8.00), 12.5 rows, 2.00 ms CPU | 1000 queries/s (8.00 / 16.00), 12.5 rows, 2.00 ms CPU | not supported yet | 2.00x; p50 2.00x | - |",
+		"- glint, distributed: 4 agents: not supported yet (first error: refused)",
+	} {
+		assert.Contains(t, md, want)
+	}
+	assert.NotContains(t, markdown(&load.Summary{}), "Distributed tables")
+}

@@ -27,6 +27,9 @@ type server struct {
 }
 
 func startServer(ctx context.Context, o options, target load.Target, tmp string, glintArgs ...string) (*server, error) {
+	if load.IsGlint(target) {
+		return startGlintd(ctx, o, target, tmp, "127.0.0.1", "glintd.log", glintArgs...)
+	}
 	dir, err := os.MkdirTemp("", "glint-race-"+string(target)+"-")
 	if err != nil {
 		return nil, err
@@ -53,25 +56,34 @@ func startServer(ctx context.Context, o options, target load.Target, tmp string,
 			defer cleanup()
 			return exec.Command(o.sphinxSrc, "stop", dir).Run()
 		}}, nil
-	case load.Glint, load.GlintStem:
-		if _, err := os.Stat(o.glintd); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("no glintd binary at %s (make build)", o.glintd)
-		}
-		p, err := daemon.Start(ctx, daemon.Options{Binary: o.glintd, DataDir: dir, Args: glintArgs})
-		if err != nil {
-			cleanup()
-			return nil, err
-		}
-		return &server{target: target, mysql: p.MySQLAddr, http: p.HTTPAddr, pid: p.Pid(), dir: dir, stop: func() error {
-			defer cleanup()
-			err := p.Stop(60 * time.Second)
-			_ = os.WriteFile(filepath.Join(tmp, "glintd.log"), []byte(p.Output()), 0o644)
-			return err
-		}}, nil
 	}
 	cleanup()
 	return nil, fmt.Errorf("unknown target %q", target)
+}
+
+// startGlintd starts a glintd listening on free ports of the loopback
+// address ip, with a temporary data directory, and keeps its output in
+// tmp/logName when it stops.
+func startGlintd(ctx context.Context, o options, target load.Target, tmp, ip, logName string, args ...string) (*server, error) {
+	if _, err := os.Stat(o.glintd); err != nil {
+		return nil, fmt.Errorf("no glintd binary at %s (make build)", o.glintd)
+	}
+	dir, err := os.MkdirTemp("", "glint-race-"+string(target)+"-")
+	if err != nil {
+		return nil, err
+	}
+	p, err := daemon.Start(ctx, daemon.Options{Binary: o.glintd, DataDir: dir, Args: args,
+		MySQLListen: ip + ":0", HTTPListen: ip + ":0"})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &server{target: target, mysql: p.MySQLAddr, http: p.HTTPAddr, pid: p.Pid(), dir: dir, stop: func() error {
+		defer os.RemoveAll(dir)
+		err := p.Stop(60 * time.Second)
+		_ = os.WriteFile(filepath.Join(tmp, logName), []byte(p.Output()), 0o644)
+		return err
+	}}, nil
 }
 
 // freePort asks the kernel for a free loopback port. searchd takes its port from

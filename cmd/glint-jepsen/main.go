@@ -1,0 +1,185 @@
+// Command glint-jepsen runs seeded Jepsen-style runs against glintd and prints
+// a summary: operations by outcome, acknowledged writes lost, linearizability
+// violations, and the failover time from each kill -9 to the next
+// acknowledged write. It exits 1 when any run found a violation, and 2 when
+// the harness itself failed. It is `make jepsen`:
+//
+//	go run ./cmd/glint-jepsen -glintd bin/glintd -runs 5 -duration 60s -nemeses kill,stop
+//
+// Run i uses seed -seed + i, so a failed run is repeated with -runs 1 and its
+// seed. A failed run's history (JSON lines), porcupine's HTML view of the
+// register and the nodes' output are left in -out/seed-N. -check checks such
+// a saved history again (after a change to a checker, say) and writes
+// porcupine's HTML beside it:
+//
+//	go run ./cmd/glint-jepsen -check jepsen-results/seed-7/history.jsonl
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/glint-search/glint/internal/jepsen"
+)
+
+type options struct {
+	glintd, nemeses, workloads, out, glintdArgs string
+	check, registerTable, setTable, createTable string
+	runs, clients, nodes                        int
+	seed                                        int64
+	duration, opTimeout                         time.Duration
+	scale                                       float64
+	clientProxies                               bool
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.glintd, "glintd", "bin/glintd", "the glintd binary")
+	flag.StringVar(&o.glintdArgs, "glintd-args", "", "extra glintd flags, space-separated (e.g. --sync-writes)")
+	flag.IntVar(&o.runs, "runs", 1, "seeded runs")
+	flag.DurationVar(&o.duration, "duration", 60*time.Second, "length of each run")
+	flag.StringVar(&o.nemeses, "nemeses", "kill,stop", "comma-separated: "+strings.Join(jepsen.AllNemeses, ", ")+"; none for no faults")
+	flag.StringVar(&o.workloads, "workloads", "register,set", "comma-separated: register, set")
+	flag.Int64Var(&o.seed, "seed", 1, "the first run's seed; run i uses seed+i")
+	flag.IntVar(&o.clients, "clients", 4, "clients per workload")
+	flag.IntVar(&o.nodes, "nodes", 1, "glintd nodes (more than one needs replication in glintd)")
+	flag.Float64Var(&o.scale, "scale", 1, "multiplies the faults' durations (SIGSTOP 5-15 s at 1)")
+	flag.DurationVar(&o.opTimeout, "op-timeout", time.Second, "a statement's limit; past it the operation is unknown")
+	flag.BoolVar(&o.clientProxies, "client-proxies", false, "put a fault proxy between clients and nodes (needed by partition and cut on one node)")
+	flag.StringVar(&o.out, "out", "jepsen-results", "where failed runs leave their history, HTML and logs")
+	flag.StringVar(&o.registerTable, "register-table", "jepsen_register", "the register workload's table (a cluster's: c:t)")
+	flag.StringVar(&o.setTable, "set-table", "jepsen_set", "the set workload's table")
+	flag.StringVar(&o.createTable, "create-table", jepsen.DefaultCreateTable, "the statement that makes each table (%s is its name); empty: the tables exist")
+	flag.StringVar(&o.check, "check", "", "check this saved history.jsonl again instead of running (writes register.html beside it)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fail(2, fmt.Errorf("unexpected arguments %q", flag.Args()))
+	}
+	if o.check != "" {
+		ok, err := recheck(o.check)
+		if err != nil {
+			fail(2, err)
+		}
+		if !ok {
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := run(ctx, o)
+	if err != nil {
+		fail(2, err)
+	}
+	if !sum.OK() {
+		os.Exit(1)
+	}
+}
+
+func fail(code int, err error) {
+	fmt.Fprintln(os.Stderr, "glint-jepsen:", err)
+	os.Exit(code)
+}
+
+func run(ctx context.Context, o options) (jepsen.Summary, error) {
+	nemeses, err := jepsen.ParseNemeses(o.nemeses)
+	if err != nil {
+		return jepsen.Summary{}, err
+	}
+	var workloads []string
+	for w := range strings.SplitSeq(o.workloads, ",") {
+		workloads = append(workloads, strings.TrimSpace(w))
+	}
+	switch {
+	case o.runs < 1:
+		return jepsen.Summary{}, fmt.Errorf("-runs %d: at least 1", o.runs)
+	case o.scale <= 0:
+		return jepsen.Summary{}, fmt.Errorf("-scale %v: must be positive", o.scale)
+	case o.createTable != "" && strings.Count(o.createTable, "%s") != 1:
+		return jepsen.Summary{}, fmt.Errorf("-create-table %q: needs one %%s for the table's name", o.createTable)
+	}
+	if _, err := os.Stat(o.glintd); err != nil {
+		return jepsen.Summary{}, fmt.Errorf("-glintd: %w (make build makes bin/glintd)", err)
+	}
+	var results []*jepsen.Result
+	for i := range o.runs {
+		dir, err := os.MkdirTemp("", "glint-jepsen-")
+		if err != nil {
+			return jepsen.Summary{}, err
+		}
+		cfg := jepsen.Config{
+			Cluster: jepsen.ClusterConfig{Glintd: o.glintd, Nodes: o.nodes, DataDir: dir,
+				Args: strings.Fields(o.glintdArgs), ClientProxies: o.clientProxies},
+			Workloads: workloads, Clients: o.clients, Duration: o.duration, Nemeses: nemeses,
+			Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
+			RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
+		}
+		start := time.Now()
+		res, err := jepsen.Run(ctx, cfg)
+		_ = os.RemoveAll(dir)
+		if err != nil {
+			return jepsen.Summary{}, fmt.Errorf("run %d (seed %d): %w", i+1, cfg.Seed, err)
+		}
+		results = append(results, res)
+		verdict := "ok"
+		if len(res.Violations) > 0 {
+			verdict = "VIOLATION: " + strings.Join(res.Violations, "; ")
+		}
+		fmt.Printf("run %d/%d seed %d: %d ops (%d ok, %d fail, %d unknown), faults %v, %v: %s\n", i+1, o.runs, cfg.Seed,
+			res.Ops, res.Ok, res.Fail, res.Unkn, res.Faults, time.Since(start).Round(time.Millisecond), verdict)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	sum := jepsen.Summarize(results)
+	fmt.Println()
+	return sum, sum.Write(os.Stdout)
+}
+
+// recheck checks a saved history again, prints the verdict and writes
+// porcupine's view of the register beside it.
+func recheck(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	ops, err := jepsen.ReadJSONL(f)
+	f.Close()
+	if err != nil {
+		return false, err
+	}
+	res, err := jepsen.Check(ops, 10*time.Minute)
+	if err != nil {
+		return false, err
+	}
+	if res.Register != nil {
+		html := filepath.Join(filepath.Dir(path), "register.html")
+		h, err := os.Create(html)
+		if err != nil {
+			return false, err
+		}
+		if err := res.Register.Visualize(h); err != nil {
+			h.Close()
+			return false, err
+		}
+		if err := h.Close(); err != nil {
+			return false, err
+		}
+		fmt.Printf("register: %d reads, %d writes (%d unknown) on %d keys, linearizable: %v; %s\n",
+			res.Register.Reads, res.Register.Writes, res.Register.UnknownWrites, res.Register.Keys, res.Register.Linearizable, html)
+	}
+	for _, s := range res.Sets {
+		fmt.Println("set:", s.String())
+	}
+	for _, v := range res.Violations {
+		fmt.Println("VIOLATION:", v)
+	}
+	return len(res.Violations) == 0, nil
+}

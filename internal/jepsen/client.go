@@ -1,0 +1,301 @@
+package jepsen
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math/rand"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Classify turns a statement's error into the operation's outcome: nil is Ok;
+// an error the server sent is Fail (a glintd statement is all-or-nothing, so
+// one it refused did not happen); a dial that failed, or driver.ErrBadConn
+// (which a driver returns only when it sent nothing), is Fail; anything else (a timeout, a connection broken after the statement
+// went out) is Unknown. indeterminate names server error codes that do not
+// prove the statement did not happen (a replicated commit that timed out, say);
+// nil: none.
+func Classify(err error, indeterminate func(code uint16) bool) Type {
+	if err == nil {
+		return Ok
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		if indeterminate != nil && indeterminate(me.Number) {
+			return Unknown
+		}
+		return Fail
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.Is(err, driver.ErrBadConn) {
+		return Fail
+	}
+	return Unknown
+}
+
+// openDB opens a pool of at most one connection to addr: one client is one
+// connection, made again after it breaks.
+func openDB(addr string, timeout time.Duration) (*sql.DB, error) {
+	c := mysql.NewConfig()
+	c.User = "root"
+	c.Net = "tcp"
+	c.Addr = addr
+	c.Timeout = timeout
+	c.ReadTimeout = 2 * timeout // the context ends each statement first
+	c.WriteTimeout = 2 * timeout
+	c.Logger = quietLogger{} // broken connections are the point here, and the history has them
+	connector, err := mysql.NewConnector(c)
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	return db, nil
+}
+
+// keys hands out the register workload's keys: Keys of them in play at
+// once, each retired after OpsPerKey operations for a fresh one, so that each
+// key's history stays small enough for porcupine.
+type keys struct {
+	mu     sync.Mutex
+	active []int64
+	used   map[int64]int
+	next   int64
+	perKey int
+	value  int64
+}
+
+func newKeys(n, perKey int, first int64) *keys {
+	k := &keys{used: map[int64]int{}, next: first, perKey: perKey}
+	for range n {
+		k.active = append(k.active, k.next)
+		k.next++
+	}
+	return k
+}
+
+// pick returns a key in play, retiring it if it has had its share.
+func (k *keys) pick(rng *rand.Rand) int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	i := rng.Intn(len(k.active))
+	key := k.active[i]
+	k.used[key]++
+	if k.used[key] >= k.perKey {
+		delete(k.used, key)
+		k.active[i] = k.next
+		k.next++
+	}
+	return key
+}
+
+// newValue returns a value never written before (values are unique, which
+// keeps porcupine's search small and a stale read unambiguous).
+func (k *keys) newValue() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.value++
+	return k.value
+}
+
+// ids hands out the set workload's unique ids.
+type ids struct {
+	mu   sync.Mutex
+	next int64
+}
+
+func (s *ids) take() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	return s.next
+}
+
+// processes hands out process ids: a client gets a new one after an
+// operation of unknown outcome.
+type processes struct {
+	mu   sync.Mutex
+	next int
+}
+
+func (p *processes) take() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	return p.next - 1
+}
+
+// client runs one workload's operations on one node until ctx ends.
+type client struct {
+	workload  string
+	table     string
+	node      int
+	addr      string
+	cfg       *Config
+	hist      *History
+	rng       *rand.Rand
+	procs     *processes
+	keys      *keys
+	ids       *ids
+	readWhere string // appended to the register's SELECT (a read option)
+}
+
+func (c *client) run(ctx context.Context) error {
+	db, err := openDB(c.addr, c.cfg.OpTimeout)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			_ = conn.Close()
+		}
+	}()
+	backOff := func() { // a little; the node may be down
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(5+c.rng.Intn(20)) * time.Millisecond):
+		}
+	}
+	process := c.procs.take()
+	for ctx.Err() == nil {
+		if conn == nil {
+			// connected before the operation is invoked: a connection that
+			// cannot be made sends nothing, so it is no operation at all
+			cctx, cancel := context.WithTimeout(ctx, c.cfg.OpTimeout)
+			conn, err = db.Conn(cctx)
+			if err == nil {
+				err = conn.PingContext(cctx)
+			}
+			cancel()
+			if err != nil {
+				if conn != nil {
+					_ = conn.Close()
+					conn = nil
+				}
+				backOff()
+				continue
+			}
+		}
+		inv, stmt, read := c.next(process)
+		inv = c.hist.Invoke(inv)
+		octx, cancel := context.WithTimeout(ctx, c.cfg.OpTimeout)
+		var got int64
+		var err error
+		if read {
+			err = conn.QueryRowContext(octx, stmt).Scan(&got)
+			if errors.Is(err, sql.ErrNoRows) {
+				got, err = 0, nil // no row yet: the register's initial 0
+			}
+		} else {
+			_, err = conn.ExecContext(octx, stmt)
+		}
+		cancel()
+		typ := Classify(err, c.cfg.Indeterminate)
+		if ctx.Err() != nil && err != nil {
+			typ = Unknown // cut short by the run's end
+		}
+		c.hist.Complete(inv, typ, got, err)
+		if typ == Unknown && !read {
+			process = c.procs.take() // the old process may still be pending
+		}
+		if err != nil {
+			var me *mysql.MySQLError
+			if !errors.As(err, &me) { // the connection is suspect: make a new one
+				_ = conn.Close()
+				conn = nil
+			}
+			backOff()
+		}
+	}
+	return nil
+}
+
+// next makes the client's next operation and its statement.
+func (c *client) next(process int) (Op, string, bool) {
+	op := Op{Process: process, Workload: c.workload, Node: c.node}
+	switch c.workload {
+	case WorkloadRegister:
+		op.Key = c.keys.pick(c.rng)
+		if c.rng.Intn(2) == 0 {
+			op.Kind = Read
+			return op, fmt.Sprintf("SELECT v FROM %s WHERE id = %d%s", c.table, op.Key, c.readWhere), true
+		}
+		op.Kind, op.Value = Write, c.keys.newValue()
+		return op, fmt.Sprintf("REPLACE INTO %s (id, v) VALUES (%d, %d)", c.table, op.Key, op.Value), false
+	default:
+		op.Kind = Add
+		op.Key = c.ids.take()
+		op.Value = op.Key
+		return op, fmt.Sprintf("INSERT INTO %s (id, v) VALUES (%d, %d)", c.table, op.Key, op.Value), false
+	}
+}
+
+// codeNoSuchTable is MySQL's ER_NO_SUCH_TABLE, glintd's answer for a table
+// it does not have.
+const codeNoSuchTable = 1146
+
+// errNoTable: the node has no such table (its data was wiped, say).
+var errNoTable = errors.New("jepsen: the node has no such table")
+
+// readSet reads every id of table on addr, in pages.
+func readSet(ctx context.Context, addr, table string, timeout time.Duration) ([]int64, error) {
+	db, err := openDB(addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = db.Close() }()
+	var all []int64
+	last := int64(0)
+	for {
+		qctx, cancel := context.WithTimeout(ctx, timeout)
+		rows, err := db.QueryContext(qctx, fmt.Sprintf("SELECT id FROM %s WHERE id > %d ORDER BY id ASC LIMIT 1000", table, last))
+		if me := (*mysql.MySQLError)(nil); errors.As(err, &me) && me.Number == codeNoSuchTable {
+			cancel()
+			return nil, errNoTable
+		}
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				cancel()
+				return nil, err
+			}
+			if id <= last {
+				rows.Close()
+				cancel()
+				return nil, fmt.Errorf("jepsen: %s: ids out of order in the final read (%d after %d)", table, id, last)
+			}
+			all = append(all, id)
+			last = id
+			n++
+		}
+		err = rows.Err()
+		rows.Close()
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		if n < 1000 {
+			return all, nil
+		}
+	}
+}
+
+// quietLogger drops the driver's log lines.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
