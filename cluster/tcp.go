@@ -68,6 +68,10 @@ type TCPConfig struct {
 	MaxMessage int
 	// Logf logs what goes wrong on connections (default: nothing).
 	Logf func(format string, args ...any)
+	// Via maps a member's address to the address this server dials to
+	// reach it (a tunnel, a NAT, a test's fault proxy); an address not in
+	// it is dialed as it is.
+	Via map[string]string
 }
 
 func (c TCPConfig) withDefaults() TCPConfig {
@@ -484,6 +488,9 @@ func (t *TCPTransport) sendError(addr string, err error) error {
 func (t *TCPTransport) dial(addr string, kind byte) (net.Conn, *bufio.Writer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.DialTimeout)
 	defer cancel()
+	if via, ok := t.cfg.Via[addr]; ok {
+		addr = via
+	}
 	var c net.Conn
 	var err error
 	if t.cfg.ClientTLS != nil {

@@ -351,3 +351,12 @@ func TestTCPRequest(t *testing.T) {
 	_, err = Request(short, TCPConfig{}, addr, "c", []byte("slow"))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+func TestTCPVia(t *testing.T) {
+	rec := newRecorder()
+	_, addr := serve(t, TCPConfig{}, "c", rec)
+	tr := NewTCPTransport("c", TCPConfig{Via: map[string]string{"member.example:9312": addr}})
+	defer tr.Close()
+	tr.SetPeer(2, "member.example:9312")
+	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader([]byte("x"))))
+}

@@ -41,6 +41,9 @@ type Replication struct {
 	// Raft adjusts the raft options of every cluster (tests shorten the
 	// ticks); nil keeps cluster.DefaultOptions.
 	Raft func(*cluster.Options)
+	// Via maps members' addresses to the addresses this server dials
+	// them at (cluster.TCPConfig.Via).
+	Via map[string]string
 }
 
 // replication is the clusters of this server.
@@ -86,7 +89,7 @@ func (e *Engine) StartReplication(r Replication) error {
 		return fmt.Errorf("replication: %w", err)
 	}
 	rp := &replication{cfg: r, engine: e, clusters: map[string]*replCluster{}, served: make(chan error, 1)}
-	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS,
+	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via,
 		Logf: func(f string, a ...any) { r.Logger.Debug(fmt.Sprintf(f, a...)) }}
 	rp.srv = cluster.NewTCPServer(rp.tcp)
 	rp.srv.HandleRequests(rp.handleRequest)

@@ -204,6 +204,17 @@ func startReplication(eng *sql.Engine, o *options, tlsCfg *tls.Config, stdout io
 			WithLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn)),
 		Logger: log,
 	}
+	if o.replicationVia != "" {
+		r.Via = map[string]string{}
+		for pair := range strings.SplitSeq(o.replicationVia, ",") {
+			member, via, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok || member == "" || via == "" {
+				l.Close()
+				return fmt.Errorf("replication_via: %q is not member=address", pair)
+			}
+			r.Via[member] = via
+		}
+	}
 	if tlsCfg != nil {
 		pem, err := os.ReadFile(o.sslCert)
 		if err != nil {
