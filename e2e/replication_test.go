@@ -18,7 +18,7 @@ type replNode struct {
 	repl string // host:port of the replication listener
 }
 
-func startReplNode(t *testing.T, ip string) *replNode {
+func startReplNode(t testing.TB, ip string) *replNode {
 	t.Helper()
 	l, err := net.Listen("tcp", ip+":0")
 	require.NoError(t, err)
