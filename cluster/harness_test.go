@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -197,6 +198,9 @@ func (c *testCluster) options(id uint64, peers []uint64) Options {
 	o.SnapshotEntries = 40
 	o.CatchUpEntries = 10
 	o.PromoteLag = 5
+	if os.Getenv("GLINT_CLUSTER_LOG") != "" {
+		o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	if c.tune != nil {
 		c.tune(&o)
 	}

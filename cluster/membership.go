@@ -122,7 +122,7 @@ func forceNewCluster(st *Storage, id uint64, logger *slog.Logger) error {
 		logger = slog.Default()
 	}
 	hs := st.HardState()
-	snap, _ := st.Snapshot()
+	snap := st.Recorded()
 	cs := snap.GetMetadata().GetConfState()
 	members := map[uint64]bool{}
 	for _, list := range [][]uint64{cs.GetVoters(), cs.GetLearners(), cs.GetVotersOutgoing(), cs.GetLearnersNext()} {

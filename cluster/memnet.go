@@ -15,7 +15,7 @@ import (
 // Faults are the misbehaviours of a MemNetwork, drawn from its seed.
 type Faults struct {
 	Drop      float64       // probability that a message is lost
-	Duplicate float64       // probability that a message is delivered twice
+	Duplicate float64       // probability that a message other than a proposal is delivered twice (see Transport.Send)
 	MaxDelay  time.Duration // each delivery waits a random time up to this (so messages reorder)
 }
 
@@ -122,7 +122,7 @@ func (e *memEndpoint) Send(msgs []*pb.Message) {
 			continue
 		}
 		copies := 1
-		if nw.rng.Float64() < nw.faults.Duplicate {
+		if nw.rng.Float64() < nw.faults.Duplicate && m.GetType() != pb.MsgProp {
 			copies = 2
 		}
 		delays := make([]time.Duration, copies)

@@ -191,7 +191,7 @@ func (n *Node) start() error {
 			return err
 		}
 	}
-	snap, _ := n.st.Snapshot()
+	snap := n.st.Recorded()
 	md := snap.GetMetadata()
 	removed, err := decodeHeader(snap.GetData())
 	if err != nil {
@@ -622,6 +622,10 @@ func (n *Node) handleReady() error {
 			return err
 		}
 	}
+	if k := len(rd.CommittedEntries); k > 0 {
+		last := rd.CommittedEntries[k-1]
+		n.st.setApplied(last.GetIndex(), last.GetTerm(), n.confState, encodeHeader(n.removed))
+	}
 	n.rn.Advance(rd)
 	return n.maybeCompact()
 }
@@ -676,10 +680,12 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.setApplied(applied)
 	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied)
 	// Older images are of no use anymore; this one is kept until the next
-	// one, though the state machine already made it durable.
+	// one, though the state machine already made it durable. A later one
+	// may be waiting for raft to take it.
 	if old, err := filepath.Glob(filepath.Join(n.opts.Dir, "snap", "*.snap")); err == nil {
 		for _, o := range old {
-			if o != path {
+			var term, index uint64
+			if _, err := fmt.Sscanf(filepath.Base(o), "%016x-%016x.snap", &term, &index); err == nil && index < md.GetIndex() {
 				os.Remove(o)
 			}
 		}
@@ -818,8 +824,7 @@ func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
 // SnapshotEntries applied entries; the state machine is synced first, since
 // the entries compacted away are not replayed anymore.
 func (n *Node) maybeCompact() error {
-	snap, _ := n.st.Snapshot()
-	at := snap.GetMetadata().GetIndex()
+	at := n.st.Recorded().GetMetadata().GetIndex()
 	if n.smApplied < at+n.opts.SnapshotEntries {
 		return nil
 	}

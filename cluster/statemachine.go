@@ -74,9 +74,12 @@ type Handler interface {
 type Transport interface {
 	// Send queues messages for delivery to their m.To and returns without
 	// waiting for the network: delivery is best effort (raft retries), and
-	// messages may be lost, duplicated or reordered. Send owns nothing it is
-	// given after it returns: it encodes or copies what it keeps. It is
-	// never given MsgSnap messages.
+	// messages may be lost, delayed, reordered or duplicated, except that a
+	// proposal (MsgProp, forwarded by a follower to the leader) is
+	// delivered at most once: raft's other messages are idempotent, but a
+	// second delivery of a proposal appends, and applies, it twice. Send owns nothing it is given after it
+	// returns: it encodes or copies what it keeps. It is never given
+	// MsgSnap messages.
 	Send(msgs []*pb.Message)
 
 	// SendSnapshot delivers a MsgSnap message and streams body (the state

@@ -50,7 +50,8 @@ type Storage struct {
 
 	mu        sync.Mutex
 	hs        *pb.HardState
-	snap      *pb.Snapshot
+	snap      *pb.Snapshot // recorded: the state machine is durable at its index
+	sendable  *pb.Snapshot // the node's last applied index, for Snapshot
 	compIndex uint64 // entries <= compIndex are gone
 	compTerm  uint64
 	last      uint64
@@ -255,13 +256,39 @@ func (s *Storage) FirstIndex() (uint64, error) {
 	return s.compIndex + 1, nil
 }
 
-// Snapshot returns the latest snapshot's metadata. Its Data is the small
-// header of snapshotHeader; the state machine's image itself is streamed
-// by the transport when raft sends the snapshot (see Transport).
+// Snapshot returns what raft sends to a follower too far behind: the
+// metadata of the node's last applied index (its term and membership, so
+// that a member added since the last recorded snapshot finds itself in it),
+// with the small header of encodeHeader as Data. The state machine's image
+// itself, taken when it is sent and so at that index or later, is streamed
+// by the transport (see Transport.SendSnapshot).
 func (s *Storage) Snapshot() (*pb.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.sendable != nil && s.sendable.GetMetadata().GetIndex() > s.snap.GetMetadata().GetIndex() {
+		return proto.CloneOf(s.sendable), nil
+	}
 	return proto.CloneOf(s.snap), nil
+}
+
+// Recorded returns the latest snapshot recorded in the log (by
+// CreateSnapshot or ApplySnapshot): the state machine is durable at its
+// index, and a restart takes its membership and replays the log after it.
+func (s *Storage) Recorded() *pb.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return proto.CloneOf(s.snap)
+}
+
+// setApplied tells the storage the node's last applied entry, membership
+// and header, for Snapshot. It writes nothing.
+func (s *Storage) setApplied(index, term uint64, cs *pb.ConfState, header []byte) {
+	snap := &pb.Snapshot{Data: header, Metadata: &pb.SnapshotMetadata{
+		Index: proto.Uint64(index), Term: proto.Uint64(term), ConfState: proto.CloneOf(cs),
+	}}
+	s.mu.Lock()
+	s.sendable = snap
+	s.mu.Unlock()
 }
 
 // Save writes one Ready's snapshot, entries and HardState, in that order, in
