@@ -52,7 +52,7 @@ type Storage struct {
 	hs        *pb.HardState
 	snap      *pb.Snapshot // recorded: the state machine is durable at its index
 	sendable  *pb.Snapshot // the node's last applied index, for Snapshot
-	compIndex uint64 // entries <= compIndex are gone
+	compIndex uint64       // entries <= compIndex are gone
 	compTerm  uint64
 	last      uint64
 }
