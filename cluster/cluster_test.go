@@ -87,9 +87,11 @@ func TestProposeWithoutLeader(t *testing.T) {
 func TestCrashAllAndReplay(t *testing.T) {
 	c := newTestCluster(t, 3, 3, Faults{})
 	lead := c.leader()
+	var cmds []string
 	for i := range 100 {
-		c.propose(c.live()[i%3], fmt.Sprintf("add a%d", i))
+		cmds = append(cmds, fmt.Sprintf("add a%d", i))
 	}
+	c.proposeMany(cmds)
 	_ = lead
 	for _, id := range c.live() {
 		c.crash(id)
@@ -111,9 +113,12 @@ func TestMembership(t *testing.T) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			c := newTestCluster(t, seed, 3, Faults{Drop: 0.02, MaxDelay: 2 * time.Millisecond})
 			c.leader()
-			for i := range 120 {
-				c.propose(c.live()[i%3], fmt.Sprintf("put k%d v%d", i%7, i))
+			var cmds []string
+			for i := range 119 {
+				cmds = append(cmds, fmt.Sprintf("put k%d v%d", i%7+1, i))
 			}
+			c.proposeMany(cmds)
+			c.propose(c.live()[0], "put k0 last")
 			for _, id := range c.live() {
 				first, _ := c.node(id).st.FirstIndex()
 				require.Greater(t, first, uint64(1), "node %d compacted its log", id)
@@ -132,7 +137,8 @@ func TestMembership(t *testing.T) {
 			assert.Positive(t, snap.GetMetadata().GetIndex(), "node 4 caught up from a snapshot")
 			assert.Equal(t, []uint64{1, 2, 3, 4}, n4.Status().Voters)
 			st := c.converge()
-			assert.Equal(t, "v119", st.KV["k0"])
+			assert.Equal(t, "last", st.KV["k0"])
+			assert.Len(t, st.KV, 8)
 
 			require.ErrorIs(t, c.node(follower).AddLearner(ctxT(t), 4), ErrMember)
 

@@ -309,6 +309,29 @@ func (c *testCluster) propose(id uint64, data string) {
 	}
 }
 
+// proposeMany proposes the commands from 8 clients at once, spread over
+// the live nodes, each retried until it is applied.
+func (c *testCluster) proposeMany(cmds []string) {
+	c.t.Helper()
+	var wg sync.WaitGroup
+	next := make(chan string)
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for cmd := range next {
+				ids := c.live()
+				c.propose(ids[len(cmd)%len(ids)], cmd)
+			}
+		}()
+	}
+	for _, cmd := range cmds {
+		next <- cmd
+	}
+	close(next)
+	wg.Wait()
+}
+
 // converge heals the network and waits until every live node has applied
 // the same index and holds the same state, which it returns.
 func (c *testCluster) converge() kvState {

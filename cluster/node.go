@@ -56,7 +56,9 @@ type Node struct {
 	closeError error
 
 	// Owned by the loop.
-	smApplied    uint64
+	smApplied    uint64 // the state machine's applied index
+	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
+	raftTerm     uint64 // its term
 	confState    *pb.ConfState
 	removed      map[uint64]bool
 	unsent       []*proposal
@@ -224,6 +226,7 @@ func (n *Node) start() error {
 	}
 	n.smApplied = applied
 	n.applied = applied
+	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	cfg := &raft.Config{
 		ID:                n.id,
 		ElectionTick:      n.opts.ElectionTicks,
@@ -288,7 +291,6 @@ func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := n.status
-	s.Applied = n.applied
 	s.Voters = slices.Clone(s.Voters)
 	s.Learners = slices.Clone(s.Learners)
 	return s
@@ -624,7 +626,8 @@ func (n *Node) handleReady() error {
 	}
 	if k := len(rd.CommittedEntries); k > 0 {
 		last := rd.CommittedEntries[k-1]
-		n.st.setApplied(last.GetIndex(), last.GetTerm(), n.confState, encodeHeader(n.removed))
+		n.raftApplied, n.raftTerm = last.GetIndex(), last.GetTerm()
+		n.st.setApplied(n.raftApplied, n.raftTerm, n.confState, encodeHeader(n.removed))
 	}
 	n.rn.Advance(rd)
 	return n.maybeCompact()
@@ -677,6 +680,7 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.removed = removed
 	n.confState = proto.CloneOf(md.GetConfState())
 	n.smApplied = applied
+	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	n.setApplied(applied)
 	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied)
 	// Older images are of no use anymore; this one is kept until the next
@@ -822,24 +826,27 @@ func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
 
 // maybeCompact records a snapshot and compacts the log every
 // SnapshotEntries applied entries; the state machine is synced first, since
-// the entries compacted away are not replayed anymore.
+// the entries compacted away are not replayed anymore. The snapshot is at
+// the last entry raft handed over, whose membership confState is (after a
+// restored image the state machine may be further on, without the entries
+// between in the log yet).
 func (n *Node) maybeCompact() error {
 	at := n.st.Recorded().GetMetadata().GetIndex()
-	if n.smApplied < at+n.opts.SnapshotEntries {
+	if n.raftApplied < at+n.opts.SnapshotEntries {
 		return nil
 	}
 	if err := n.sm.Sync(); err != nil {
 		return fmt.Errorf("cluster: node %d: sync state machine: %w", n.id, err)
 	}
-	if err := n.st.CreateSnapshot(n.smApplied, n.confState, encodeHeader(n.removed)); err != nil {
+	if err := n.st.CreateSnapshot(n.raftApplied, n.confState, encodeHeader(n.removed)); err != nil {
 		return err
 	}
-	if n.smApplied > n.opts.CatchUpEntries {
-		if err := n.st.Compact(n.smApplied - n.opts.CatchUpEntries); err != nil {
+	if n.raftApplied > n.opts.CatchUpEntries {
+		if err := n.st.Compact(n.raftApplied - n.opts.CatchUpEntries); err != nil {
 			return err
 		}
 	}
-	n.log.Debug("compacted", "snapshot", n.smApplied)
+	n.log.Debug("compacted", "snapshot", n.raftApplied)
 	return nil
 }
 
@@ -850,6 +857,7 @@ func (n *Node) publishStatus() {
 		Leader:   bs.Lead,
 		Term:     bs.HardState.GetTerm(),
 		Commit:   bs.HardState.GetCommit(),
+		Applied:  n.smApplied,
 		Voters:   slices.Clone(n.confState.GetVoters()),
 		Learners: slices.Clone(n.confState.GetLearners()),
 	}
