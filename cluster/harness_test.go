@@ -22,7 +22,7 @@ import (
 )
 
 // -cluster.seeds runs the seeded tests with that many seeds (also
-// GLINT_CLUSTER_SEEDS); by default 2 with -short, 4 without.
+// GLINT_CLUSTER_SEEDS); by default 2 with -short, 3 without.
 var seedsFlag = flag.Int("cluster.seeds", 0, "number of seeds per seeded cluster test")
 
 func seeds(t *testing.T) []uint64 {
@@ -33,7 +33,7 @@ func seeds(t *testing.T) []uint64 {
 		}
 	}
 	if n == 0 {
-		n = 4
+		n = 3
 		if testing.Short() {
 			n = 2
 		}
@@ -172,7 +172,7 @@ type testCluster struct {
 	nodes map[uint64]*Node
 	sms   map[uint64]*kvSM
 	disks map[uint64]*kvDisk
-	peers []uint64
+	peers []uint64 // the founders
 	tune  func(*Options)
 }
 
@@ -243,7 +243,38 @@ func (c *testCluster) crash(id uint64) {
 
 func (c *testCluster) restart(id uint64) {
 	c.crash(id)
-	c.start(id, c.peers)
+	c.start(id, c.peersOf(id))
+}
+
+// peersOf is what node id starts with: the founders for a founder, none
+// for a node that joined later (a joiner's log may still be empty).
+func (c *testCluster) peersOf(id uint64) []uint64 {
+	if slices.Contains(c.peers, id) {
+		return c.peers
+	}
+	return nil
+}
+
+// replace removes node old from the group for good and adds node new as a
+// learner (the leader promotes it later), retrying through the faults.
+func (c *testCluster) replace(old, new uint64) {
+	c.t.Helper()
+	retry := func(what string, f func(n *Node, ctx context.Context) error, done ...error) {
+		for i := 0; ; i++ {
+			lead := c.leader()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			err := f(c.node(lead), ctx)
+			cancel()
+			if err == nil || slices.ContainsFunc(done, func(d error) bool { return errors.Is(err, d) }) {
+				return
+			}
+			require.Less(c.t, i, 30, "%s: %v", what, err)
+		}
+	}
+	retry(fmt.Sprint("remove ", old), func(n *Node, ctx context.Context) error { return n.RemoveNode(ctx, old) }, ErrNotMember)
+	c.crash(old)
+	c.start(new, nil)
+	retry(fmt.Sprint("add ", new), func(n *Node, ctx context.Context) error { return n.AddLearner(ctx, new) }, ErrMember)
 }
 
 func (c *testCluster) node(id uint64) *Node {
