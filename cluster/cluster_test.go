@@ -57,7 +57,7 @@ func TestProposeAndReadOnEveryNode(t *testing.T) {
 // outcome is unknown.
 func TestProposeWithoutLeader(t *testing.T) {
 	c := newTestCluster(t, 2, 3, Faults{})
-	lead := c.leader()
+	c.leader()
 	c.crash(1)
 	c.crash(2)
 	c.crash(3)
@@ -72,7 +72,7 @@ func TestProposeWithoutLeader(t *testing.T) {
 	c.nw.Heal()
 	c.start(2, c.peers)
 	c.start(3, c.peers)
-	lead = c.leader()
+	lead := c.leader()
 	c.nw.Partition([]uint64{lead}, slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead }))
 	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -86,13 +86,12 @@ func TestProposeWithoutLeader(t *testing.T) {
 // every acknowledged write.
 func TestCrashAllAndReplay(t *testing.T) {
 	c := newTestCluster(t, 3, 3, Faults{})
-	lead := c.leader()
+	c.leader()
 	var cmds []string
 	for i := range 100 {
 		cmds = append(cmds, fmt.Sprintf("add a%d", i))
 	}
 	c.proposeMany(cmds)
-	_ = lead
 	for _, id := range c.live() {
 		c.crash(id)
 	}
