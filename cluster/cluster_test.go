@@ -128,7 +128,7 @@ func TestMembership(t *testing.T) {
 			assert.Equal(t, StateNone, n4.Status().State)
 			lead := c.leader()
 			follower := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead || id == 4 })[0]
-			require.NoError(t, c.node(follower).AddLearner(ctxT(t), 4))
+			require.NoError(t, c.node(follower).AddLearner(ctxT(t), 4, []byte("addr-4")))
 			require.Eventually(t, func() bool {
 				return slices.Contains(c.node(lead).Status().Voters, 4) && slices.Contains(n4.Status().Voters, 4)
 			}, 20*time.Second, 5*time.Millisecond, "node 4 promoted")
@@ -137,9 +137,10 @@ func TestMembership(t *testing.T) {
 			assert.Equal(t, []uint64{1, 2, 3, 4}, n4.Status().Voters)
 			st := c.converge()
 			assert.Equal(t, "last", st.KV["k0"])
+			assert.Equal(t, map[uint64]string{1: "", 2: "", 3: "", 4: "addr-4"}, st.Members, "every state machine saw the changes")
 			assert.Len(t, st.KV, 8)
 
-			require.ErrorIs(t, c.node(follower).AddLearner(ctxT(t), 4), ErrMember)
+			require.ErrorIs(t, c.node(follower).AddLearner(ctxT(t), 4, nil), ErrMember)
 
 			// The leader is removed; leadership moves first.
 			lead = c.leader()
@@ -150,11 +151,13 @@ func TestMembership(t *testing.T) {
 				return !slices.Contains(st.Voters, lead) && st.Leader != 0 && st.Leader != lead
 			}, 20*time.Second, 5*time.Millisecond)
 			c.crash(lead)
-			require.ErrorIs(t, c.node(other).AddLearner(ctxT(t), lead), ErrIDReused)
+			require.ErrorIs(t, c.node(other).AddLearner(ctxT(t), lead, nil), ErrIDReused)
 			require.ErrorIs(t, c.node(other).RemoveNode(ctxT(t), lead), ErrNotMember)
 			c.propose(other, "put after removal")
 			st = c.converge()
 			assert.Equal(t, "removal", st.KV["after"])
+			assert.NotContains(t, st.Members, lead)
+			assert.Len(t, st.Members, 3)
 			assert.Len(t, c.node(other).Status().Voters, 3)
 		})
 	}
@@ -172,12 +175,12 @@ func TestRemovedIDRefusedAfterSnapshot(t *testing.T) {
 		c.propose(lead, fmt.Sprintf("add a%d", i))
 	}
 	c.start(5, nil)
-	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 5))
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 5, nil))
 	require.Eventually(t, func() bool { return slices.Contains(c.node(5).Status().Voters, 5) }, 20*time.Second, 5*time.Millisecond)
 	lead = c.leader()
 	require.NoError(t, c.node(lead).TransferLeadership(ctxT(t), 5))
 	require.Eventually(t, func() bool { return c.node(5).Status().State == StateLeader }, 20*time.Second, 5*time.Millisecond)
-	require.ErrorIs(t, c.node(5).AddLearner(ctxT(t), victim), ErrIDReused)
+	require.ErrorIs(t, c.node(5).AddLearner(ctxT(t), victim, nil), ErrIDReused)
 }
 
 // TestForceNewCluster: after losing two of three nodes for good, the
@@ -216,9 +219,9 @@ func TestForceNewCluster(t *testing.T) {
 	c.restart(1)
 	require.Eventually(t, func() bool { return c.node(1).Status().State == StateLeader }, 20*time.Second, 5*time.Millisecond)
 	assert.Equal(t, []uint64{1}, c.node(1).Status().Voters)
-	require.ErrorIs(t, c.node(1).AddLearner(ctxT(t), 2), ErrIDReused)
+	require.ErrorIs(t, c.node(1).AddLearner(ctxT(t), 2, nil), ErrIDReused)
 	c.start(6, nil)
-	require.NoError(t, c.node(1).AddLearner(ctxT(t), 6))
+	require.NoError(t, c.node(1).AddLearner(ctxT(t), 6, nil))
 	require.Eventually(t, func() bool { return slices.Equal(c.node(6).Status().Voters, []uint64{1, 6}) }, 20*time.Second, 5*time.Millisecond)
 	c.converge()
 }

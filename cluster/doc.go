@@ -27,7 +27,7 @@
 //	// voter once it has caught up.
 //	n4, _ := cluster.Open(cluster.DefaultOptions(4, dir4), sm4, nw.Endpoint(4))
 //	nw.Attach(4, n4)
-//	err = nodes[0].AddLearner(ctx, 4)
+//	err = nodes[0].AddLearner(ctx, 4, []byte("10.0.0.4:9312")) // info for every state machine
 //	err = nodes[0].RemoveNode(ctx, 2) // for good: ID 2 is never accepted again
 //	st := nodes[0].Status() // State, Leader, Term, Commit, Applied, Voters, Learners
 //
@@ -80,8 +80,11 @@
 // once their log is within PromoteLag entries of its own; RemoveNode moves
 // the leadership away first when it removes the leader. Removed IDs are
 // remembered in the log and in snapshots, and any change adding one again is
-// refused by every member alike (ErrIDReused). Options.ForceNewCluster is
-// the only way out of a lost quorum: explicit, logged, never automatic.
+// refused by every member alike (ErrIDReused). Each change reaches the
+// state machines as Entry.Change, with the info given to AddLearner, so the
+// members' addresses can be replicated state like the rest.
+// Options.ForceNewCluster is the only way out of a lost quorum: explicit,
+// logged, never automatic.
 //
 // # Reads
 //

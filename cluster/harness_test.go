@@ -50,6 +50,7 @@ type kvState struct {
 	Applied uint64
 	KV      map[string]string
 	Set     map[string]bool
+	Members map[uint64]string // node -> the info it was added with
 }
 
 // kvDisk is what survives a crash of a kvSM: its state as of the last Sync
@@ -70,7 +71,7 @@ type kvSM struct {
 }
 
 func newKVSM(disk *kvDisk) *kvSM {
-	sm := &kvSM{disk: disk, st: kvState{KV: map[string]string{}, Set: map[string]bool{}}}
+	sm := &kvSM{disk: disk, st: kvState{KV: map[string]string{}, Set: map[string]bool{}, Members: map[uint64]string{}}}
 	disk.mu.Lock()
 	defer disk.mu.Unlock()
 	if disk.data != nil {
@@ -88,6 +89,16 @@ func (s *kvSM) Apply(e Entry) (any, error) {
 		return nil, fmt.Errorf("kv: entry %d after %d", e.Index, s.st.Applied)
 	}
 	s.st.Applied = e.Index
+	if ch := e.Change; ch != nil {
+		switch ch.Kind {
+		case AddLearner, AddVoter:
+			if _, ok := s.st.Members[ch.Node]; !ok || ch.Info != nil {
+				s.st.Members[ch.Node] = string(ch.Info)
+			}
+		case Remove:
+			delete(s.st.Members, ch.Node)
+		}
+	}
 	if e.Data == nil {
 		return nil, nil
 	}
@@ -160,7 +171,7 @@ func (s *kvSM) get(k string) string {
 func (s *kvSM) state() kvState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return kvState{Applied: s.st.Applied, KV: maps.Clone(s.st.KV), Set: maps.Clone(s.st.Set)}
+	return kvState{Applied: s.st.Applied, KV: maps.Clone(s.st.KV), Set: maps.Clone(s.st.Set), Members: maps.Clone(s.st.Members)}
 }
 
 // testCluster runs nodes in one process over a MemNetwork.
@@ -274,7 +285,9 @@ func (c *testCluster) replace(old, new uint64) {
 	retry(fmt.Sprint("remove ", old), func(n *Node, ctx context.Context) error { return n.RemoveNode(ctx, old) }, ErrNotMember)
 	c.crash(old)
 	c.start(new, nil)
-	retry(fmt.Sprint("add ", new), func(n *Node, ctx context.Context) error { return n.AddLearner(ctx, new) }, ErrMember)
+	retry(fmt.Sprint("add ", new), func(n *Node, ctx context.Context) error {
+		return n.AddLearner(ctx, new, fmt.Appendf(nil, "addr-%d", new))
+	}, ErrMember)
 }
 
 func (c *testCluster) node(id uint64) *Node {
@@ -378,7 +391,7 @@ func (c *testCluster) converge() kvState {
 		want = c.sm(ids[0]).state()
 		for _, id := range ids[1:] {
 			got := c.sm(id).state()
-			if got.Applied != want.Applied || !maps.Equal(got.KV, want.KV) || !maps.Equal(got.Set, want.Set) {
+			if got.Applied != want.Applied || !maps.Equal(got.KV, want.KV) || !maps.Equal(got.Set, want.Set) || !maps.Equal(got.Members, want.Members) {
 				return false
 			}
 		}

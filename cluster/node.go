@@ -641,7 +641,17 @@ func (n *Node) sendSnapshot(m *pb.Message) {
 		defer n.snapWG.Done()
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(n.sm.Snapshot(pw)) }()
+		sent := make(chan struct{})
+		go func() {
+			// Close does not wait for a long send: the stream breaks.
+			select {
+			case <-n.donec:
+				pr.CloseWithError(ErrStopped)
+			case <-sent:
+			}
+		}()
 		err := n.tr.SendSnapshot(m, pr)
+		close(sent)
 		pr.CloseWithError(errors.New("cluster: snapshot send ended"))
 		if err != nil {
 			n.log.Info("snapshot not sent", "to", m.GetTo(), "index", m.GetSnapshot().GetMetadata().GetIndex(), "err", err)
@@ -712,6 +722,7 @@ func (n *Node) setApplied(i uint64) {
 func (n *Node) apply(e *pb.Entry) error {
 	var origin, req uint64
 	var data []byte
+	var change *MemberChange
 	var outcome error
 	switch e.GetType() {
 	case pb.EntryNormal:
@@ -726,17 +737,21 @@ func (n *Node) apply(e *pb.Entry) error {
 		if err != nil {
 			return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
 		}
+		var info []byte
 		if len(cc.GetContext()) > 0 {
-			if origin, req, _, err = unwrap(cc.GetContext()); err != nil {
+			if origin, req, info, err = unwrap(cc.GetContext()); err != nil {
 				return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
 			}
 		}
-		outcome = n.applyConfChange(cc)
+		change, outcome = n.applyConfChange(cc)
+		if change != nil {
+			change.Info = info
+		}
 	}
 	var result any
 	if e.GetIndex() > n.smApplied {
 		var err error
-		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data})
+		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data, Change: change})
 		if err != nil {
 			return fmt.Errorf("cluster: node %d: apply entry %d: %w", n.id, e.GetIndex(), err)
 		}
@@ -759,8 +774,10 @@ func (n *Node) apply(e *pb.Entry) error {
 
 // applyConfChange checks a committed membership change against the
 // current membership (so every member decides alike), applies it to raft,
-// or applies it with its node IDs zeroed (raft's way of rejecting one).
-func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
+// or applies it with its node IDs zeroed (raft's way of rejecting one). It
+// returns the change made (nil if none) for the state machine, and why it
+// was rejected.
+func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
 	voters := map[uint64]bool{}
 	learners := map[uint64]bool{}
 	for _, id := range n.confState.GetVoters() {
@@ -770,6 +787,7 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
 		learners[id] = true
 	}
 	var outcome error
+	var change *MemberChange
 	for _, c := range cc.GetChanges() {
 		id := c.GetNodeId()
 		var err error
@@ -804,9 +822,15 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
 		if c.GetType() == pb.ConfChangeRemoveNode {
 			n.removed[id] = true
 		}
+		if change == nil {
+			change = &MemberChange{Node: id, Kind: map[pb.ConfChangeType]ChangeKind{
+				pb.ConfChangeAddLearnerNode: AddLearner, pb.ConfChangeAddNode: AddVoter,
+				pb.ConfChangeRemoveNode: Remove, pb.ConfChangeUpdateNode: Update,
+			}[c.GetType()]}
+		}
 	}
 	n.confState = n.rn.ApplyConfChange(cc)
-	return outcome
+	return change, outcome
 }
 
 func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
