@@ -118,12 +118,21 @@ func (n *Node) changeMembership(ctx context.Context, typ pb.ConfChangeType, id u
 // forceNewCluster rewrites the log of node id so that it is the only
 // member: entries after the commit index are dropped, and entries that
 // remove every other member (and make id a voter) are appended and marked
-// committed.
-func forceNewCluster(st *Storage, id uint64, logger *slog.Logger) error {
+// committed. The commit index is the saved one or the state machine's
+// applied index, whichever is later (it applies committed entries only,
+// and the saved commit index may lag).
+func forceNewCluster(st *Storage, id, applied uint64, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	hs := st.HardState()
+	last, _ := st.LastIndex()
+	if applied > last {
+		return fmt.Errorf("cluster: force new cluster: the state machine (applied %d) is ahead of node %d's log (last %d); let it catch up first", applied, id, last)
+	}
+	if applied > hs.GetCommit() {
+		hs.Commit = proto.Uint64(applied)
+	}
 	snap := st.Recorded()
 	cs := snap.GetMetadata().GetConfState()
 	members := map[uint64]bool{}
@@ -168,7 +177,6 @@ func forceNewCluster(st *Storage, id uint64, logger *slog.Logger) error {
 	if !members[id] {
 		return fmt.Errorf("cluster: force new cluster: node %d is not a member of its group in its committed log", id)
 	}
-	last, _ := st.LastIndex()
 	var others []uint64
 	for m := range members {
 		if m != id {

@@ -189,7 +189,11 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 
 func (n *Node) start() error {
 	if n.opts.ForceNewCluster {
-		if err := forceNewCluster(n.st, n.id, n.opts.Logger); err != nil {
+		applied, err := n.sm.AppliedIndex()
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+		}
+		if err := forceNewCluster(n.st, n.id, applied, n.opts.Logger); err != nil {
 			return err
 		}
 	}
@@ -592,7 +596,10 @@ func (n *Node) promoteLearners() {
 
 func (n *Node) handleReady() error {
 	rd := n.rn.Ready()
-	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot); err != nil {
+	// When only the commit index moved, raft does not need it synced (a
+	// restart learns it again): not syncing then saves the leader an fsync
+	// between a quorum's answer and its client's.
+	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
 		return err
 	}
 	var msgs []*pb.Message

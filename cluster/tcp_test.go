@@ -51,7 +51,7 @@ func (r *recorder) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	return nil
 }
 
-func listen(t *testing.T) net.Listener {
+func listen(t testing.TB) net.Listener {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	return ln
