@@ -3,12 +3,16 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -249,4 +253,41 @@ func TestOptionsErrors(t *testing.T) {
 			require.EqualError(t, err, tc.want)
 		})
 	}
+}
+
+// TestRestartRestoresReceivedImage: a node that recorded a snapshot from
+// the leader but crashed before its state machine had restored the image
+// restores it from the file it spooled; without the file it refuses to
+// start (ErrBehindLog) rather than run with a state behind its log.
+func TestRestartRestoresReceivedImage(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions(4, dir)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "snap"), 0o755))
+	st, err := OpenStorage(filepath.Join(dir, "raft"))
+	require.NoError(t, err)
+	snap := &pb.Snapshot{Data: encodeHeader(map[uint64]bool{2: true}), Metadata: &pb.SnapshotMetadata{
+		Index: proto.Uint64(30), Term: proto.Uint64(2), ConfState: &pb.ConfState{Voters: []uint64{1, 3}, Learners: []uint64{4}},
+	}}
+	require.NoError(t, st.Save(hardState(2, 0, 30), nil, snap, true))
+	require.NoError(t, st.Close())
+
+	sm := newKVSM(&kvDisk{})
+	_, err = Open(o, sm, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.ErrorIs(t, err, ErrBehindLog)
+
+	image := `{"Applied":33,"KV":{"k":"v"},"Set":{},"Members":{"1":"","3":"","4":"a"}}`
+	n := &Node{opts: o}
+	require.NoError(t, os.WriteFile(n.spoolPath(2, 30), []byte(image), 0o644))
+	node, err := Open(o, sm, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.NoError(t, err)
+	defer node.Close()
+	assert.Equal(t, uint64(33), sm.state().Applied)
+	assert.Equal(t, "v", sm.get("k"))
+	st2 := node.Status()
+	assert.Equal(t, StateLearner, st2.State)
+	assert.Equal(t, []uint64{1, 3}, st2.Voters)
+	assert.Equal(t, uint64(33), st2.Applied)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, node.AddLearner(ctx, 5, nil), ErrNoLeader, "no leader: never sent")
 }

@@ -35,9 +35,9 @@
 //
 // Each Node runs one goroutine around a raft.RawNode. For every Ready it
 // writes the received snapshot's metadata, the new entries and the
-// HardState to its raft log in one synced badger batch (Storage; group
-// commit: proposals and messages that arrive meanwhile go into the same
-// Ready), then sends the messages, then restores the state machine from a
+// HardState to its raft log in one badger batch, synced unless only the
+// commit index moved (Storage; group commit: proposals and messages that
+// arrive meanwhile go into the same Ready), then sends the messages, then restores the state machine from a
 // received snapshot, then applies the committed entries in order, then
 // advances. Apply runs on the loop, so a slow Apply delays heartbeats.
 //
@@ -53,7 +53,8 @@
 //
 // # Durability and restart
 //
-// The raft log lives in its own badger database with SyncWrites. The state
+// The raft log lives in its own badger database, synced as raft requires
+// (Ready.MustSync) and at every snapshot and compaction. The state
 // machine need not sync its applies: it records its applied index with each
 // entry's effects, and at start the node applies every committed entry after
 // it. Every SnapshotEntries entries the node syncs the state machine
