@@ -30,16 +30,18 @@ func TestProposeAndReadOnEveryNode(t *testing.T) {
 	for i, id := range c.live() {
 		res, err := c.node(id).Propose(ctxT(t), fmt.Appendf(nil, "put k%d v%d", i, i))
 		require.NoError(t, err)
-		assert.Equal(t, "ok", res)
+		assert.Equal(t, "ok", res.Result)
+		assert.LessOrEqual(t, res.Index, c.node(id).Status().Applied)
 		for _, reader := range c.live() {
-			_, err := c.node(reader).ReadIndex(ctxT(t))
+			idx, err := c.node(reader).ReadIndex(ctxT(t))
 			require.NoError(t, err)
+			assert.GreaterOrEqual(t, idx, res.Index, "the read index covers the write")
 			assert.Equal(t, fmt.Sprintf("v%d", i), c.sm(reader).get(fmt.Sprintf("k%d", i)), "read on %d after a write on %d", reader, id)
 		}
 	}
 	res, err := c.node(lead).Propose(ctxT(t), []byte("frob x"))
 	require.NoError(t, err)
-	assert.Equal(t, `unknown command "frob"`, res, "the state machine's result comes back")
+	assert.Equal(t, `unknown command "frob"`, res.Result, "the state machine's result comes back")
 
 	st := c.node(lead).Status()
 	assert.Equal(t, StateLeader, st.State)

@@ -17,7 +17,8 @@
 //		nodes = append(nodes, n)
 //	}
 //	res, err := nodes[2].Propose(ctx, []byte("put k v")) // any node; applied on all
-//	// err == nil: committed, and res is what Apply returned on node 3;
+//	// err == nil: committed at res.Index, and res.Result is what Apply
+//	// returned on node 3;
 //	// errors.Is(err, cluster.ErrOutcomeUnknown): it may or may not happen.
 //	_, err = nodes[1].ReadIndex(ctx) // now node 2's state has every write
 //	// acknowledged before the call: read it locally, linearizably.

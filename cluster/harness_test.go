@@ -346,7 +346,7 @@ func (c *testCluster) propose(id uint64, data string) {
 		res, err := c.node(id).Propose(ctx, []byte(data))
 		cancel()
 		if err == nil {
-			require.Equal(c.t, "ok", res)
+			require.Equal(c.t, "ok", res.Result)
 			return
 		}
 		require.Less(c.t, i, 20, "propose %q on %d: %v", data, id, err)

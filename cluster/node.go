@@ -96,7 +96,7 @@ type Status struct {
 	Learners []uint64
 }
 
-type proposalState = int32
+type proposalState int
 
 const (
 	propWaiting   proposalState = iota // not handed to raft yet
@@ -105,16 +105,30 @@ const (
 )
 
 type proposal struct {
-	req   uint64
-	data  []byte            // a normal entry's enveloped data, or
-	cc    *pb.ConfChangeV2  // a membership change
-	state atomic.Int32      // a proposalState
-	done  chan proposalDone // buffered 1
+	req  uint64
+	data []byte            // a normal entry's enveloped data, or
+	cc   *pb.ConfChangeV2  // a membership change
+	done chan proposalDone // buffered 1
+
+	mu    sync.Mutex // held while handing the proposal to raft
+	state proposalState
+}
+
+// abandon marks p given up by its caller, and reports whether it was never
+// handed to raft (then it never will be).
+func (p *proposal) abandon() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == propWaiting {
+		p.state = propAbandoned
+		return true
+	}
+	return false
 }
 
 type proposalDone struct {
-	result any
-	err    error
+	outcome Outcome
+	err     error
 }
 
 type readRequest struct {
@@ -347,7 +361,13 @@ func (n *Node) spoolPath(term, index uint64) string {
 	return filepath.Join(n.opts.Dir, "snap", fmt.Sprintf("%016x-%016x.snap", term, index))
 }
 
-// Propose replicates data and returns the result of applying it on this
+// Outcome is what Propose returns for an entry applied.
+type Outcome struct {
+	Index  uint64 // the entry's position in the log (WaitApplied on another node reads one's writes there)
+	Result any    // what Apply returned for it on this node
+}
+
+// Propose replicates data and returns the outcome of applying it on this
 // node, once it is committed and applied here. Any member may propose:
 // followers hand the entry to the leader (raft's proposal forwarding).
 // Errors: ErrNoLeader when no leader was known before ctx ended (the entry
@@ -355,7 +375,7 @@ func (n *Node) spoolPath(term, index uint64) string {
 // error) when it was sent but ctx ended before it was applied here (it may
 // still commit); ErrStopped, or the state machine's failure, when the node
 // stops.
-func (n *Node) Propose(ctx context.Context, data []byte) (any, error) {
+func (n *Node) Propose(ctx context.Context, data []byte) (Outcome, error) {
 	p := n.newProposal()
 	p.data = envelope(n.id, p.req, data)
 	return n.submit(ctx, p)
@@ -365,7 +385,7 @@ func (n *Node) newProposal() *proposal {
 	return &proposal{req: n.reqSeq.Add(1), done: make(chan proposalDone, 1)}
 }
 
-func (n *Node) submit(ctx context.Context, p *proposal) (any, error) {
+func (n *Node) submit(ctx context.Context, p *proposal) (Outcome, error) {
 	n.pendMu.Lock()
 	n.pending[p.req] = p
 	n.pendMu.Unlock()
@@ -377,23 +397,23 @@ func (n *Node) submit(ctx context.Context, p *proposal) (any, error) {
 	select {
 	case n.propc <- p:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
 	case <-n.donec:
-		return nil, n.stoppedErr()
+		return Outcome{}, n.stoppedErr()
 	}
 	select {
 	case d := <-p.done:
-		return d.result, d.err
+		return d.outcome, d.err
 	case <-ctx.Done():
-		if p.state.CompareAndSwap(propWaiting, propAbandoned) {
-			return nil, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+		if p.abandon() {
+			return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
 	case <-n.donec:
-		if p.state.CompareAndSwap(propWaiting, propAbandoned) {
-			return nil, n.stoppedErr()
+		if p.abandon() {
+			return Outcome{}, n.stoppedErr()
 		}
-		return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, n.stoppedErr())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, n.stoppedErr())
 	}
 }
 
@@ -528,7 +548,9 @@ func (n *Node) stop(err error) {
 // propose hands p to raft, or keeps it for the next tick when no leader is
 // known (raft drops proposals then).
 func (n *Node) propose(p *proposal) {
-	if !p.state.CompareAndSwap(propWaiting, propAccepted) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != propWaiting {
 		return // abandoned
 	}
 	var err error
@@ -538,9 +560,10 @@ func (n *Node) propose(p *proposal) {
 		err = n.rn.Propose(p.data)
 	}
 	if err != nil {
-		p.state.Store(propWaiting)
 		n.unsent = append(n.unsent, p)
+		return
 	}
+	p.state = propAccepted
 }
 
 func (n *Node) onTick() {
@@ -771,7 +794,7 @@ func (n *Node) apply(e *pb.Entry) error {
 		n.pendMu.Unlock()
 		if p != nil {
 			select {
-			case p.done <- proposalDone{result: result, err: outcome}:
+			case p.done <- proposalDone{outcome: Outcome{Index: e.GetIndex(), Result: result}, err: outcome}:
 			default:
 			}
 		}
