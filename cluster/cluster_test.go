@@ -246,6 +246,8 @@ func TestOptionsErrors(t *testing.T) {
 		"peer twice":     {func(o *Options) { o.Peers = []uint64{1, 2, 2} }, "cluster: node 1: peer 2 twice in Peers"},
 		"snapshot 0":     {func(o *Options) { o.SnapshotEntries = 0 }, "cluster: node 1: snapshot entries 0: must be at least 1"},
 		"inflight":       {func(o *Options) { o.MaxInflightMsgs = 0 }, "cluster: node 1: max inflight messages 0 is not positive"},
+		"uncommitted":    {func(o *Options) { o.MaxUncommittedBytes = 0 }, "cluster: node 1: max uncommitted bytes 0"},
+		"max msg":        {func(o *Options) { o.MaxSizePerMsg = 0 }, "cluster: node 1: max size per message 0"},
 		"heartbeat zero": {func(o *Options) { o.HeartbeatTicks = 0 }, "cluster: node 1: heartbeat ticks 0 is not positive"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -246,17 +246,18 @@ func (n *Node) start() error {
 	n.applied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	cfg := &raft.Config{
-		ID:                n.id,
-		ElectionTick:      n.opts.ElectionTicks,
-		HeartbeatTick:     n.opts.HeartbeatTicks,
-		Storage:           n.st,
-		Applied:           md.GetIndex(),
-		MaxSizePerMsg:     n.opts.MaxSizePerMsg,
-		MaxInflightMsgs:   n.opts.MaxInflightMsgs,
-		CheckQuorum:       true,
-		PreVote:           true,
-		StepDownOnRemoval: true,
-		Logger:            raftLogger{n.log},
+		ID:                        n.id,
+		ElectionTick:              n.opts.ElectionTicks,
+		HeartbeatTick:             n.opts.HeartbeatTicks,
+		Storage:                   n.st,
+		Applied:                   md.GetIndex(),
+		MaxSizePerMsg:             n.opts.MaxSizePerMsg,
+		MaxInflightMsgs:           n.opts.MaxInflightMsgs,
+		MaxUncommittedEntriesSize: n.opts.MaxUncommittedBytes,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		StepDownOnRemoval:         true,
+		Logger:                    raftLogger{n.log},
 	}
 	rn, err := raft.NewRawNode(cfg)
 	if err != nil {
