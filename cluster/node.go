@@ -740,6 +740,10 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 
 func (n *Node) setApplied(i uint64) {
 	n.mu.Lock()
+	// Status shows it at once (a Propose that returned is in it); what
+	// is applied was committed.
+	n.status.Applied = max(n.status.Applied, i)
+	n.status.Commit = max(n.status.Commit, i)
 	if i > n.applied {
 		n.applied = i
 		close(n.appliedCh)
@@ -911,7 +915,7 @@ func (n *Node) publishStatus() {
 		ID:       n.id,
 		Leader:   bs.Lead,
 		Term:     bs.HardState.GetTerm(),
-		Commit:   bs.HardState.GetCommit(),
+		Commit:   max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
 		Applied:  n.smApplied,
 		Voters:   slices.Clone(n.confState.GetVoters()),
 		Learners: slices.Clone(n.confState.GetLearners()),
