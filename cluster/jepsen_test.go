@@ -220,11 +220,7 @@ func TestJepsenInProcess(t *testing.T) {
 			t.Run(fmt.Sprintf("nodes=%d/seed=%d", size, seed), func(t *testing.T) {
 				c := newTestCluster(t, seed, size, Faults{Drop: 0.05, Duplicate: 0.05, MaxDelay: 3 * time.Millisecond})
 				c.leader()
-				steps := 6
-				if !testing.Short() {
-					steps = 12
-				}
-				runWorkload(t, c, seed, size+1, nemesisSteps(c, steps))
+				runWorkload(t, c, seed, size+1, nemesisSteps(c, 6))
 			})
 		}
 	}
