@@ -135,6 +135,11 @@ func TestMembership(t *testing.T) {
 			lead := c.leader()
 			follower := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead || id == 4 })[0]
 			require.NoError(t, c.node(follower).AddLearner(ctxT(t), 4, []byte("addr-4")))
+			// A linearizable read on the new node, a learner or just
+			// promoted, waits until it holds every acknowledged write.
+			_, err := n4.ReadIndex(ctxT(t))
+			require.NoError(t, err)
+			assert.Equal(t, "last", c.sm(4).get("k0"))
 			require.Eventually(t, func() bool {
 				return slices.Contains(c.node(lead).Status().Voters, 4) && slices.Contains(n4.Status().Voters, 4)
 			}, 20*time.Second, 5*time.Millisecond, "node 4 promoted")
