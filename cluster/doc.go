@@ -17,7 +17,8 @@
 //		nodes = append(nodes, n)
 //	}
 //	res, err := nodes[2].Propose(ctx, []byte("put k v")) // any node; applied on all
-//	// err == nil: committed, and res is what Apply returned on node 3;
+//	// err == nil: committed at res.Index, and res.Result is what Apply
+//	// returned on node 3;
 //	// errors.Is(err, cluster.ErrOutcomeUnknown): it may or may not happen.
 //	_, err = nodes[1].ReadIndex(ctx) // now node 2's state has every write
 //	// acknowledged before the call: read it locally, linearizably.
@@ -27,7 +28,7 @@
 //	// voter once it has caught up.
 //	n4, _ := cluster.Open(cluster.DefaultOptions(4, dir4), sm4, nw.Endpoint(4))
 //	nw.Attach(4, n4)
-//	err = nodes[0].AddLearner(ctx, 4)
+//	err = nodes[0].AddLearner(ctx, 4, []byte("10.0.0.4:9312")) // info for every state machine
 //	err = nodes[0].RemoveNode(ctx, 2) // for good: ID 2 is never accepted again
 //	st := nodes[0].Status() // State, Leader, Term, Commit, Applied, Voters, Learners
 //
@@ -35,9 +36,9 @@
 //
 // Each Node runs one goroutine around a raft.RawNode. For every Ready it
 // writes the received snapshot's metadata, the new entries and the
-// HardState to its raft log in one synced badger batch (Storage; group
-// commit: proposals and messages that arrive meanwhile go into the same
-// Ready), then sends the messages, then restores the state machine from a
+// HardState to its raft log in one badger batch, synced unless only the
+// commit index moved (Storage; group commit: proposals and messages that
+// arrive meanwhile go into the same Ready), then sends the messages, then restores the state machine from a
 // received snapshot, then applies the committed entries in order, then
 // advances. Apply runs on the loop, so a slow Apply delays heartbeats.
 //
@@ -53,7 +54,8 @@
 //
 // # Durability and restart
 //
-// The raft log lives in its own badger database with SyncWrites. The state
+// The raft log lives in its own badger database, synced as raft requires
+// (Ready.MustSync) and at every snapshot and compaction. The state
 // machine need not sync its applies: it records its applied index with each
 // entry's effects, and at start the node applies every committed entry after
 // it. Every SnapshotEntries entries the node syncs the state machine
@@ -80,8 +82,11 @@
 // once their log is within PromoteLag entries of its own; RemoveNode moves
 // the leadership away first when it removes the leader. Removed IDs are
 // remembered in the log and in snapshots, and any change adding one again is
-// refused by every member alike (ErrIDReused). Options.ForceNewCluster is
-// the only way out of a lost quorum: explicit, logged, never automatic.
+// refused by every member alike (ErrIDReused). Each change reaches the
+// state machines as Entry.Change, with the info given to AddLearner, so the
+// members' addresses can be replicated state like the rest.
+// Options.ForceNewCluster is the only way out of a lost quorum: explicit,
+// logged, never automatic.
 //
 // # Reads
 //

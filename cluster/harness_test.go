@@ -22,7 +22,7 @@ import (
 )
 
 // -cluster.seeds runs the seeded tests with that many seeds (also
-// GLINT_CLUSTER_SEEDS); by default 2 with -short, 4 without.
+// GLINT_CLUSTER_SEEDS); by default 2 with -short, 3 without.
 var seedsFlag = flag.Int("cluster.seeds", 0, "number of seeds per seeded cluster test")
 
 func seeds(t *testing.T) []uint64 {
@@ -33,7 +33,7 @@ func seeds(t *testing.T) []uint64 {
 		}
 	}
 	if n == 0 {
-		n = 4
+		n = 3
 		if testing.Short() {
 			n = 2
 		}
@@ -50,6 +50,7 @@ type kvState struct {
 	Applied uint64
 	KV      map[string]string
 	Set     map[string]bool
+	Members map[uint64]string // node -> the info it was added with
 }
 
 // kvDisk is what survives a crash of a kvSM: its state as of the last Sync
@@ -70,7 +71,7 @@ type kvSM struct {
 }
 
 func newKVSM(disk *kvDisk) *kvSM {
-	sm := &kvSM{disk: disk, st: kvState{KV: map[string]string{}, Set: map[string]bool{}}}
+	sm := &kvSM{disk: disk, st: kvState{KV: map[string]string{}, Set: map[string]bool{}, Members: map[uint64]string{}}}
 	disk.mu.Lock()
 	defer disk.mu.Unlock()
 	if disk.data != nil {
@@ -88,6 +89,16 @@ func (s *kvSM) Apply(e Entry) (any, error) {
 		return nil, fmt.Errorf("kv: entry %d after %d", e.Index, s.st.Applied)
 	}
 	s.st.Applied = e.Index
+	if ch := e.Change; ch != nil {
+		switch ch.Kind {
+		case AddLearner, AddVoter:
+			if _, ok := s.st.Members[ch.Node]; !ok || ch.Info != nil {
+				s.st.Members[ch.Node] = string(ch.Info)
+			}
+		case Remove:
+			delete(s.st.Members, ch.Node)
+		}
+	}
 	if e.Data == nil {
 		return nil, nil
 	}
@@ -160,7 +171,7 @@ func (s *kvSM) get(k string) string {
 func (s *kvSM) state() kvState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return kvState{Applied: s.st.Applied, KV: maps.Clone(s.st.KV), Set: maps.Clone(s.st.Set)}
+	return kvState{Applied: s.st.Applied, KV: maps.Clone(s.st.KV), Set: maps.Clone(s.st.Set), Members: maps.Clone(s.st.Members)}
 }
 
 // testCluster runs nodes in one process over a MemNetwork.
@@ -172,7 +183,7 @@ type testCluster struct {
 	nodes map[uint64]*Node
 	sms   map[uint64]*kvSM
 	disks map[uint64]*kvDisk
-	peers []uint64
+	peers []uint64 // the founders
 	tune  func(*Options)
 }
 
@@ -243,7 +254,40 @@ func (c *testCluster) crash(id uint64) {
 
 func (c *testCluster) restart(id uint64) {
 	c.crash(id)
-	c.start(id, c.peers)
+	c.start(id, c.peersOf(id))
+}
+
+// peersOf is what node id starts with: the founders for a founder, none
+// for a node that joined later (a joiner's log may still be empty).
+func (c *testCluster) peersOf(id uint64) []uint64 {
+	if slices.Contains(c.peers, id) {
+		return c.peers
+	}
+	return nil
+}
+
+// replace removes node old from the group for good and adds node new as a
+// learner (the leader promotes it later), retrying through the faults.
+func (c *testCluster) replace(old, new uint64) {
+	c.t.Helper()
+	retry := func(what string, f func(n *Node, ctx context.Context) error, done ...error) {
+		for i := 0; ; i++ {
+			lead := c.leader()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			err := f(c.node(lead), ctx)
+			cancel()
+			if err == nil || slices.ContainsFunc(done, func(d error) bool { return errors.Is(err, d) }) {
+				return
+			}
+			require.Less(c.t, i, 30, "%s: %v", what, err)
+		}
+	}
+	retry(fmt.Sprint("remove ", old), func(n *Node, ctx context.Context) error { return n.RemoveNode(ctx, old) }, ErrNotMember)
+	c.crash(old)
+	c.start(new, nil)
+	retry(fmt.Sprint("add ", new), func(n *Node, ctx context.Context) error {
+		return n.AddLearner(ctx, new, fmt.Appendf(nil, "addr-%d", new))
+	}, ErrMember)
 }
 
 func (c *testCluster) node(id uint64) *Node {
@@ -302,7 +346,7 @@ func (c *testCluster) propose(id uint64, data string) {
 		res, err := c.node(id).Propose(ctx, []byte(data))
 		cancel()
 		if err == nil {
-			require.Equal(c.t, "ok", res)
+			require.Equal(c.t, "ok", res.Result)
 			return
 		}
 		require.Less(c.t, i, 20, "propose %q on %d: %v", data, id, err)
@@ -347,7 +391,7 @@ func (c *testCluster) converge() kvState {
 		want = c.sm(ids[0]).state()
 		for _, id := range ids[1:] {
 			got := c.sm(id).state()
-			if got.Applied != want.Applied || !maps.Equal(got.KV, want.KV) || !maps.Equal(got.Set, want.Set) {
+			if got.Applied != want.Applied || !maps.Equal(got.KV, want.KV) || !maps.Equal(got.Set, want.Set) || !maps.Equal(got.Members, want.Members) {
 				return false
 			}
 		}

@@ -163,15 +163,23 @@ func runWorkload(t *testing.T, c *testCluster, seed uint64, clients int, nemesis
 }
 
 // nemesisSteps runs steps faults, each for a random while, with a heal
-// after each.
+// after each; every six steps take each kind of fault once, in an order
+// drawn from the seed.
 func nemesisSteps(c *testCluster, steps int) func(rng *rand.Rand) {
+	nextID := uint64(len(c.peers) + 1)
 	return func(rng *rand.Rand) {
 		pause := func() { time.Sleep(time.Duration(100+rng.IntN(200)) * time.Millisecond) }
+		var kinds []int
 		for s := 0; s < steps; s++ {
+			if len(kinds) == 0 {
+				kinds = rng.Perm(6)
+			}
+			kind := kinds[0]
+			kinds = kinds[1:]
 			ids := c.live()
 			lead := c.leader()
 			others := slices.DeleteFunc(slices.Clone(ids), func(id uint64) bool { return id == lead })
-			switch rng.IntN(5) {
+			switch kind {
 			case 0: // the leader in a minority
 				minority := []uint64{lead}
 				for len(minority) < (len(ids)-1)/2 {
@@ -189,12 +197,15 @@ func nemesisSteps(c *testCluster, steps int) func(rng *rand.Rand) {
 			case 3: // the leader crashes, then restarts
 				c.crash(lead)
 				pause()
-				c.start(lead, c.peers)
+				c.start(lead, c.peersOf(lead))
 			case 4: // a follower crashes, then restarts
 				f := others[rng.IntN(len(others))]
 				c.crash(f)
 				pause()
-				c.start(f, c.peers)
+				c.start(f, c.peersOf(f))
+			case 5: // a follower is replaced by a new node
+				c.replace(others[rng.IntN(len(others))], nextID)
+				nextID++
 			}
 			pause()
 			c.nw.Heal()
@@ -209,11 +220,7 @@ func TestJepsenInProcess(t *testing.T) {
 			t.Run(fmt.Sprintf("nodes=%d/seed=%d", size, seed), func(t *testing.T) {
 				c := newTestCluster(t, seed, size, Faults{Drop: 0.05, Duplicate: 0.05, MaxDelay: 3 * time.Millisecond})
 				c.leader()
-				steps := 4
-				if !testing.Short() {
-					steps = 8
-				}
-				runWorkload(t, c, seed, size+1, nemesisSteps(c, steps))
+				runWorkload(t, c, seed, size+1, nemesisSteps(c, 6))
 			})
 		}
 	}

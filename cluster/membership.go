@@ -14,10 +14,12 @@ import (
 // AddLearner adds node id to the group as a learner: it receives the log
 // (or a snapshot, when the log it needs was compacted) but does not vote.
 // The leader promotes it to voter by itself once its log is within
-// PromoteLag entries of the leader's. It returns once the change is applied
-// on this node; errors as Propose's, and ErrMember, ErrIDReused.
-func (n *Node) AddLearner(ctx context.Context, id uint64) error {
-	return n.changeMembership(ctx, pb.ConfChangeAddLearnerNode, id)
+// PromoteLag entries of the leader's. info reaches every member's state
+// machine with the change (Entry.Change.Info): the new node's address, say.
+// It returns once the change is applied on this node; errors as Propose's,
+// and ErrMember, ErrIDReused.
+func (n *Node) AddLearner(ctx context.Context, id uint64, info []byte) error {
+	return n.changeMembership(ctx, pb.ConfChangeAddLearnerNode, id, info)
 }
 
 // Promote makes learner id a voter now, without waiting for the leader to
@@ -26,7 +28,7 @@ func (n *Node) Promote(ctx context.Context, id uint64) error {
 	if !slices.Contains(n.Status().Learners, id) {
 		return fmt.Errorf("promote node %d: not a learner: %w", id, ErrNotMember)
 	}
-	return n.changeMembership(ctx, pb.ConfChangeAddNode, id)
+	return n.changeMembership(ctx, pb.ConfChangeAddNode, id, nil)
 }
 
 // RemoveNode removes node id from the group for good (its ID is never
@@ -53,7 +55,7 @@ func (n *Node) RemoveNode(ctx context.Context, id uint64) error {
 			return fmt.Errorf("remove node %d: transfer its leadership first: %w", id, err)
 		}
 	}
-	return n.changeMembership(ctx, pb.ConfChangeRemoveNode, id)
+	return n.changeMembership(ctx, pb.ConfChangeRemoveNode, id, nil)
 }
 
 // TransferLeadership asks the leader to hand its role to voter to, and
@@ -100,14 +102,14 @@ func (n *Node) control(ctx context.Context, f func()) error {
 	}
 }
 
-func (n *Node) changeMembership(ctx context.Context, typ pb.ConfChangeType, id uint64) error {
+func (n *Node) changeMembership(ctx context.Context, typ pb.ConfChangeType, id uint64, info []byte) error {
 	if id == 0 {
 		return fmt.Errorf("cluster: membership change of node id 0: ids start at 1")
 	}
 	p := n.newProposal()
 	p.cc = &pb.ConfChangeV2{
 		Changes: []*pb.ConfChangeSingle{{Type: typ.Enum(), NodeId: proto.Uint64(id)}},
-		Context: envelope(n.id, p.req, nil),
+		Context: envelope(n.id, p.req, info),
 	}
 	_, err := n.submit(ctx, p)
 	return err
@@ -116,12 +118,21 @@ func (n *Node) changeMembership(ctx context.Context, typ pb.ConfChangeType, id u
 // forceNewCluster rewrites the log of node id so that it is the only
 // member: entries after the commit index are dropped, and entries that
 // remove every other member (and make id a voter) are appended and marked
-// committed.
-func forceNewCluster(st *Storage, id uint64, logger *slog.Logger) error {
+// committed. The commit index is the saved one or the state machine's
+// applied index, whichever is later (it applies committed entries only,
+// and the saved commit index may lag).
+func forceNewCluster(st *Storage, id, applied uint64, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	hs := st.HardState()
+	last, _ := st.LastIndex()
+	if applied > last {
+		return fmt.Errorf("cluster: force new cluster: the state machine (applied %d) is ahead of node %d's log (last %d); let it catch up first", applied, id, last)
+	}
+	if applied > hs.GetCommit() {
+		hs.Commit = proto.Uint64(applied)
+	}
 	snap := st.Recorded()
 	cs := snap.GetMetadata().GetConfState()
 	members := map[uint64]bool{}
@@ -166,7 +177,6 @@ func forceNewCluster(st *Storage, id uint64, logger *slog.Logger) error {
 	if !members[id] {
 		return fmt.Errorf("cluster: force new cluster: node %d is not a member of its group in its committed log", id)
 	}
-	last, _ := st.LastIndex()
 	var others []uint64
 	for m := range members {
 		if m != id {

@@ -96,7 +96,7 @@ type Status struct {
 	Learners []uint64
 }
 
-type proposalState = int32
+type proposalState int
 
 const (
 	propWaiting   proposalState = iota // not handed to raft yet
@@ -105,16 +105,30 @@ const (
 )
 
 type proposal struct {
-	req   uint64
-	data  []byte            // a normal entry's enveloped data, or
-	cc    *pb.ConfChangeV2  // a membership change
-	state atomic.Int32      // a proposalState
-	done  chan proposalDone // buffered 1
+	req  uint64
+	data []byte            // a normal entry's enveloped data, or
+	cc   *pb.ConfChangeV2  // a membership change
+	done chan proposalDone // buffered 1
+
+	mu    sync.Mutex // held while handing the proposal to raft
+	state proposalState
+}
+
+// abandon marks p given up by its caller, and reports whether it was never
+// handed to raft (then it never will be).
+func (p *proposal) abandon() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == propWaiting {
+		p.state = propAbandoned
+		return true
+	}
+	return false
 }
 
 type proposalDone struct {
-	result any
-	err    error
+	outcome Outcome
+	err     error
 }
 
 type readRequest struct {
@@ -189,7 +203,11 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 
 func (n *Node) start() error {
 	if n.opts.ForceNewCluster {
-		if err := forceNewCluster(n.st, n.id, n.opts.Logger); err != nil {
+		applied, err := n.sm.AppliedIndex()
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+		}
+		if err := forceNewCluster(n.st, n.id, applied, n.opts.Logger); err != nil {
 			return err
 		}
 	}
@@ -228,17 +246,18 @@ func (n *Node) start() error {
 	n.applied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	cfg := &raft.Config{
-		ID:                n.id,
-		ElectionTick:      n.opts.ElectionTicks,
-		HeartbeatTick:     n.opts.HeartbeatTicks,
-		Storage:           n.st,
-		Applied:           md.GetIndex(),
-		MaxSizePerMsg:     n.opts.MaxSizePerMsg,
-		MaxInflightMsgs:   n.opts.MaxInflightMsgs,
-		CheckQuorum:       true,
-		PreVote:           true,
-		StepDownOnRemoval: true,
-		Logger:            raftLogger{n.log},
+		ID:                        n.id,
+		ElectionTick:              n.opts.ElectionTicks,
+		HeartbeatTick:             n.opts.HeartbeatTicks,
+		Storage:                   n.st,
+		Applied:                   md.GetIndex(),
+		MaxSizePerMsg:             n.opts.MaxSizePerMsg,
+		MaxInflightMsgs:           n.opts.MaxInflightMsgs,
+		MaxUncommittedEntriesSize: n.opts.MaxUncommittedBytes,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		StepDownOnRemoval:         true,
+		Logger:                    raftLogger{n.log},
 	}
 	rn, err := raft.NewRawNode(cfg)
 	if err != nil {
@@ -343,7 +362,13 @@ func (n *Node) spoolPath(term, index uint64) string {
 	return filepath.Join(n.opts.Dir, "snap", fmt.Sprintf("%016x-%016x.snap", term, index))
 }
 
-// Propose replicates data and returns the result of applying it on this
+// Outcome is what Propose returns for an entry applied.
+type Outcome struct {
+	Index  uint64 // the entry's position in the log (WaitApplied on another node reads one's writes there)
+	Result any    // what Apply returned for it on this node
+}
+
+// Propose replicates data and returns the outcome of applying it on this
 // node, once it is committed and applied here. Any member may propose:
 // followers hand the entry to the leader (raft's proposal forwarding).
 // Errors: ErrNoLeader when no leader was known before ctx ended (the entry
@@ -351,7 +376,7 @@ func (n *Node) spoolPath(term, index uint64) string {
 // error) when it was sent but ctx ended before it was applied here (it may
 // still commit); ErrStopped, or the state machine's failure, when the node
 // stops.
-func (n *Node) Propose(ctx context.Context, data []byte) (any, error) {
+func (n *Node) Propose(ctx context.Context, data []byte) (Outcome, error) {
 	p := n.newProposal()
 	p.data = envelope(n.id, p.req, data)
 	return n.submit(ctx, p)
@@ -361,7 +386,7 @@ func (n *Node) newProposal() *proposal {
 	return &proposal{req: n.reqSeq.Add(1), done: make(chan proposalDone, 1)}
 }
 
-func (n *Node) submit(ctx context.Context, p *proposal) (any, error) {
+func (n *Node) submit(ctx context.Context, p *proposal) (Outcome, error) {
 	n.pendMu.Lock()
 	n.pending[p.req] = p
 	n.pendMu.Unlock()
@@ -373,23 +398,23 @@ func (n *Node) submit(ctx context.Context, p *proposal) (any, error) {
 	select {
 	case n.propc <- p:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
 	case <-n.donec:
-		return nil, n.stoppedErr()
+		return Outcome{}, n.stoppedErr()
 	}
 	select {
 	case d := <-p.done:
-		return d.result, d.err
+		return d.outcome, d.err
 	case <-ctx.Done():
-		if p.state.CompareAndSwap(propWaiting, propAbandoned) {
-			return nil, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+		if p.abandon() {
+			return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
 	case <-n.donec:
-		if p.state.CompareAndSwap(propWaiting, propAbandoned) {
-			return nil, n.stoppedErr()
+		if p.abandon() {
+			return Outcome{}, n.stoppedErr()
 		}
-		return nil, fmt.Errorf("%w: %w", ErrOutcomeUnknown, n.stoppedErr())
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, n.stoppedErr())
 	}
 }
 
@@ -524,7 +549,9 @@ func (n *Node) stop(err error) {
 // propose hands p to raft, or keeps it for the next tick when no leader is
 // known (raft drops proposals then).
 func (n *Node) propose(p *proposal) {
-	if !p.state.CompareAndSwap(propWaiting, propAccepted) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != propWaiting {
 		return // abandoned
 	}
 	var err error
@@ -534,9 +561,10 @@ func (n *Node) propose(p *proposal) {
 		err = n.rn.Propose(p.data)
 	}
 	if err != nil {
-		p.state.Store(propWaiting)
 		n.unsent = append(n.unsent, p)
+		return
 	}
+	p.state = propAccepted
 }
 
 func (n *Node) onTick() {
@@ -592,7 +620,10 @@ func (n *Node) promoteLearners() {
 
 func (n *Node) handleReady() error {
 	rd := n.rn.Ready()
-	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot); err != nil {
+	// When only the commit index moved, raft does not need it synced (a
+	// restart learns it again): not syncing then saves the leader an fsync
+	// between a quorum's answer and its client's.
+	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
 		return err
 	}
 	var msgs []*pb.Message
@@ -641,7 +672,17 @@ func (n *Node) sendSnapshot(m *pb.Message) {
 		defer n.snapWG.Done()
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(n.sm.Snapshot(pw)) }()
+		sent := make(chan struct{})
+		go func() {
+			// Close does not wait for a long send: the stream breaks.
+			select {
+			case <-n.donec:
+				pr.CloseWithError(ErrStopped)
+			case <-sent:
+			}
+		}()
 		err := n.tr.SendSnapshot(m, pr)
+		close(sent)
 		pr.CloseWithError(errors.New("cluster: snapshot send ended"))
 		if err != nil {
 			n.log.Info("snapshot not sent", "to", m.GetTo(), "index", m.GetSnapshot().GetMetadata().GetIndex(), "err", err)
@@ -699,6 +740,10 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 
 func (n *Node) setApplied(i uint64) {
 	n.mu.Lock()
+	// Status shows it at once (a Propose that returned is in it); what
+	// is applied was committed.
+	n.status.Applied = max(n.status.Applied, i)
+	n.status.Commit = max(n.status.Commit, i)
 	if i > n.applied {
 		n.applied = i
 		close(n.appliedCh)
@@ -712,6 +757,7 @@ func (n *Node) setApplied(i uint64) {
 func (n *Node) apply(e *pb.Entry) error {
 	var origin, req uint64
 	var data []byte
+	var change *MemberChange
 	var outcome error
 	switch e.GetType() {
 	case pb.EntryNormal:
@@ -726,17 +772,21 @@ func (n *Node) apply(e *pb.Entry) error {
 		if err != nil {
 			return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
 		}
+		var info []byte
 		if len(cc.GetContext()) > 0 {
-			if origin, req, _, err = unwrap(cc.GetContext()); err != nil {
+			if origin, req, info, err = unwrap(cc.GetContext()); err != nil {
 				return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
 			}
 		}
-		outcome = n.applyConfChange(cc)
+		change, outcome = n.applyConfChange(cc)
+		if change != nil {
+			change.Info = info
+		}
 	}
 	var result any
 	if e.GetIndex() > n.smApplied {
 		var err error
-		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data})
+		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data, Change: change})
 		if err != nil {
 			return fmt.Errorf("cluster: node %d: apply entry %d: %w", n.id, e.GetIndex(), err)
 		}
@@ -749,7 +799,7 @@ func (n *Node) apply(e *pb.Entry) error {
 		n.pendMu.Unlock()
 		if p != nil {
 			select {
-			case p.done <- proposalDone{result: result, err: outcome}:
+			case p.done <- proposalDone{outcome: Outcome{Index: e.GetIndex(), Result: result}, err: outcome}:
 			default:
 			}
 		}
@@ -759,8 +809,10 @@ func (n *Node) apply(e *pb.Entry) error {
 
 // applyConfChange checks a committed membership change against the
 // current membership (so every member decides alike), applies it to raft,
-// or applies it with its node IDs zeroed (raft's way of rejecting one).
-func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
+// or applies it with its node IDs zeroed (raft's way of rejecting one). It
+// returns the change made (nil if none) for the state machine, and why it
+// was rejected.
+func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
 	voters := map[uint64]bool{}
 	learners := map[uint64]bool{}
 	for _, id := range n.confState.GetVoters() {
@@ -770,6 +822,7 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
 		learners[id] = true
 	}
 	var outcome error
+	var change *MemberChange
 	for _, c := range cc.GetChanges() {
 		id := c.GetNodeId()
 		var err error
@@ -804,9 +857,15 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) error {
 		if c.GetType() == pb.ConfChangeRemoveNode {
 			n.removed[id] = true
 		}
+		if change == nil {
+			change = &MemberChange{Node: id, Kind: map[pb.ConfChangeType]ChangeKind{
+				pb.ConfChangeAddLearnerNode: AddLearner, pb.ConfChangeAddNode: AddVoter,
+				pb.ConfChangeRemoveNode: Remove, pb.ConfChangeUpdateNode: Update,
+			}[c.GetType()]}
+		}
 	}
 	n.confState = n.rn.ApplyConfChange(cc)
-	return outcome
+	return change, outcome
 }
 
 func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
@@ -856,7 +915,7 @@ func (n *Node) publishStatus() {
 		ID:       n.id,
 		Leader:   bs.Lead,
 		Term:     bs.HardState.GetTerm(),
-		Commit:   bs.HardState.GetCommit(),
+		Commit:   max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
 		Applied:  n.smApplied,
 		Voters:   slices.Clone(n.confState.GetVoters()),
 		Learners: slices.Clone(n.confState.GetLearners()),

@@ -45,6 +45,10 @@ type Options struct {
 	// MaxInflightMsgs bounds the append messages in flight to a follower:
 	// 256.
 	MaxInflightMsgs int
+	// MaxUncommittedBytes bounds the payload a leader holds uncommitted (a
+	// leader cut off from its quorum stops taking proposals, which then
+	// wait as when no leader is known): 64 MiB.
+	MaxUncommittedBytes uint64
 
 	// ForceNewCluster restarts the node as the only member of its group,
 	// keeping its committed log and dropping the entries after the commit
@@ -70,6 +74,8 @@ func DefaultOptions(id uint64, dir string) Options {
 		PromoteLag:      100,
 		MaxSizePerMsg:   1 << 20,
 		MaxInflightMsgs: 256,
+
+		MaxUncommittedBytes: 64 << 20,
 	}
 }
 
@@ -91,6 +97,8 @@ func (o Options) check() error {
 		return fmt.Errorf("cluster: node %d: max size per message 0", o.ID)
 	case o.MaxInflightMsgs <= 0:
 		return fmt.Errorf("cluster: node %d: max inflight messages %d is not positive", o.ID, o.MaxInflightMsgs)
+	case o.MaxUncommittedBytes == 0:
+		return fmt.Errorf("cluster: node %d: max uncommitted bytes 0", o.ID)
 	}
 	seen := map[uint64]bool{}
 	for _, p := range o.Peers {

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -16,6 +17,45 @@ type Entry struct {
 	// membership change): the state machine records the index and does
 	// nothing else.
 	Data []byte
+	// Change is the membership change the entry made, nil for most; the
+	// state machine may keep what the group needs to know of its members
+	// (their addresses, from Info), so that it is replicated and in
+	// snapshots like the rest of its state.
+	Change *MemberChange
+}
+
+// MemberChange is one membership change as applied.
+type MemberChange struct {
+	Kind ChangeKind
+	Node uint64
+	// Info is what AddLearner was given (an address, say); nil for the
+	// other kinds and for the founding members.
+	Info []byte
+}
+
+// ChangeKind says what a MemberChange did.
+type ChangeKind int
+
+// The kinds of MemberChange.
+const (
+	AddLearner ChangeKind = iota + 1 // the node joined as a learner
+	AddVoter                         // the node became a voter: a founder, or a learner promoted
+	Remove                           // the node left the group for good
+	Update                           // raft's ConfChangeUpdateNode; Node never proposes it
+)
+
+func (k ChangeKind) String() string {
+	switch k {
+	case AddLearner:
+		return "add-learner"
+	case AddVoter:
+		return "add-voter"
+	case Remove:
+		return "remove"
+	case Update:
+		return "update"
+	}
+	return fmt.Sprintf("ChangeKind(%d)", int(k))
 }
 
 // StateMachine is what a Node replicates: the node calls it from one

@@ -35,10 +35,13 @@ func entryKey(i uint64) []byte {
 }
 
 // Storage is the durable raft log of one node: a raft.Storage backed by a
-// badger database of its own, opened with SyncWrites, so that every Save is
-// on disk when it returns. Its methods are safe for concurrent use; Save,
-// ApplySnapshot, CreateSnapshot and Compact are called by the node's loop
-// only.
+// badger database of its own. Save writes one Ready in one batch and syncs
+// it (badger's DB.Sync: its write-ahead log and value log) when raft says
+// the Ready must be synced, which is whenever it holds entries or a new term
+// or vote: only a HardState whose commit index alone moved is left to the
+// next sync, as etcd does. Snapshots and compactions are synced too. Its
+// methods are safe for concurrent use; Save, ApplySnapshot, CreateSnapshot
+// and Compact are called by the node's loop only.
 //
 // The log holds the entries after the compaction point; the snapshot records
 // the index, term and membership (ConfState) at which the state machine's
@@ -62,7 +65,8 @@ var _ raft.Storage = (*Storage)(nil)
 // OpenStorage opens (creating if needed) the raft log in dir.
 func OpenStorage(dir string) (*Storage, error) {
 	opts := badger.DefaultOptions(dir).
-		WithSyncWrites(true).
+		WithSyncWrites(false). // Save syncs what raft needs synced
+
 		WithLogger(nil).
 		WithNumVersionsToKeep(1).
 		WithCompactL0OnClose(false)
@@ -292,10 +296,11 @@ func (s *Storage) setApplied(index, term uint64, cs *pb.ConfState, header []byte
 }
 
 // Save writes one Ready's snapshot, entries and HardState, in that order, in
-// one synced batch (group commit), before the node sends any message of that
-// Ready. Entries replace any saved entries from the first one's index on.
-func (s *Storage) Save(hs *pb.HardState, entries []*pb.Entry, snap *pb.Snapshot) error {
-	if snap != nil && !raft.IsEmptySnap(snap) {
+// one batch (group commit), synced when sync is set (raft's Ready.MustSync),
+// before the node sends any message of that Ready. Entries replace any saved
+// entries from the first one's index on.
+func (s *Storage) Save(hs *pb.HardState, entries []*pb.Entry, snap *pb.Snapshot, sync bool) error {
+	if !raft.IsEmptySnap(snap) {
 		if err := s.ApplySnapshot(snap); err != nil {
 			return err
 		}
@@ -345,6 +350,11 @@ func (s *Storage) Save(hs *pb.HardState, entries []*pb.Entry, snap *pb.Snapshot)
 	if err := wb.Flush(); err != nil {
 		return fmt.Errorf("cluster: raft log: write: %w", err)
 	}
+	if sync {
+		if err := s.db.Sync(); err != nil {
+			return fmt.Errorf("cluster: raft log: sync: %w", err)
+		}
+	}
 	s.mu.Lock()
 	s.last = newLast
 	if !raft.IsEmptyHardState(hs) {
@@ -379,6 +389,9 @@ func (s *Storage) ApplySnapshot(snap *pb.Snapshot) error {
 		}
 		return txn.Set(keyCompacted, comp)
 	})
+	if err == nil {
+		err = s.db.Sync()
+	}
 	if err != nil {
 		return fmt.Errorf("cluster: raft log: write snapshot: %w", err)
 	}
@@ -404,7 +417,11 @@ func (s *Storage) CreateSnapshot(i uint64, cs *pb.ConfState, data []byte) error 
 	if err != nil {
 		return fmt.Errorf("cluster: raft log: encode snapshot: %w", err)
 	}
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapshot, v) }); err != nil {
+	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(keySnapshot, v) })
+	if err == nil {
+		err = s.db.Sync()
+	}
+	if err != nil {
 		return fmt.Errorf("cluster: raft log: write snapshot: %w", err)
 	}
 	s.mu.Lock()
@@ -432,7 +449,11 @@ func (s *Storage) Compact(i uint64) error {
 	v := make([]byte, 16)
 	binary.BigEndian.PutUint64(v, i)
 	binary.BigEndian.PutUint64(v[8:], term)
-	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyCompacted, v) }); err != nil {
+	err = s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyCompacted, v) })
+	if err == nil {
+		err = s.db.Sync()
+	}
+	if err != nil {
 		return fmt.Errorf("cluster: raft log: compact: %w", err)
 	}
 	s.mu.Lock()
@@ -480,5 +501,5 @@ func (s *Storage) rewrite(hs *pb.HardState, entries []*pb.Entry) error {
 	if len(entries) > 0 {
 		newHS.Commit = proto.Uint64(entries[len(entries)-1].GetIndex())
 	}
-	return s.Save(newHS, entries, nil)
+	return s.Save(newHS, entries, nil, true)
 }

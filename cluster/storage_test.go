@@ -49,7 +49,7 @@ func TestStorage(t *testing.T) {
 	assert.True(t, raft.IsEmptyHardState(hs))
 	assert.Empty(t, cs.GetVoters())
 
-	require.NoError(t, s.Save(hardState(1, 1, 3), ents(1, 1, 10), nil))
+	require.NoError(t, s.Save(hardState(1, 1, 3), ents(1, 1, 10), nil, true))
 	reopen := func() {
 		require.NoError(t, s.Close())
 		s, err = OpenStorage(dir)
@@ -62,7 +62,7 @@ func TestStorage(t *testing.T) {
 	assert.Equal(t, uint64(3), s.HardState().GetCommit())
 
 	// A new leader's entries replace the tail from their first index on.
-	require.NoError(t, s.Save(hardState(2, 2, 5), ents(2, 6, 8), nil))
+	require.NoError(t, s.Save(hardState(2, 2, 5), ents(2, 6, 8), nil, true))
 	reopen()
 	last, _ = s.LastIndex()
 	assert.Equal(t, uint64(8), last)
@@ -77,7 +77,7 @@ func TestStorage(t *testing.T) {
 	one, err := s.Entries(1, 8, 1)
 	require.NoError(t, err)
 	assert.Len(t, one, 1, "at least one entry whatever maxSize")
-	assert.ErrorContains(t, s.Save(nil, ents(2, 10, 10), nil), "append at 10 leaves a gap after 8")
+	assert.ErrorContains(t, s.Save(nil, ents(2, 10, 10), nil, true), "append at 10 leaves a gap after 8")
 
 	// Record a snapshot at 6, compact to 4.
 	cs = &pb.ConfState{Voters: []uint64{1, 2, 3}}
@@ -109,7 +109,7 @@ func TestStorage(t *testing.T) {
 
 	// A snapshot from the leader replaces the whole log.
 	recv := &pb.Snapshot{Data: []byte{1, 0}, Metadata: &pb.SnapshotMetadata{Index: proto.Uint64(20), Term: proto.Uint64(3), ConfState: &pb.ConfState{Voters: []uint64{1, 2}}}}
-	require.NoError(t, s.Save(hardState(3, 0, 20), ents(3, 21, 22), recv))
+	require.NoError(t, s.Save(hardState(3, 0, 20), ents(3, 21, 22), recv, true))
 	reopen()
 	first, _ = s.FirstIndex()
 	last, _ = s.LastIndex()
@@ -137,8 +137,9 @@ func TestForceNewClusterRewrite(t *testing.T) {
 		es = append(es, &pb.Entry{Index: proto.Uint64(uint64(i + 1)), Term: proto.Uint64(1), Type: pb.EntryConfChange.Enum(), Data: b})
 	}
 	es = append(es, ents(1, 4, 9)...)
-	require.NoError(t, s.Save(hardState(2, 1, 6), es, nil))
-	require.NoError(t, forceNewCluster(s, 2, nil))
+	require.NoError(t, s.Save(hardState(2, 1, 6), es, nil, true))
+	assert.ErrorContains(t, forceNewCluster(s, 2, 10, nil), "the state machine (applied 10) is ahead of node 2's log (last 9)")
+	require.NoError(t, forceNewCluster(s, 2, 5, nil))
 	last, _ := s.LastIndex()
 	assert.Equal(t, uint64(8), last, "7..9 dropped, two removals appended")
 	assert.Equal(t, uint64(8), s.HardState().GetCommit())
@@ -153,6 +154,6 @@ func TestForceNewClusterRewrite(t *testing.T) {
 		removed = append(removed, cc.GetChanges()[0].GetNodeId())
 	}
 	assert.Equal(t, []uint64{1, 3}, removed)
-	assert.ErrorContains(t, forceNewCluster(s, 3, nil), "node 3 is not a member of its group in its committed log")
+	assert.ErrorContains(t, forceNewCluster(s, 3, 0, nil), "node 3 is not a member of its group in its committed log")
 	require.NoError(t, s.Close())
 }

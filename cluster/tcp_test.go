@@ -12,7 +12,9 @@ import (
 	"crypto/x509/pkix"
 	"errors"
 	"io"
+	"fmt"
 	"math/big"
+	"path/filepath"
 	"net"
 	"sync"
 	"testing"
@@ -87,7 +89,11 @@ func serve(t *testing.T, cfg TCPConfig, c string, h Handler) (*TCPServer, string
 	return s, l.Addr().String()
 }
 
-func msg(typ pb.MessageType, to, index uint64) *pb.Message {
+func msg(typ pb.MessageType, from, to, index uint64) *pb.Message {
+	return &pb.Message{Type: typ.Enum(), From: proto.Uint64(from), To: proto.Uint64(to), Index: proto.Uint64(index), Term: proto.Uint64(1)}
+}
+
+func msgFrom1(typ pb.MessageType, to, index uint64) *pb.Message {
 	return &pb.Message{Type: &typ, To: proto.Uint64(to), From: proto.Uint64(1), Index: proto.Uint64(index)}
 }
 
@@ -99,7 +105,7 @@ func TestTCPSendInOrder(t *testing.T) {
 	tr.SetPeer(2, addr)
 	var want []uint64
 	for i := range uint64(500) {
-		tr.Send([]*pb.Message{msg(pb.MessageType_MsgApp, 2, i), msg(pb.MessageType_MsgApp, 3, i)}) // 3: no address, dropped
+		tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgApp, 2, i), msgFrom1(pb.MessageType_MsgApp, 3, i)}) // 3: no address, dropped
 		want = append(want, i)
 	}
 	got := rec.waitMsgs(t, 500)
@@ -118,7 +124,7 @@ func TestTCPReconnects(t *testing.T) {
 	tr := NewTCPTransport("c", TCPConfig{})
 	defer tr.Close()
 	tr.SetPeer(2, addr)
-	tr.Send([]*pb.Message{msg(pb.MessageType_MsgHeartbeat, 2, 1)})
+	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
 	rec.waitMsgs(t, 1)
 
 	// Cut every connection: the transport dials again and later
@@ -129,7 +135,7 @@ func TestTCPReconnects(t *testing.T) {
 	}
 	s.mu.Unlock()
 	for i := uint64(2); ; i++ {
-		tr.Send([]*pb.Message{msg(pb.MessageType_MsgHeartbeat, 2, i)})
+		tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, i)})
 		select {
 		case <-rec.got:
 			return
@@ -146,8 +152,8 @@ func TestTCPSnapshot(t *testing.T) {
 	tr.SetPeer(2, addr)
 	body := make([]byte, 3<<20+17)
 	_, _ = rand.Read(body)
-	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 9), bytes.NewReader(body)))
-	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 10), bytes.NewReader(nil)), "an empty image")
+	require.NoError(t, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 9), bytes.NewReader(body)))
+	require.NoError(t, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 10), bytes.NewReader(nil)), "an empty image")
 	rec.mu.Lock()
 	require.Len(t, rec.snaps, 2)
 	require.True(t, bytes.Equal(body, rec.snaps[0]))
@@ -157,7 +163,7 @@ func TestTCPSnapshot(t *testing.T) {
 	rec.mu.Lock()
 	rec.refuse = errors.New("disk full")
 	rec.mu.Unlock()
-	err := tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 11), bytes.NewReader(body))
+	err := tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 11), bytes.NewReader(body))
 	var re *RemoteError
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, err.Error(), "disk full")
@@ -173,7 +179,7 @@ func TestTCPSnapshotShortRead(t *testing.T) {
 	tr.SetPeer(2, addr)
 	// The receiver takes 10 bytes and says yes: the server reads the
 	// rest, and the answer is still yes, over a body of several chunks.
-	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader(make([]byte, 1<<20))))
+	require.NoError(t, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader(make([]byte, 1<<20))))
 }
 
 func TestTCPRefusals(t *testing.T) {
@@ -183,10 +189,10 @@ func TestTCPRefusals(t *testing.T) {
 	other := NewTCPTransport("elsewhere", TCPConfig{})
 	defer other.Close()
 	other.SetPeer(2, addr)
-	err := other.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader([]byte("x")))
+	err := other.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader([]byte("x")))
 	require.ErrorContains(t, err, `cluster "elsewhere" is not on this server`)
 
-	err = other.SendSnapshot(msg(pb.MessageType_MsgSnap, 7, 1), bytes.NewReader(nil))
+	err = other.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 7, 1), bytes.NewReader(nil))
 	require.ErrorContains(t, err, "no address for node 7")
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -194,7 +200,7 @@ func TestTCPRefusals(t *testing.T) {
 	dead := l.Addr().String()
 	l.Close()
 	other.SetPeer(3, dead)
-	err = other.SendSnapshot(msg(pb.MessageType_MsgSnap, 3, 1), bytes.NewReader(nil))
+	err = other.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 3, 1), bytes.NewReader(nil))
 	require.ErrorContains(t, err, "connecting to "+dead)
 
 	// Not a stream of ours: the server drops the connection.
@@ -227,14 +233,14 @@ func TestTCPTLS(t *testing.T) {
 	tr := NewTCPTransport("c", TCPConfig{ClientTLS: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}})
 	defer tr.Close()
 	tr.SetPeer(2, addr)
-	tr.Send([]*pb.Message{msg(pb.MessageType_MsgHeartbeat, 2, 1)})
+	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
 	rec.waitMsgs(t, 1)
-	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 2), bytes.NewReader([]byte("image"))))
+	require.NoError(t, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 2), bytes.NewReader([]byte("image"))))
 
 	plain := NewTCPTransport("c", TCPConfig{DialTimeout: time.Second, WriteTimeout: time.Second})
 	defer plain.Close()
 	plain.SetPeer(2, addr)
-	require.Error(t, plain.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 3), bytes.NewReader(nil)), "a plain client is not served")
+	require.Error(t, plain.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 3), bytes.NewReader(nil)), "a plain client is not served")
 }
 
 // selfSigned makes a certificate for 127.0.0.1 and a pool that trusts it.
@@ -265,7 +271,7 @@ func FuzzTCPStream(f *testing.F) {
 	var good bytes.Buffer
 	w := bufio.NewWriter(&good)
 	_ = writePreamble(w, streamSnapshot, "c")
-	b, _ := proto.Marshal(msg(pb.MessageType_MsgSnap, 2, 1))
+	b, _ := proto.Marshal(msgFrom1(pb.MessageType_MsgSnap, 2, 1))
 	_ = writeFrame(w, b)
 	_ = writeFrame(w, []byte("image"))
 	_ = writeFrame(w, nil)
@@ -318,7 +324,7 @@ func BenchmarkTCPSnapshot(b *testing.B) {
 	body := make([]byte, 64<<20)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		require.NoError(b, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader(body)))
+		require.NoError(b, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader(body)))
 	}
 }
 
@@ -358,5 +364,112 @@ func TestTCPVia(t *testing.T) {
 	tr := NewTCPTransport("c", TCPConfig{Via: map[string]string{"member.example:9312": addr}})
 	defer tr.Close()
 	tr.SetPeer(2, "member.example:9312")
-	require.NoError(t, tr.SendSnapshot(msg(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader([]byte("x"))))
+	require.NoError(t, tr.SendSnapshot(msgFrom1(pb.MessageType_MsgSnap, 2, 1), bytes.NewReader([]byte("x"))))
+}
+
+// tcpGroup is nodes over loopback TCP: a TCPServer and a TCPTransport of
+// cluster "c" each.
+type tcpGroupNet struct {
+	srvs map[uint64]*TCPServer
+	trs  map[uint64]*TCPTransport
+	un   map[uint64]func()
+}
+
+func newTCPGroup(t testing.TB, ids []uint64) *tcpGroupNet {
+	g := &tcpGroupNet{srvs: map[uint64]*TCPServer{}, trs: map[uint64]*TCPTransport{}, un: map[uint64]func(){}}
+	addrs := map[uint64]string{}
+	for _, id := range ids {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		g.srvs[id] = NewTCPServer(TCPConfig{})
+		go g.srvs[id].Serve(l)
+		addrs[id] = l.Addr().String()
+		g.trs[id] = NewTCPTransport("c", TCPConfig{})
+	}
+	for _, id := range ids {
+		for _, peer := range ids {
+			if peer != id {
+				g.trs[id].SetPeer(peer, addrs[peer])
+			}
+		}
+	}
+	return g
+}
+
+// attach routes what node id's server receives to n; nil detaches it.
+func (g *tcpGroupNet) attach(t testing.TB, id uint64, n *Node) {
+	if un := g.un[id]; un != nil {
+		un()
+		delete(g.un, id)
+	}
+	if n != nil {
+		un, err := g.srvs[id].Register("c", n)
+		require.NoError(t, err)
+		g.un[id] = un
+	}
+}
+
+func (g *tcpGroupNet) close() {
+	for id, tr := range g.trs {
+		tr.Close()
+		g.srvs[id].Close()
+	}
+}
+
+// TestTCPCluster: three nodes over real TCP connections on loopback: writes
+// on any node, linearizable reads, a stopped follower that catches up
+// through a snapshot.
+func TestTCPCluster(t *testing.T) {
+	root := t.TempDir()
+	ids := []uint64{1, 2, 3}
+	g := newTCPGroup(t, ids)
+	defer g.close()
+	disks := map[uint64]*kvDisk{1: {}, 2: {}, 3: {}}
+	nodes := map[uint64]*Node{}
+	sms := map[uint64]*kvSM{}
+	start := func(id uint64) {
+		o := DefaultOptions(id, filepath.Join(root, fmt.Sprint(id)))
+		o.Peers = ids
+		o.TickInterval = 10 * time.Millisecond
+		o.SnapshotEntries = 20
+		o.CatchUpEntries = 5
+		sms[id] = newKVSM(disks[id])
+		n, err := Open(o, sms[id], g.trs[id])
+		require.NoError(t, err)
+		nodes[id] = n
+		g.attach(t, id, n)
+	}
+	stop := func(id uint64) {
+		g.attach(t, id, nil)
+		require.NoError(t, nodes[id].Close())
+	}
+	for _, id := range ids {
+		start(id)
+	}
+	defer func() {
+		for _, id := range ids {
+			stop(id)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 10 {
+		_, err := nodes[ids[i%3]].Propose(ctx, fmt.Appendf(nil, "put k%d v%d", i%3, i))
+		require.NoError(t, err)
+	}
+	stop(3)
+	for i := 10; i < 60; i++ {
+		_, err := nodes[ids[i%2]].Propose(ctx, fmt.Appendf(nil, "put k%d v%d", i%3, i))
+		require.NoError(t, err)
+	}
+	start(3)
+	_, err := nodes[3].ReadIndex(ctx)
+	require.NoError(t, err)
+	for k := range 3 {
+		require.Equal(t, sms[1].get(fmt.Sprint("k", k)), sms[3].get(fmt.Sprint("k", k)))
+	}
+	require.Equal(t, "v59", sms[3].get("k2"))
+	images, err := filepath.Glob(filepath.Join(root, "3", "snap", "*.snap"))
+	require.NoError(t, err)
+	require.Len(t, images, 1, "node 3 caught up through a snapshot")
 }

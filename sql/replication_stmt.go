@@ -234,7 +234,7 @@ func (c *replCluster) propose(ctx context.Context, ent replEntry) (*applyOutcome
 	case err != nil:
 		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': %v", c.name, err)
 	}
-	out, _ := res.(*applyOutcome)
+	out, _ := res.Result.(*applyOutcome)
 	if out == nil {
 		out = &applyOutcome{}
 	}
@@ -416,7 +416,7 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 		err = out.err
 	}
 	if err == nil {
-		err = c.node.AddLearner(ctx, req.ID)
+		err = c.node.AddLearner(ctx, req.ID, []byte(req.Addr))
 	}
 	if err != nil {
 		return nil, err
