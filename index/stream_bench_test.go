@@ -1,0 +1,151 @@
+package index
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var snapshotMB = flag.Int("snapshot.mb", 200, "MB of stored text in the database of BenchmarkSnapshotRestore")
+
+// BenchmarkSnapshotRestore streams a database of -snapshot.mb MB of stored
+// text (1,000-document statements of ~12 KB documents, merged as they go)
+// through an in-process pipe into Restore: MB/s is of stored text,
+// stream-MB/s of the stream (every key and value of the database), and
+// cpu-MB/s the stream's bytes per second of the process's CPU time (user
+// and system), which other work on the machine disturbs less. In
+// "writing", a writer inserts statements of 10 ~1 KB documents into the
+// source every 10 ms meanwhile; their latencies are reported (write-p50-ms,
+// write-max-ms), and the same writer's without a stream before the loop
+// (idle-p50-ms, idle-max-ms).
+func BenchmarkSnapshotRestore(b *testing.B) {
+	dir := b.TempDir()
+	src, err := Open(DefaultOptions(filepath.Join(dir, "src")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	tb := newTableT(b, src, benchSchema())
+	c := newCorpus(1)
+	batches := make([][]Document, 4)
+	var batchBytes int64
+	for i := range batches {
+		batches[i], batchBytes = benchDocs(c, 1000, 12<<10)
+	}
+	var text int64
+	for i := 0; text < int64(*snapshotMB)<<20; i++ {
+		docs := slices.Clone(batches[i%len(batches)])
+		insert(b, tb, docs...)
+		text += batchBytes
+	}
+	for src.MergesPending() > 0 {
+		time.Sleep(100 * time.Millisecond)
+	}
+	small, _ := benchDocs(c, 10, 1<<10)
+	writer := func(stop <-chan struct{}) []time.Duration {
+		var lat []time.Duration
+		for {
+			select {
+			case <-stop:
+				return lat
+			default:
+			}
+			docs := slices.Clone(small)
+			start := time.Now()
+			insert(b, tb, docs...)
+			lat = append(lat, time.Since(start))
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	report := func(b *testing.B, lat []time.Duration, name string) {
+		if len(lat) == 0 {
+			return
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, name+"-p50-ms")
+		b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, name+"-max-ms")
+	}
+	for _, writing := range []bool{false, true} {
+		name := "alone"
+		if writing {
+			name = "writing"
+		}
+		b.Run(name, func(b *testing.B) {
+			var idle []time.Duration
+			if writing {
+				stop := make(chan struct{})
+				time.AfterFunc(2*time.Second, func() { close(stop) })
+				idle = writer(stop)
+			}
+			var streamed int64 // written by the goroutine that Restore waits for
+			var all []time.Duration
+			b.SetBytes(text)
+			b.ResetTimer()
+			cpu0 := cpuTime(b)
+			for i := 0; i < b.N; i++ {
+				target := filepath.Join(dir, fmt.Sprintf("r%d", i))
+				pr, pw := io.Pipe()
+				stop := make(chan struct{})
+				var wg sync.WaitGroup
+				var lat []time.Duration
+				if writing {
+					wg.Add(1)
+					go func() { defer wg.Done(); lat = writer(stop) }()
+				}
+				go func() {
+					cw := &countingWriter{w: pw}
+					_, err := src.StreamTo(ctx, cw)
+					streamed += cw.n
+					pw.CloseWithError(err)
+				}()
+				_, err := Restore(ctx, DefaultOptions(target), pr)
+				close(stop)
+				wg.Wait()
+				if err != nil {
+					b.Fatal(err)
+				}
+				all = append(all, lat...)
+				b.StopTimer()
+				if err := os.RemoveAll(target); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			cpu := cpuTime(b) - cpu0
+			b.ReportMetric(float64(streamed)/b.Elapsed().Seconds()/(1<<20), "stream-MB/s")
+			b.ReportMetric(float64(streamed)/float64(b.N)/(1<<20), "stream-MB")
+			if !writing {
+				b.ReportMetric(float64(streamed)/cpu.Seconds()/(1<<20), "cpu-MB/s")
+			}
+			report(b, idle, "idle")
+			report(b, all, "write")
+		})
+	}
+}
+
+// cpuTime is the CPU time (user and system) of the process so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
