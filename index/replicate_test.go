@@ -221,14 +221,25 @@ func TestApplyStorageFailure(t *testing.T) {
 // TestApplyReopen: the applied index survives a restart, and a replicated
 // database opens only as one.
 func TestApplyReopen(t *testing.T) {
-	dir := t.TempDir()
-	db := openRepl(t, dir)
-	require.NoError(t, db.Apply(ctx, 5, func(ctx context.Context) error { return db.CreateTableContext(ctx, simple()) }))
-	require.NoError(t, db.Close())
-	_, err := Open(DefaultOptions(dir))
-	require.EqualError(t, err, fmt.Sprintf("index: the database in %s is replicated (applied index 5): open it with Replicated, or its replicas would differ", dir))
-	db = openRepl(t, dir)
-	require.Equal(t, uint64(5), db.Applied())
+	for _, sync := range []bool{false, true} {
+		t.Run(fmt.Sprint("sync=", sync), func(t *testing.T) {
+			dir := t.TempDir()
+			o := DefaultOptions(dir).WithReplicated(true).WithSyncWrites(sync).WithMemoryLimit(MinMemoryLimit)
+			db, err := Open(o)
+			require.NoError(t, err)
+			entries := replicaEntries(db)[:8]
+			applyAll(t, db, entries)
+			want := dumpDB(t, db)
+			require.NoError(t, db.Close())
+			_, err = Open(DefaultOptions(dir))
+			require.EqualError(t, err, fmt.Sprintf("index: the database in %s is replicated (applied index 8): open it with Replicated, or its replicas would differ", dir))
+			db, err = Open(o)
+			require.NoError(t, err)
+			defer db.Close()
+			require.Equal(t, uint64(8), db.Applied())
+			require.Equal(t, want, dumpDB(t, db))
+		})
+	}
 }
 
 // copyDir copies the files of a badger directory as a kill -9 at this

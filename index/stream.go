@@ -142,7 +142,8 @@ func (db *DB) dropData(prefix []byte) error {
 // read transaction. Keys that readers do not see (a statement's segment
 // being staged, the data of a dropped table, a merged segment) may be in
 // the view; the Open after Restore removes them. Close stops a running
-// StreamTo (ErrClosed); so does ctx.
+// StreamTo (ErrClosed) and waits for it, which a write to w that blocks
+// holds up: give w a deadline. ctx stops it too.
 func (db *DB) StreamTo(ctx context.Context, w io.Writer) (uint64, error) {
 	closing, err := db.streams.begin()
 	if err != nil {
