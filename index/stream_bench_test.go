@@ -72,6 +72,59 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, name+"-p50-ms")
 		b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, name+"-max-ms")
 	}
+	// Each side alone: StreamTo into io.Discard, Restore from a file.
+	snapFile := filepath.Join(dir, "snapshot")
+	b.Run("stream-only", func(b *testing.B) {
+		b.SetBytes(text)
+		var n int64
+		for i := 0; i < b.N; i++ {
+			cw := &countingWriter{w: io.Discard}
+			if _, err := src.StreamTo(ctx, cw); err != nil {
+				b.Fatal(err)
+			}
+			n += cw.n
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds()/(1<<20), "stream-MB/s")
+	})
+	f, err := os.Create(snapFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := src.StreamTo(ctx, f); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(snapFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("restore-only", func(b *testing.B) {
+		b.SetBytes(text)
+		for i := 0; i < b.N; i++ {
+			f, err := os.Open(snapFile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			target := filepath.Join(dir, fmt.Sprintf("r%d", i))
+			_, err = Restore(ctx, DefaultOptions(target), f)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if err := os.RemoveAll(target); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(fi.Size())*float64(b.N)/b.Elapsed().Seconds()/(1<<20), "stream-MB/s")
+	})
+	if err := os.Remove(snapFile); err != nil {
+		b.Fatal(err)
+	}
+
 	for _, writing := range []bool{false, true} {
 		name := "alone"
 		if writing {
