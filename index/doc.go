@@ -55,7 +55,11 @@
 //     and any change made without an entry (ErrReplicated).
 //   - Applied() is the index of the last entry applied. A DB without
 //     replication never writes it, and a DB that has one opens only with
-//     Replicated.
+//     Replicated. A raft layer skips the entries up to it (after a restart,
+//     or a Restore of an image later than its snapshot's index).
+//   - Sync() makes every entry applied up to the index it returns durable,
+//     for a DB that does not sync its writes: call it before compacting the
+//     raft log.
 //   - StreamTo(ctx, w) writes a snapshot of the whole DB (a framed stream
 //     with checksums, stream.go) from one read transaction, at the applied
 //     index it returns; writes are not held up meanwhile.
@@ -77,9 +81,9 @@
 // and are not logged. A replicated DB need not sync its writes (raft's log
 // is synced, and the entries after Applied() are replayed): kill -9 loses
 // nothing that the page cache holds. A power loss without SyncWrites can
-// lose badger's writes out of order, which the applied index does not
-// detect: a member that lost power should install a snapshot from a peer
-// rather than replay.
+// lose badger's writes after the last Sync out of order, which the applied
+// index does not detect: a member that lost power should install a
+// snapshot from a peer rather than replay.
 //
 // # Reads
 //
