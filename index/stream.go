@@ -535,8 +535,11 @@ func Restore(ctx context.Context, o Options, r io.Reader) (applied uint64, err e
 // with badger's StreamWriter.
 func restoreStream(ctx context.Context, o Options, sr *snapReader) error {
 	limit := o.MemoryLimit
-	if limit < MinMemoryLimit {
+	if limit == 0 {
 		limit = DefaultMemoryLimit
+	}
+	if limit < MinMemoryLimit {
+		return fmt.Errorf("index: memory limit %d bytes is below the least that works, %d (128M)", limit, int64(MinMemoryLimit))
 	}
 	bdb, err := badger.Open(badgerOptions(o, memoryBudget(limit)))
 	if err != nil {
