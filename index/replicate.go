@@ -207,9 +207,11 @@ func (db *DB) advance(i uint64) error {
 // Sync makes every entry applied up to the index it returns durable (a
 // power loss keeps them), for a DB that does not sync each write (without
 // SyncWrites): the raft layer calls it before it compacts its log, which
-// then no longer holds those entries. Badger's own Sync covers the value
-// log and the memtable being written, not the full memtables that wait to
-// be flushed to tables, so Sync also syncs their logs' files.
+// then no longer holds those entries. Badger's own Sync covers the
+// memtable being written and the value-log file being appended to, not
+// the full memtables that wait to be flushed to tables nor the value-log
+// files it moved on from (without SyncWrites it syncs neither), so Sync
+// also syncs their files.
 func (db *DB) Sync() (uint64, error) {
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
@@ -230,7 +232,11 @@ func (db *DB) Sync() (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("index: sync: %w", err)
 	}
-	for _, name := range mems {
+	vlogs, err := filepath.Glob(filepath.Join(db.dir, "*.vlog"))
+	if err != nil {
+		return 0, fmt.Errorf("index: sync: %w", err)
+	}
+	for _, name := range append(mems, vlogs...) {
 		if err := syncFile(name); err != nil {
 			return 0, db.writeFailed(fmt.Errorf("index: sync: %w", err))
 		}
@@ -239,7 +245,8 @@ func (db *DB) Sync() (uint64, error) {
 }
 
 // syncFile fsyncs a file (its pages written through badger's mmap too);
-// one that is gone (a memtable flushed meanwhile, its table synced) is fine.
+// one that is gone (a memtable flushed meanwhile, its table synced, or a
+// value-log file that garbage collection rewrote) is fine.
 func syncFile(name string) error {
 	f, err := os.OpenFile(name, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
