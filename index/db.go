@@ -533,7 +533,14 @@ func (db *DB) DropTableContext(ctx context.Context, name string) error {
 	db.mu.Unlock()
 	// The table is gone; its keys are garbage that Open also removes.
 	if err := db.dropData(tableKey(tid)); err != nil {
-		return fmt.Errorf("index: drop table %s: removing data: %w", name, err)
+		err = fmt.Errorf("index: drop table %s: removing data: %w", name, err)
+		if e != nil {
+			// The entry is applied, on every member alike; this node
+			// removes the data at its next start.
+			db.logf("%v", err)
+			return nil
+		}
+		return err
 	}
 	return nil
 }
@@ -579,7 +586,14 @@ func (db *DB) TruncateTableContext(ctx context.Context, name string) error {
 	t.reset(ce.ID)
 	db.mu.Unlock()
 	if err := db.dropData(tableKey(old)); err != nil {
-		return fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
+		err = fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
+		if e != nil {
+			// The entry is applied, on every member alike; this node
+			// removes the data at its next start.
+			db.logf("%v", err)
+			return nil
+		}
+		return err
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
@@ -200,6 +202,64 @@ func (db *DB) advance(i uint64) error {
 	}
 	db.applied.Store(i)
 	return nil
+}
+
+// Sync makes every entry applied up to the index it returns durable (a
+// power loss keeps them), for a DB that does not sync each write (without
+// SyncWrites): the raft layer calls it before it compacts its log, which
+// then no longer holds those entries. Badger's own Sync covers the
+// memtable being written and the value-log file being appended to, not
+// the full memtables that wait to be flushed to tables nor the value-log
+// files it moved on from (without SyncWrites it syncs neither), so Sync
+// also syncs their files.
+func (db *DB) Sync() (uint64, error) {
+	db.wmu.RLock()
+	defer db.wmu.RUnlock()
+	if db.closed {
+		return 0, ErrClosed
+	}
+	if err := db.refused(); err != nil {
+		return 0, err
+	}
+	applied := db.applied.Load()
+	if db.inMemory {
+		return applied, nil
+	}
+	if err := db.bdb.Sync(); err != nil {
+		return 0, db.writeFailed(fmt.Errorf("index: sync: %w", err))
+	}
+	mems, err := filepath.Glob(filepath.Join(db.dir, "*.mem"))
+	if err != nil {
+		return 0, fmt.Errorf("index: sync: %w", err)
+	}
+	vlogs, err := filepath.Glob(filepath.Join(db.dir, "*.vlog"))
+	if err != nil {
+		return 0, fmt.Errorf("index: sync: %w", err)
+	}
+	for _, name := range append(mems, vlogs...) {
+		if err := syncFile(name); err != nil {
+			return 0, db.writeFailed(fmt.Errorf("index: sync: %w", err))
+		}
+	}
+	return applied, nil
+}
+
+// syncFile fsyncs a file (its pages written through badger's mmap too);
+// one that is gone (a memtable flushed meanwhile, its table synced, or a
+// value-log file that garbage collection rewrote) is fine.
+func syncFile(name string) error {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // loadApplied reads the applied index (recover).

@@ -1,11 +1,9 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // openRepl opens a replicated DB in dir (in memory for "").
@@ -124,6 +123,9 @@ func TestApply(t *testing.T) {
 	// No-ops: a nil fn, a statement that changes nothing, a write that
 	// finds nothing to delete.
 	require.NoError(t, step(5, nil))
+	synced, err := db.Sync()
+	require.NoError(t, err)
+	require.Equal(t, uint64(5), synced)
 	require.NoError(t, step(6, func(context.Context) error { return nil }))
 	require.NoError(t, applyWrite(db, 7, "docs", func(w *Writer) error {
 		n, err := w.Delete([]uint64{99})
@@ -221,27 +223,41 @@ func TestApplyStorageFailure(t *testing.T) {
 // TestApplyReopen: the applied index survives a restart, and a replicated
 // database opens only as one.
 func TestApplyReopen(t *testing.T) {
-	dir := t.TempDir()
-	db := openRepl(t, dir)
-	require.NoError(t, db.Apply(ctx, 5, func(ctx context.Context) error { return db.CreateTableContext(ctx, simple()) }))
-	require.NoError(t, db.Close())
-	_, err := Open(DefaultOptions(dir))
-	require.EqualError(t, err, fmt.Sprintf("index: the database in %s is replicated (applied index 5): open it with Replicated, or its replicas would differ", dir))
-	db = openRepl(t, dir)
-	require.Equal(t, uint64(5), db.Applied())
+	for _, sync := range []bool{false, true} {
+		t.Run(fmt.Sprint("sync=", sync), func(t *testing.T) {
+			dir := t.TempDir()
+			o := DefaultOptions(dir).WithReplicated(true).WithSyncWrites(sync).WithMemoryLimit(MinMemoryLimit)
+			db, err := Open(o)
+			require.NoError(t, err)
+			entries := replicaEntries(db)[:8]
+			applyAll(t, db, entries)
+			want := dumpDB(t, db)
+			synced, err := db.Sync()
+			require.NoError(t, err)
+			require.Equal(t, uint64(8), synced)
+			require.NoError(t, db.Close())
+			_, err = db.Sync()
+			require.ErrorIs(t, err, ErrClosed)
+			_, err = Open(DefaultOptions(dir))
+			require.EqualError(t, err, fmt.Sprintf("index: the database in %s is replicated (applied index 8): open it with Replicated, or its replicas would differ", dir))
+			db, err = Open(o)
+			require.NoError(t, err)
+			defer db.Close()
+			require.Equal(t, uint64(8), db.Applied())
+			require.Equal(t, want, dumpDB(t, db))
+		})
+	}
 }
 
 // copyDir copies the files of a badger directory as a kill -9 at this
 // moment would leave them (the page cache is the files' content), but for
-// the lock. Zero blocks are left as holes: badger's logs are mostly
-// preallocated zeros.
+// the lock. It copies the data regions only, in the kernel: badger's logs
+// are mostly preallocated holes.
 func copyDir(t *testing.T, from, to string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(to, 0o700))
 	entries, err := os.ReadDir(from)
 	require.NoError(t, err)
-	buf := make([]byte, 64<<10)
-	zero := make([]byte, len(buf))
 	for _, e := range entries {
 		if e.Name() == "LOCK" || e.IsDir() {
 			continue
@@ -251,22 +267,27 @@ func copyDir(t *testing.T, from, to string) {
 			continue // badger removed it meanwhile
 		}
 		require.NoError(t, err)
+		fi, err := src.Stat()
+		require.NoError(t, err)
 		dst, err := os.Create(filepath.Join(to, e.Name()))
 		require.NoError(t, err)
-		var off int64
-		for {
-			n, err := io.ReadFull(src, buf)
-			if n > 0 && !bytes.Equal(buf[:n], zero[:n]) {
-				_, werr := dst.WriteAt(buf[:n], off)
-				require.NoError(t, werr)
-			}
-			off += int64(n)
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				break
+		sfd, dfd := int(src.Fd()), int(dst.Fd())
+		for off := int64(0); off < fi.Size(); {
+			data, err := unix.Seek(sfd, off, unix.SEEK_DATA)
+			if errors.Is(err, unix.ENXIO) {
+				break // only a hole is left
 			}
 			require.NoError(t, err)
+			hole, err := unix.Seek(sfd, data, unix.SEEK_HOLE)
+			require.NoError(t, err)
+			for in, out := data, data; in < hole; {
+				n, err := unix.CopyFileRange(sfd, &in, dfd, &out, int(hole-in), 0)
+				require.NoError(t, err)
+				require.Positive(t, n)
+			}
+			off = hole
 		}
-		require.NoError(t, dst.Truncate(off))
+		require.NoError(t, dst.Truncate(fi.Size()))
 		require.NoError(t, dst.Close())
 		require.NoError(t, src.Close())
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
@@ -141,7 +142,8 @@ func (db *DB) dropData(prefix []byte) error {
 // read transaction. Keys that readers do not see (a statement's segment
 // being staged, the data of a dropped table, a merged segment) may be in
 // the view; the Open after Restore removes them. Close stops a running
-// StreamTo (ErrClosed); so does ctx.
+// StreamTo (ErrClosed) and waits for it, which a write to w that blocks
+// holds up: give w a deadline. ctx stops it too.
 func (db *DB) StreamTo(ctx context.Context, w io.Writer) (uint64, error) {
 	closing, err := db.streams.begin()
 	if err != nil {
@@ -168,6 +170,8 @@ func (db *DB) StreamTo(ctx context.Context, w io.Writer) (uint64, error) {
 	if err := sw.header(applied); err != nil {
 		return 0, fmt.Errorf("index: snapshot: %w", err)
 	}
+	sw.background()
+	defer sw.stop()
 	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
 	defer it.Close()
 	n := 0
@@ -193,16 +197,70 @@ func (db *DB) StreamTo(ctx context.Context, w io.Writer) (uint64, error) {
 	return applied, nil
 }
 
-// snapWriter writes the frames of a snapshot stream.
+// snapWriter writes the frames of a snapshot stream. After background,
+// a goroutine of its own writes each frame while the next is filled.
 type snapWriter struct {
 	w       io.Writer
 	frame   []byte // the batch being filled, after room for its frame head
 	pairs   uint64
 	batches uint64
+
+	full   chan []byte // frames for the goroutine to write
+	free   chan []byte // buffers it has written
+	done   chan error  // its first error, when full is closed
+	failed atomic.Pointer[error]
 }
 
 func newSnapWriter(w io.Writer) *snapWriter {
-	return &snapWriter{w: w, frame: make([]byte, frameHead, frameHead+snapBatchBytes+64<<10)}
+	return &snapWriter{w: w, frame: newFrameBuf()}
+}
+
+func newFrameBuf() []byte { return make([]byte, frameHead, frameHead+snapBatchBytes+64<<10) }
+
+// background starts the goroutine that writes frames.
+func (s *snapWriter) background() {
+	s.full = make(chan []byte, 1)
+	s.free = make(chan []byte, 2)
+	s.free <- newFrameBuf()
+	s.done = make(chan error, 1)
+	go s.writeFrames(s.full, s.free, s.done)
+}
+
+// writeFrames is the goroutine of background.
+func (s *snapWriter) writeFrames(full <-chan []byte, free chan<- []byte, done chan<- error) {
+	var err error
+	for f := range full {
+		if err == nil {
+			if _, err = s.w.Write(f); err != nil {
+				s.failed.Store(&err)
+			}
+		}
+		free <- f[:frameHead]
+	}
+	done <- err
+}
+
+// stop ends the goroutine of background, if it runs, and returns its error.
+func (s *snapWriter) stop() error {
+	if s.full == nil {
+		return nil
+	}
+	close(s.full)
+	s.full = nil
+	return <-s.done
+}
+
+// put writes the frame f and returns a buffer for the next.
+func (s *snapWriter) put(f []byte) ([]byte, error) {
+	if s.full == nil {
+		_, err := s.w.Write(f)
+		return f[:frameHead], err
+	}
+	if err := s.failed.Load(); err != nil {
+		return f, *err
+	}
+	s.full <- f
+	return <-s.free, nil
 }
 
 func (s *snapWriter) header(applied uint64) error {
@@ -232,33 +290,38 @@ func (s *snapWriter) flush() error {
 		return nil
 	}
 	s.batches++
-	err := s.writeFrame(frameBatch, s.frame)
-	s.frame = s.frame[:frameHead]
+	var err error
+	s.frame, err = s.writeFrame(frameBatch, s.frame)
 	return err
 }
 
 // writeFrame fills the head of f (a frame with its payload after room for
-// the head) and writes it.
-func (s *snapWriter) writeFrame(kind byte, f []byte) error {
+// the head) and writes it. It returns the buffer for the next frame.
+func (s *snapWriter) writeFrame(kind byte, f []byte) ([]byte, error) {
 	if len(f)-frameHead > snapMaxFrame {
-		return fmt.Errorf("a frame of %d bytes is over the limit of %d", len(f)-frameHead, snapMaxFrame)
+		return f[:frameHead], fmt.Errorf("a frame of %d bytes is over the limit of %d", len(f)-frameHead, snapMaxFrame)
 	}
 	f[0] = kind
 	binary.BigEndian.PutUint32(f[1:5], uint32(len(f)-frameHead))
 	crc := crc32.Update(crc32.Checksum(f[:5], castagnoli), castagnoli, f[frameHead:])
 	binary.BigEndian.PutUint32(f[5:9], crc)
-	_, err := s.w.Write(f)
-	return err
+	return s.put(f)
 }
 
+// end writes the end frame, and waits for every frame to be written.
 func (s *snapWriter) end() error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	f := make([]byte, frameHead, frameHead+16)
+	f := s.frame[:frameHead]
 	f = binary.BigEndian.AppendUint64(f, s.pairs)
 	f = binary.BigEndian.AppendUint64(f, s.batches)
-	return s.writeFrame(frameEnd, f)
+	var err error
+	s.frame, err = s.writeFrame(frameEnd, f)
+	if serr := s.stop(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // snapReader reads and checks a snapshot stream.
@@ -472,8 +535,11 @@ func Restore(ctx context.Context, o Options, r io.Reader) (applied uint64, err e
 // with badger's StreamWriter.
 func restoreStream(ctx context.Context, o Options, sr *snapReader) error {
 	limit := o.MemoryLimit
-	if limit < MinMemoryLimit {
+	if limit == 0 {
 		limit = DefaultMemoryLimit
+	}
+	if limit < MinMemoryLimit {
+		return fmt.Errorf("index: memory limit %d bytes is below the least that works, %d (128M)", limit, int64(MinMemoryLimit))
 	}
 	bdb, err := badger.Open(badgerOptions(o, memoryBudget(limit)))
 	if err != nil {
@@ -495,30 +561,71 @@ func restoreStream(ctx context.Context, o Options, sr *snapReader) error {
 	return err
 }
 
-// writePairs passes each batch frame of sr to sw as one write.
+// writePairs passes each batch frame of sr to sw as one write, reading
+// the next frame while badger writes one.
 func writePairs(ctx context.Context, sr *snapReader, sw *badger.StreamWriter) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		buf := z.NewBuffer(2*snapBatchBytes, "index.Restore")
-		kv := &pb.KV{Version: 1}
-		err := sr.next(func(key, val []byte) error {
-			kv.Key, kv.Value = key, val
-			badger.KVToBuffer(kv, buf)
-			return nil
-		})
-		if err == nil {
-			err = sw.Write(buf)
-		}
-		_ = buf.Release()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	const bufs = 3
+	free := make(chan *z.Buffer, bufs)
+	for range bufs {
+		free <- z.NewBuffer(2*snapBatchBytes, "index.Restore")
 	}
+	full := make(chan *z.Buffer)
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(full)
+		kv := &pb.KV{Version: 1}
+		for {
+			var buf *z.Buffer
+			select {
+			case buf = <-free:
+			case <-stop:
+				readErr <- nil
+				return
+			}
+			buf.Reset()
+			err := sr.next(func(key, val []byte) error {
+				kv.Key, kv.Value = key, val
+				badger.KVToBuffer(kv, buf)
+				return nil
+			})
+			if err != nil {
+				free <- buf
+				if err == io.EOF {
+					err = nil
+				}
+				readErr <- err
+				return
+			}
+			select {
+			case full <- buf:
+			case <-stop:
+				free <- buf
+				readErr <- nil
+				return
+			}
+		}
+	}()
+	var err error
+	for buf := range full {
+		if err == nil {
+			if err = ctx.Err(); err == nil {
+				err = sw.Write(buf)
+			}
+			if err != nil {
+				close(stop)
+			}
+		}
+		free <- buf
+	}
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	close(free)
+	for buf := range free {
+		_ = buf.Release()
+	}
+	return err
 }
 
 // SwapIn puts the database that Restore built in restored in the place of

@@ -252,6 +252,40 @@ func TestRestoreDamaged(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
+// TestSnapshotWriterFails: a stream whose writer fails returns its error,
+// and the DB streams again.
+func TestSnapshotWriterFails(t *testing.T) {
+	db := openRepl(t, "")
+	applyAll(t, db, replicaEntries(db))
+	boom := errors.New("peer went away")
+	for _, after := range []int{0, 10, snapHeader + 100} {
+		_, err := db.StreamTo(ctx, &failWriter{left: after, err: boom})
+		require.ErrorIs(t, err, boom, after)
+	}
+	var buf bytes.Buffer
+	applied, err := db.StreamTo(ctx, &buf)
+	require.NoError(t, err)
+	require.Equal(t, db.Applied(), applied)
+	_, pairs := streamPairs(t, buf.Bytes())
+	require.Equal(t, allPairs(t, db), pairs)
+}
+
+// failWriter fails once it has taken left bytes.
+type failWriter struct {
+	left int
+	err  error
+}
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if len(p) > f.left {
+		n := f.left
+		f.left = 0
+		return n, f.err
+	}
+	f.left -= len(p)
+	return len(p), nil
+}
+
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
