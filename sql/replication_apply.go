@@ -113,7 +113,10 @@ func notApplied(err error) error {
 
 func (sm *clusterSM) AppliedIndex() (uint64, error) { return sm.c.currentDB().Applied(), nil }
 
-func (sm *clusterSM) Sync() error { return sm.c.currentDB().Sync() }
+func (sm *clusterSM) Sync() error {
+	_, err := sm.c.currentDB().Sync()
+	return err
+}
 
 func (sm *clusterSM) Snapshot(w io.Writer) error {
 	_, err := sm.c.currentDB().StreamTo(context.Background(), w)
