@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,9 @@ type Engine struct {
 	// (SetListener).
 	listener Listener
 
+	parsed *parseCache     // statements parsed lately, by text; nil: none (SetParseCache)
+	shapes *dialect.Shapes // CALLs parsed lately, by shape; nil: none (SetParseCache)
+
 	repl   *replication  // the replication clusters (StartReplication); nil: none
 	remote Remote        // asks the agents of distributed tables; nil: none
 	health mirrorHealth  // the agents' mirrors that failed lately
@@ -59,6 +63,22 @@ func (e *Engine) SetListener(l Listener) { e.listener = l }
 // and OPTIMIZE TABLE may take long by design). 0 (the default) is no bound.
 // OPTION max_query_time, shorter, returns the matches found by then instead.
 func (e *Engine) SetMaxQueryTime(d time.Duration) { e.maxQueryTime = max(d, 0) }
+
+// SetParseCache sets how many statements the parse caches keep each
+// (unless set: DefaultParseCache), the least recently used dropped first:
+// SELECT and UNION statements of up to 4 KB by their exact text, and CALL
+// statements whose long texts the dialect cuts out by their shape (see
+// dialect.Shapes), and at most 256 bytes of text per statement on average.
+// 0 turns them off. It is for setting up the engine,
+// before any session runs.
+func (e *Engine) SetParseCache(size int) error {
+	if size < 0 || size > MaxParseCache {
+		return fmt.Errorf("sql: parse cache of %d statements: want 0 (off) to %d", size, MaxParseCache)
+	}
+	e.parsed = newParseCache(size)
+	e.shapes = dialect.NewShapes(size)
+	return nil
+}
 
 // errStatementTime is the cause of a statement's context when the server's
 // max_query_time ends it.
@@ -118,6 +138,7 @@ func (st *Stats) countHighlight(req *highlight.Request) {
 // NewEngine returns an Engine over db.
 func NewEngine(db *index.DB) *Engine {
 	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared,
+		parsed: newParseCache(DefaultParseCache), shapes: dialect.NewShapes(DefaultParseCache),
 		listener: Listener{MaxAllowedPacket: 64 << 20, IdleTimeout: 8 * time.Hour}}
 }
 

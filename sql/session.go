@@ -74,6 +74,10 @@ func (s *Session) sqlParser() *parser.Parser {
 // a statement fails, Exec returns the results of the statements before it and the
 // error (an *Error); later statements are not run.
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
+	if e := s.engine.parsed.lend(query); e != nil {
+		defer s.engine.parsed.give(e)
+		return s.execStatement(ctx, e.st)
+	}
 	pieces := dialect.Split(query)
 	if len(pieces) == 0 {
 		if dialect.IsComment(query) {
@@ -83,7 +87,8 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
-		rs, err := s.execPiece(ctx, p)
+		// A text of one statement is kept in the parse cache by that text.
+		rs, err := s.execPiece(ctx, p, len(pieces) == 1 && p.Text == query)
 		if err != nil {
 			return results, err
 		}
@@ -93,7 +98,16 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
-	rs, err := s.execPiece(ctx, dialect.Piece{Text: text})
+	var rs []*Result
+	var err error
+	if e := s.engine.parsed.lend(text); e != nil {
+		defer s.engine.parsed.give(e)
+		rs, err = s.execStatement(ctx, e.st)
+	} else if pieces := dialect.Split(text); len(pieces) == 1 && pieces[0].Text == text {
+		rs, err = s.execPiece(ctx, pieces[0], true)
+	} else {
+		rs, err = s.execPiece(ctx, dialect.Piece{Text: text}, false)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,15 +118,32 @@ func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
 }
 
 // execPiece runs one statement that Split cut out (or any one statement):
-// one result, and one more per FACET clause.
-func (s *Session) execPiece(ctx context.Context, piece dialect.Piece) ([]*Result, error) {
+// one result, and one more per FACET clause. With cache, the parsed
+// statement may be kept in the parse cache by its text.
+func (s *Session) execPiece(ctx context.Context, piece dialect.Piece, cache bool) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, cancelled(err)
 	}
-	st, err := dialect.ParsePiece(s.sqlParser(), piece)
+	st, release, err := dialect.ParseShaped(s.sqlParser(), piece, s.engine.shapes)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
+	defer release()
+	if cache {
+		if e := s.engine.parsed.add(piece.Text, st); e != nil {
+			defer s.engine.parsed.give(e)
+		}
+	}
+	return s.execStatement(ctx, st)
+}
+
+// execStatement runs one parsed statement: one result, and one more per
+// FACET clause. st is read, not changed.
+func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	var err error
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
 	s.began = time.Now()

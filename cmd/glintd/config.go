@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql"
 )
 
 // options are glintd's settings, from flags and the config file.
@@ -25,6 +26,7 @@ type options struct {
 	maxHTTPBody        byteSize
 	memoryLimit        memoryLimit
 	maxPreparedStmts   int
+	parseCache         parseCache
 	maxConnections     int
 	maxQueryTime       time.Duration
 	highlightBudget    optionalSize
@@ -61,6 +63,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.maxAllowedPacket = 64 << 20
 	o.maxHTTPBody = 32 << 20
 	o.mergeFactor = index.DefaultMergeFactor
+	o.parseCache = sql.DefaultParseCache
 	o.memoryLimit = index.DefaultMemoryLimit
 	o.highlightBudget = optionalSize{64 << 20}
 	fs.StringVar(&o.data, "data", "./data", "data directory")
@@ -71,6 +74,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
 	fs.Var(&o.memoryLimit, "memory-limit", "memory the server sizes its caches and buffers for, and the Go runtime's soft limit (`size`, at least 128M)")
 	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
+	fs.Var(&o.parseCache, "parse-cache", "`number` of parsed statements kept, SELECTs (of up to 4 KB) by their text and CALLs by their shape (texts cut out), for when they come again (0: off)")
 	fs.IntVar(&o.maxConnections, "max-connections", 1000, "MySQL connections open at once; the one past it gets error 1040 (Too many connections)")
 	fs.DurationVar(&o.maxQueryTime, "max-query-time", time.Minute, "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)")
 	fs.Var(&o.highlightBudget, "highlight-work-budget", "bytes of text one request may highlight (`size`); the rows past it show their beginning, unmarked, and the answer says so (0: no budget; a request's work_budget option wins)")
@@ -193,6 +197,21 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	return users, nil
+}
+
+// parseCache is the parse_cache setting: 0 (off) to sql.MaxParseCache
+// statements.
+type parseCache int
+
+func (c *parseCache) String() string { return strconv.Itoa(int(*c)) }
+
+func (c *parseCache) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 || n > sql.MaxParseCache {
+		return fmt.Errorf("expected 0 (off) or a number of statements up to %d", sql.MaxParseCache)
+	}
+	*c = parseCache(n)
+	return nil
 }
 
 // mergeFactor is the merge_factor setting: 0 (no background merges) or 2 or more.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Nil(t, o.users)
 	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
 	assert.Equal(t, memoryLimit(index.DefaultMemoryLimit), o.memoryLimit)
+	assert.Equal(t, parseCache(sql.DefaultParseCache), o.parseCache)
 }
 
 func TestConfigFile(t *testing.T) {
@@ -43,6 +45,7 @@ idle_timeout = 1h
 sync_writes = true
 merge_factor = 0
 memory_limit = 2G
+parse_cache = 0
 snippets_file_prefix = /srv/files
 user = alice:se:cret#1
 user = bob:
@@ -57,6 +60,7 @@ user = bob:
 	assert.True(t, o.syncWrites)
 	assert.Equal(t, -1, o.mergeFactor.indexFactor(), "0 turns background merges off")
 	assert.Equal(t, "/srv/files", o.snippetsFilePrefix)
+	assert.Equal(t, parseCache(0), o.parseCache)
 	assert.Equal(t, memoryLimit(2<<30), o.memoryLimit)
 	assert.Equal(t, map[string]string{"alice": "se:cret#1", "bob": ""}, o.users)
 }
@@ -77,6 +81,9 @@ func TestConfigFileErrors(t *testing.T) {
 		{"merge factor 1", "merge_factor = 1\n", `:1: merge_factor: expected 0 (no background merges) or a number of segments from 2`},
 		{"negative merge factor", "merge_factor = -3\n", `:1: merge_factor: expected 0`},
 		{"memory limit too small", "memory_limit = 64M\n", `:1: memory_limit: 64M is below the least glintd works in, 128M`},
+		{"negative parse cache", "parse_cache = -1\n", `:1: parse_cache: expected 0 (off) or a number of statements up to 1048576`},
+		{"parse cache too large", "parse_cache = 2000000\n", `:1: parse_cache: expected 0 (off)`},
+		{"parse cache not a number", "parse_cache = big\n", `:1: parse_cache: expected 0 (off)`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
 	}
 	for _, tt := range tests {

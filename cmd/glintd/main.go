@@ -75,6 +75,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		db.Close()
 		return 2
 	}
+	if err := eng.SetParseCache(int(o.parseCache)); err != nil {
+		fmt.Fprintln(stderr, "glintd:", err) // the flag's check let through what the engine refuses
+		db.Close()
+		return 2
+	}
 	eng.SetMaxQueryTime(o.maxQueryTime)
 	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
 	eng.SetListener(sql.Listener{MaxAllowedPacket: int(o.maxAllowedPacket), TLS: tlsCfg != nil, IdleTimeout: o.idleTimeout})

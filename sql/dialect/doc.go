@@ -23,19 +23,23 @@
 //     decoded value back into the parsed tree, so that long texts are not
 //     copied byte by byte by the TiDB lexer; a statement whose literal does
 //     not come back as a value is parsed again as written.
+//   - shapes.go keeps the parsed tree of a CALL whose texts had stand-ins by
+//     its shape (the rewritten text: the texts cut out, query and options
+//     in), and gives the next CALL of that shape the tree with its own texts
+//     put in (ParseShaped).
 //
 // The rewrite:
 //
 //	MATCH('q')                    `MATCH`('q')                     an ordinary function call
-//	{before_match='<b>', limit=5} __glint_map('before_match', '<b>', 'limit', 5)
-//	{}                            __glint_map()
-//	{html_strip_mode=strip}       __glint_map('html_strip_mode', __glint_word('strip'))
-//	QUERY()                       __glint_query()
-//	CALL f(x, 5 AS around)        CALL f(x, __glint_as(5, 'around'))
-//	SHOW META [LIKE 'p']          SELECT __glint_show_meta(['p'])
+//	{before_match='<b>', limit=5} `__glint_map`('before_match', '<b>', 'limit', 5)
+//	{}                            `__glint_map`()
+//	{html_strip_mode=strip}       `__glint_map`('html_strip_mode', `__glint_word`('strip'))
+//	QUERY()                       `__glint_query`()
+//	CALL f(x, 5 AS around)        CALL f(x, `__glint_as`(5, 'around'))
+//	SHOW META [LIKE 'p']          SELECT `__glint_show_meta`(['p'])
 //	title text stored             title TEXT COMMENT 'glint:text stored'
 //	... OPTION ranker=bm25        cut off into Statement.Settings
-//	... FACET a [BY b] [ORDER ...] cut off into Statement.Facets, each SELECT a FROM __glint_facet GROUP BY b|1 ...
+//	... FACET a [BY b] [ORDER ...] cut off into Statement.Facets, each SELECT a FROM `__glint_facet` GROUP BY b|1 ...
 //	WITHIN GROUP ORDER BY x DESC  cut out into Statement.WithinGroup
 //	CREATE TABLE t (...) a='1'    cut off into Statement.Settings
 //	INSERT INTO c:t ...           INSERT INTO `c:t` ... (a table t of cluster c; SplitClusterTable)
@@ -66,7 +70,7 @@
 //
 // is parsed by TiDB as
 //
-//	SELECT HIGHLIGHT(__glint_map('limit', 50)) FROM books WHERE `MATCH`('cat')
+//	SELECT HIGHLIGHT(`__glint_map`('limit', 50)) FROM books WHERE `MATCH`('cat')
 //
 // and its Statement has one Setting, {Name: "ranker", Value: bm25 as an
 // *ast.ColumnNameExpr, Pos: 66}. A mistake anywhere is reported against the text

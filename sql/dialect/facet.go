@@ -106,7 +106,7 @@ func (r *rewriter) facet(i, end int) (*output, error) {
 		if next == by+1 {
 			return nil, r.errorAtToken(by+1, len(r.s), "FACET ... BY: expected an expression")
 		}
-		edits = append(edits, edit{start: r.s[by].start, end: r.s[by].end, text: "FROM " + FacetTable + " GROUP BY"})
+		edits = append(edits, edit{start: r.s[by].start, end: r.s[by].end, text: "FROM " + quoted(FacetTable) + " GROUP BY"})
 	} else {
 		// GROUP BY the items by position: an item may have an alias.
 		items, depth := 1, 0
@@ -125,7 +125,7 @@ func (r *rewriter) facet(i, end int) (*output, error) {
 			positions[k] = strconv.Itoa(k + 1)
 		}
 		edits = append(edits, edit{start: r.s[exprEnd-1].end, end: r.s[exprEnd-1].end,
-			text: " FROM " + FacetTable + " GROUP BY " + strings.Join(positions, ", ")})
+			text: " FROM " + quoted(FacetTable) + " GROUP BY " + strings.Join(positions, ", ")})
 	}
 	return applyEdits(r.src, r.s[i].start, r.s[end-1].end, edits)
 }
@@ -161,7 +161,7 @@ func (r *rewriter) withinGroup(n int) (*output, error) {
 			}
 			r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[end-1].end, text: " "})
 			return applyEdits(r.src, r.s[i].start, r.s[end-1].end,
-				[]edit{{start: r.s[i].start, end: r.s[i+1].end, text: "SELECT 1 FROM " + FacetTable}})
+				[]edit{{start: r.s[i].start, end: r.s[i+1].end, text: "SELECT 1 FROM " + quoted(FacetTable)}})
 		}
 	}
 	return nil, nil

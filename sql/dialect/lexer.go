@@ -67,7 +67,9 @@ func (t token) trivia() bool { return t.kind == tokSpace || t.kind == tokComment
 // lex never fails: an unterminated literal or comment runs to the end of the text
 // and is marked unterminated.
 func lex(text string) []token {
-	var toks []token
+	// Room for the tokens of a short statement at once, rather than
+	// growing through 1, 2, 4, ... (a token is about 60 bytes).
+	toks := make([]token, 0, min(32, len(text)/2+1))
 	var escs []int   // scratch of scanString
 	prev := tokSpace // the kind of the token just before, trivia included
 	opened := -1     // the index in toks of the open marker of the versioned comment lexed, or -1

@@ -17,7 +17,8 @@ import (
 // a *SyntaxError, also for an empty text. p is not safe for concurrent use; a nil
 // p means a new parser.
 func Parse(p *parser.Parser, text string) (*Statement, error) {
-	return parse(p, text, lex(text), longLiteral)
+	st, _, err := parse(p, text, lex(text), longLiteral, nil)
+	return st, err
 }
 
 // ParsePiece is Parse of a statement Split cut out, with the tokens Split
@@ -26,34 +27,58 @@ func ParsePiece(p *parser.Parser, piece Piece) (*Statement, error) {
 	if piece.toks == nil {
 		return Parse(p, piece.Text)
 	}
-	return parse(p, piece.Text, piece.toks, longLiteral)
+	st, _, err := parse(p, piece.Text, piece.toks, longLiteral, nil)
+	return st, err
 }
 
 // parse is Parse of text, whose tokens are toks, with stand-ins for the
-// literals of at least standInFrom bytes.
-func parse(p *parser.Parser, text string, toks []token, standInFrom int) (*Statement, error) {
+// literals of at least standInFrom bytes, and shapes (nil: none; see
+// ParseShaped for release, which is never nil).
+func parse(p *parser.Parser, text string, toks []token, standInFrom int, shapes *Shapes) (st *Statement, release func(), err error) {
+	release = noRelease
 	if p == nil {
 		p = parser.New()
 	}
 	rw, err := rewrite(text, toks, standInFrom)
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
 	if rw.cluster != nil {
-		return &Statement{Cluster: rw.cluster, Text: text}, nil
+		return &Statement{Cluster: rw.cluster, Text: text}, release, nil
+	}
+	shaped := shapes.shaped(rw)
+	if shaped {
+		if st, release := shapes.fromShape(rw, text); st != nil {
+			return st, release, nil
+		}
 	}
 	node, err := parseOne(p, rw.main, text)
 	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
 		// A literal TiDB does not keep as a value, or an error that should
 		// quote the statement as written: parse it as it is.
 		if rw, err = rewrite(text, toks, -1); err != nil {
-			return nil, err
+			return nil, release, err
 		}
 		node, err = parseOne(p, rw.main, text)
+		shaped = false
 	}
 	if err != nil {
-		return nil, err
+		return nil, release, err
 	}
+	if shaped {
+		release = shapes.keep(rw, node)
+	}
+	st, err = finish(p, rw, node, text)
+	if err != nil {
+		release()
+		return nil, noRelease, err
+	}
+	return st, release, nil
+}
+
+// finish makes the Statement of node, parsed from rw, a rewrite of text:
+// it parses the parts cut off (WITHIN GROUP, FACET, the settings).
+func finish(p *parser.Parser, rw *rewritten, node ast.StmtNode, text string) (*Statement, error) {
 	st := &Statement{Node: node, Text: text}
 	if rw.within != nil {
 		node, err := parseOne(p, rw.within, text)
@@ -74,6 +99,7 @@ func parse(p *parser.Parser, text string, toks []token, standInFrom int) (*State
 		st.Facets = append(st.Facets, sel)
 	}
 	if rw.tail != nil {
+		var err error
 		if st.Settings, err = rw.tail.parse(p, text); err != nil {
 			return nil, err
 		}

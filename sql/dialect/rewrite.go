@@ -135,7 +135,7 @@ func (r *rewriter) functionsAndMaps(n int) error {
 		case r.word(i, "MATCH") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
 			r.replace(t, "`"+r.text(t)+"`")
 		case r.word(i, "QUERY") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
-			r.replace(t, FuncQuery)
+			r.replace(t, quoted(FuncQuery))
 		case r.punct(i, '(') || r.punct(i, '['):
 			depth++
 		case r.punct(i, ')') || r.punct(i, ']'):
@@ -144,7 +144,7 @@ func (r *rewriter) functionsAndMaps(n int) error {
 			}
 			depth--
 		case r.punct(i, '{'):
-			r.replace(t, FuncOptionMap+"(")
+			r.replace(t, callOptionMap)
 			maps = append(maps, frame{open: i, depth: depth})
 			if r.punct(i+1, '}') {
 				continue // {}
@@ -186,7 +186,7 @@ func (r *rewriter) mapEntry(i, n int) error {
 	}
 	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteString(name) + ", "})
 	if v := r.s[i+2]; v.kind == tokWord && (r.punct(i+3, ',') || r.punct(i+3, '}')) && !literalWord[strings.ToUpper(r.text(v))] {
-		r.replace(v, FuncWord+"("+quoteString(r.text(v))+")") // {html_strip_mode=strip}
+		r.replace(v, quoted(FuncWord)+"("+quoteString(r.text(v))+")") // {html_strip_mode=strip}
 	}
 	return nil
 }
@@ -229,13 +229,13 @@ func (r *rewriter) asArg(from, to int) {
 		return
 	}
 	r.edits = append(r.edits,
-		edit{start: r.s[from].start, end: r.s[from].start, text: FuncAs + "("},
+		edit{start: r.s[from].start, end: r.s[from].start, text: callAs},
 		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: ", " + quoteString(name) + ")"})
 }
 
 // showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT __glint_show_meta(['pattern']).
 func (r *rewriter) showMeta() {
-	call := "SELECT " + FuncShowMeta + "("
+	call := "SELECT " + quoted(FuncShowMeta) + "("
 	if r.word(2, "LIKE") && len(r.s) > 3 {
 		r.edits = append(r.edits,
 			edit{start: r.s[0].start, end: r.s[3].start, text: call},

@@ -33,7 +33,7 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 	}
 	tl := &tail{label: label}
 	b := &builder{src: r.src}
-	b.insert("SELECT "+FuncOptionMap+"(", r.s[from].start)
+	b.insert("SELECT "+callOptionMap, r.s[from].start)
 	for i := from; i < n; {
 		name, ok := r.name(i)
 		if !ok {

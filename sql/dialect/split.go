@@ -49,9 +49,13 @@ func appendPiece(pieces []Piece, text string, toks []token) []Piece {
 	}
 	from, to := toks[0].start, toks[len(toks)-1].end
 	piece := Piece{Text: text[from:to], Offset: from}
-	if !strings.HasSuffix(piece.Text, "--") {
+	switch {
+	case strings.HasSuffix(piece.Text, "--"):
 		// The piece's tokens are the ones lexing it alone gives, except
 		// for two dashes before the ';': alone, they start a comment.
+	case from == 0:
+		piece.toks = toks // their offsets are the piece's already
+	default:
 		piece.toks = make([]token, len(toks))
 		for i, t := range toks {
 			t.start -= from

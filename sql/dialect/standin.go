@@ -39,7 +39,9 @@ var standInPrefix = func() string {
 
 // standIns are the literals of one statement that stand-ins replaced.
 type standIns struct {
-	values   map[string]string // stand-in -> the literal's value
+	index    map[string]int           // stand-in -> its number, from 0
+	values   []string                 // by number: the literal's value
+	nodes    []*test_driver.ValueExpr // by number: where restore put the value
 	restored int
 }
 
@@ -58,10 +60,11 @@ func (r *rewriter) standIns(cut, from int) *standIns {
 		}
 		value := t.value // decoded by the lexer
 		if si == nil {
-			si = &standIns{values: map[string]string{}}
+			si = &standIns{index: map[string]int{}}
 		}
 		key := standInPrefix + strconv.Itoa(len(si.values))
-		si.values[key] = value
+		si.index[key] = len(si.values)
+		si.values = append(si.values, value)
 		r.replace(t, "'"+key+"'")
 	}
 	return si
@@ -103,6 +106,7 @@ func (r *rewriter) overlapsEdit(t token) bool {
 // restore gives every stand-in in node its literal's value back, and
 // reports whether all of them were found as values.
 func (si *standIns) restore(node ast.Node) bool {
+	si.nodes = make([]*test_driver.ValueExpr, len(si.values))
 	node.Accept(si)
 	return si.restored == len(si.values)
 }
@@ -111,15 +115,20 @@ func (si *standIns) restore(node ast.Node) bool {
 func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
 		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
-			if value, ok := si.values[string(b)]; ok {
-				// The value's bytes are shared, not copied: nothing changes
-				// the bytes of a parsed literal (see Value).
-				v.SetBytesAsString(unsafe.Slice(unsafe.StringData(value), len(value)))
+			if i, ok := si.index[string(b)]; ok && si.nodes[i] == nil {
+				setString(v, si.values[i])
+				si.nodes[i] = v
 				si.restored++
 			}
 		}
 	}
 	return n, false
+}
+
+// setString makes v's value s. The value's bytes are shared, not copied:
+// nothing changes the bytes of a parsed literal (see Value).
+func setString(v *test_driver.ValueExpr, s string) {
+	v.SetBytesAsString(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // Value is the value of a literal of a parsed statement, as GetValue gives

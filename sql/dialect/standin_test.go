@@ -29,7 +29,8 @@ func plainParse(p *parser.Parser, text string) (ast.StmtNode, error) {
 
 // parseAll is Parse with a stand-in for every literal, however short.
 func parseAll(p *parser.Parser, text string) (*Statement, error) {
-	return parse(p, text, lex(text), 0)
+	st, _, err := parse(p, text, lex(text), 0, nil)
+	return st, err
 }
 
 func TestStandIns(t *testing.T) {

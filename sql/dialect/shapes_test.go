@@ -1,0 +1,139 @@
+package dialect
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/stretchr/testify/require"
+)
+
+// callOf is a CALL SNIPPETS of texts with query q, each text long enough
+// for a stand-in.
+func callOf(q string, texts ...string) string {
+	quoted := make([]string, len(texts))
+	for i, t := range texts {
+		quoted[i] = "'" + t + strings.Repeat(" filler", longLiteral/7+1) + "'"
+	}
+	return fmt.Sprintf("CALL SNIPPETS((%s), 't', '%s', 256 AS limit, 1 AS query_mode)", strings.Join(quoted, ", "), q)
+}
+
+func shapedParse(t *testing.T, p *parser.Parser, shapes *Shapes, text string) (*Statement, func()) {
+	t.Helper()
+	st, release, err := ParseShaped(p, Split(text)[0], shapes)
+	require.NoError(t, err)
+	require.NotNil(t, release)
+	return st, release
+}
+
+// A statement of a kept shape gets the kept tree with its own texts, and
+// the tree restores as parsing the statement gives it.
+func TestShapes(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(8)
+	a, b := callOf("fox", "the red fox", "a dog"), callOf("fox", "another text", "and more")
+	st, release := shapedParse(t, p, shapes, a)
+	require.Equal(t, restored(t, mustParse(t, a).Node), restored(t, st.Node))
+	require.Equal(t, 1, shapes.Len())
+
+	// While a's tree is lent, b parses for itself.
+	st2, release2 := shapedParse(t, p, shapes, b)
+	require.NotSame(t, st.Node, st2.Node)
+	release2()
+	release()
+
+	st3, release3 := shapedParse(t, p, shapes, b)
+	require.Same(t, st.Node, st3.Node, "from the shape")
+	require.Equal(t, b, st3.Text)
+	require.Equal(t, restored(t, mustParse(t, b).Node), restored(t, st3.Node))
+	release3()
+	require.NotContains(t, restored(t, st3.Node), "another text", "a kept tree holds no text once given back")
+
+	// Another query or another number of texts is another shape.
+	for _, text := range []string{callOf("dog", "x"), callOf("fox", "x", "y", "z")} {
+		_, release := shapedParse(t, p, shapes, text)
+		release()
+	}
+	require.Equal(t, 3, shapes.Len())
+}
+
+// The keys kept are bounded too: size * keyPerShape bytes.
+func TestShapesBytes(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(2) // 512 bytes of keys
+	long := func(q string) string { return callOf(q+strings.Repeat("y", 200), "x") }
+	for _, q := range []string{"a", "b"} {
+		_, release := shapedParse(t, p, shapes, long(q))
+		release()
+	}
+	require.Equal(t, 1, shapes.Len(), "two keys of ~290 bytes do not fit in 512")
+	z := strings.Repeat("z", longLiteral-3) // quoted, one byte short of a stand-in: in the key
+	huge := fmt.Sprintf("CALL SNIPPETS(('%s'), 't', '%s', '%s' AS before_match, '%s' AS after_match)",
+		strings.Repeat("text ", longLiteral), z, z, z)
+	_, release := shapedParse(t, p, shapes, huge)
+	release()
+	require.Equal(t, 0, shapes.Len(), "over the whole budget")
+}
+
+func TestShapesKeep(t *testing.T) {
+	p := parser.New()
+	long := strings.Repeat("word ", longLiteral/5+1)
+	for _, text := range []string{
+		"INSERT INTO t (id, body) VALUES (1, '" + long + "')", // not a CALL
+		"CALL SNIPPETS('short', 't', 'q')",                    // no stand-in
+		"SELECT '" + long + "' AS x",                          // not a CALL
+		"SELECT 1 AS '" + long + "'",                          // a literal that is not a value
+		callOf("q", strings.Repeat("x", maxShape)),            // kept: its shape is short, the text cut out
+	} {
+		shapes := NewShapes(8)
+		st, release := shapedParse(t, p, shapes, text)
+		require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node), text)
+		release()
+		want := 0
+		if strings.HasPrefix(text, "CALL") && strings.Contains(text, "filler") {
+			want = 1
+		}
+		require.Equal(t, want, shapes.Len(), text)
+	}
+	var none *Shapes
+	st, release, err := ParseShaped(p, Split(callOf("q", "x"))[0], none)
+	require.NoError(t, err)
+	require.NotNil(t, st)
+	release()
+	require.Nil(t, NewShapes(0))
+}
+
+func mustParse(t *testing.T, text string) *Statement {
+	t.Helper()
+	st, err := Parse(nil, text)
+	require.NoError(t, err)
+	return st
+}
+
+// FuzzShapes checks that a statement parsed from a kept shape (every
+// literal given a stand-in, however short) restores as parsing it gives it,
+// and that another statement of the same shape gets its own values.
+func FuzzShapes(f *testing.F) {
+	addSeeds(f)
+	f.Add(callOf("fox", "a", "b"))
+	p := parser.New()
+	f.Fuzz(func(t *testing.T, text string) {
+		want, err := Parse(p, text)
+		if err != nil || want.Cluster != nil {
+			return // a cluster statement has no TiDB tree, nor a shape
+		}
+		var b strings.Builder
+		if want.Node.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &b)) != nil {
+			return
+		}
+		shapes := NewShapes(4)
+		for range 2 { // kept, then from the shape
+			st, release, err := parse(p, text, lex(text), 0, shapes)
+			require.NoError(t, err)
+			require.Equal(t, b.String(), restored(t, st.Node))
+			release()
+		}
+	})
+}
