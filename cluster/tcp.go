@@ -253,6 +253,12 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 			if err != nil {
 				return err
 			}
+			// The handler of each message: a cluster reopened (a node
+			// restarted in the process) takes the connections the old
+			// one had.
+			if h = s.handler(cluster); h == nil {
+				return fmt.Errorf("cluster %q left this server", cluster)
+			}
 			h.Step(m)
 		}
 	default: // streamSnapshot
@@ -279,6 +285,13 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 		c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 		return writeStatus(c, herr)
 	}
+}
+
+// handler is the Handler cluster is registered with, or nil.
+func (s *TCPServer) handler(cluster string) Handler {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handlers[cluster]
 }
 
 // serveRequest answers one request.

@@ -274,7 +274,11 @@ func (s *Session) execDropTable(ctx context.Context, n *ast.DropTableStmt) (*Res
 		if _, dist := s.engine.db.DistributedTable(tn.Name.O); dist {
 			continue
 		}
-		if _, err := s.table(tn.Name.O); err != nil {
+		db, name, err := s.engine.dbFor(tn.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.Table(name); err != nil {
 			if errors.Is(err, index.ErrNoSuchTable) && n.IfExists {
 				continue
 			}
