@@ -20,11 +20,17 @@ func runJepsen(t *testing.T, cfg jepsen.Config) *jepsen.Result {
 	out, err := os.MkdirTemp("", "glint-jepsen-")
 	require.NoError(t, err)
 	cfg.Cluster.Glintd = glintd(t)
-	cfg.Cluster.Nodes = 1
+	if cfg.Cluster.Nodes == 0 {
+		cfg.Cluster.Nodes = 1
+	}
 	cfg.Cluster.DataDir = t.TempDir()
 	cfg.Workloads = []string{jepsen.WorkloadRegister, jepsen.WorkloadSet}
 	cfg.CreateTable = jepsen.DefaultCreateTable
 	cfg.Out = out
+	if cfg.Cluster.Nodes > 1 {
+		cfg.Cluster.Hosts = []string{"127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}[:cfg.Cluster.Nodes]
+		jepsen.Replicated(&cfg, "jepsen")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	t.Cleanup(func() {
@@ -76,6 +82,41 @@ func TestJepsenShort(t *testing.T) {
 			assert.Equal(t, res.Sets[0].Acknowledged+res.Sets[0].RecoveredUnknown, res.Sets[0].Read)
 			if tc.nemeses[0] == jepsen.NemesisKill {
 				assert.Len(t, res.Failovers, res.Faults[jepsen.NemesisKill], "a write was acknowledged after every kill")
+			}
+		})
+	}
+}
+
+// TestJepsenClusterShort runs the workloads on a cluster of three glintd,
+// each node reaching the others through fault proxies: kill -9 (of the
+// leader when one is known) and SIGSTOP, then partitions and one-way cuts
+// between the nodes. No acknowledged write may be lost, the register
+// (read with consistency='linearizable') must be linearizable, and every
+// node must hold every acknowledged id at the end.
+func TestJepsenClusterShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers and 20 s of faults")
+	}
+	for _, tc := range []struct {
+		name    string
+		nemeses []string
+	}{
+		{"kill and stop", []string{jepsen.NemesisKill, jepsen.NemesisPause}},
+		{"partition and cut", []string{jepsen.NemesisPartition, jepsen.NemesisCut}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runJepsen(t, jepsen.Config{
+				Cluster:  jepsen.ClusterConfig{Nodes: 3},
+				Duration: 10 * time.Second, Nemeses: tc.nemeses, Seed: 5, Scale: 0.1,
+			})
+			assert.Empty(t, res.Violations, "history, HTML and logs in %s", res.Artifacts)
+			assert.Positive(t, res.Ok)
+			require.NotNil(t, res.Register)
+			assert.True(t, res.Register.Linearizable)
+			require.Len(t, res.Sets, 3, "a final read on every node")
+			for _, set := range res.Sets {
+				assert.Empty(t, set.Lost)
+				assert.Positive(t, set.Acknowledged)
 			}
 		})
 	}

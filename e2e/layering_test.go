@@ -11,8 +11,9 @@ import (
 )
 
 // layers ranks the product's packages (the README's Layout table): a package
-// may import only packages of a lower rank. Packages of one rank (index and
-// highlight; tokenize's html stripper and docstore) do not import each other.
+// may import only packages of a lower rank. Packages of one rank (index,
+// highlight and cluster; tokenize's html stripper and docstore) do not import
+// each other.
 var layers = map[string]int{
 	"docstore":                 0,
 	"index/tokenize/htmlstrip": 0,
@@ -22,6 +23,7 @@ var layers = map[string]int{
 	"sql/catalog":              2,
 	"index":                    3,
 	"highlight":                3,
+	"cluster":                  3,
 	"sql":                      4,
 	"server":                   5,
 	"agent":                    5,

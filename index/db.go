@@ -47,6 +47,11 @@ type DB struct {
 	searching   atomic.Int32 // searches running (search.go)
 	knobs       knobs
 
+	replicated bool          // Options.Replicated (replicate.go)
+	applyMu    sync.Mutex    // held by Apply: entries apply one at a time
+	applied    atomic.Uint64 // the applied index
+	streams    streams       // snapshots being streamed (stream.go)
+
 	mu        sync.RWMutex
 	tables    map[string]*Table // by lower-case name
 	nextTable uint32            // guarded by wmu (exclusive) or mu
@@ -156,7 +161,7 @@ func Open(o Options) (*DB, error) {
 		reserve = diskReserve(b.memTable)
 	}
 	db := &DB{tables: map[string]*Table{}, nextTable: 1, logger: o.Logger, inMemory: o.InMemory,
-		dir: o.Dir, reserve: max(reserve, 0), mergeFactor: factor}
+		dir: o.Dir, reserve: max(reserve, 0), mergeFactor: factor, replicated: o.Replicated}
 	if !o.InMemory {
 		if err := db.preflight(); err != nil {
 			return nil, err
@@ -207,6 +212,9 @@ func (db *DB) recover() error {
 				return err
 			}
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		if err := db.loadApplied(txn); err != nil {
 			return err
 		}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixCatalog}})
@@ -279,7 +287,8 @@ func (db *DB) recover() error {
 
 // Close waits for running writes and closes the storage. Later calls return nil.
 func (db *DB) Close() error {
-	db.maint.stop() // a merge in progress gives up
+	db.maint.stop()    // a merge in progress gives up
+	db.streams.close() // and so does a snapshot being streamed
 	db.wmu.Lock()
 	if db.closed {
 		db.wmu.Unlock()
@@ -305,6 +314,7 @@ type knobs struct {
 	noTermBlocks     bool                      // write segments as before term blocks: a 'P' key per term (still read)
 	searchWorkers    int                       // > 0: the goroutines of every search
 	beforeMergeStage func(ctx context.Context) // runs before a merge stages its segment
+	afterStage       func()                    // runs after a Write staged its segment, before it registers it
 }
 
 // SyncError is a failed fsync under SyncWrites. What was written just before
@@ -436,7 +446,15 @@ func (db *DB) putCatalog(txn *badger.Txn, e catalogEntry) error {
 }
 
 // CreateTable creates a table. ErrTableExists if the name is taken.
-func (db *DB) CreateTable(s Schema) error {
+func (db *DB) CreateTable(s Schema) error { return db.CreateTableContext(context.Background(), s) }
+
+// CreateTableContext is CreateTable with the context of a raft entry
+// (DB.Apply), whose index it records with the table.
+func (db *DB) CreateTableContext(ctx context.Context, s Schema) error {
+	e, err := db.claim(ctx)
+	if err != nil {
+		return err
+	}
 	s = cloneSchema(s)
 	if err := validateSchema(&s); err != nil {
 		return err
@@ -444,10 +462,10 @@ func (db *DB) CreateTable(s Schema) error {
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
 	if db.closed {
-		return ErrClosed
+		return e.fail(ErrClosed)
 	}
 	if err := db.checkSpace(0, ""); err != nil {
-		return err
+		return e.fail(err)
 	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -455,26 +473,41 @@ func (db *DB) CreateTable(s Schema) error {
 	if db.nameTaken(lower) {
 		return fmt.Errorf("%w: %s", ErrTableExists, s.Name)
 	}
-	e := catalogEntry{ID: db.nextTable, NextID: 1, Schema: s}
-	t, err := newTable(db, e)
+	ce := catalogEntry{ID: db.nextTable, NextID: 1, Schema: s}
+	t, err := newTable(db, ce)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSchema, err)
 	}
 	db.nextTable++
-	if err := db.update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) }); err != nil {
-		return fmt.Errorf("index: create table %s: %w", s.Name, err)
+	err = db.update(func(txn *badger.Txn) error {
+		if err := db.putCatalog(txn, ce); err != nil {
+			return err
+		}
+		return e.record(txn)
+	})
+	if err != nil {
+		return e.fail(fmt.Errorf("index: create table %s: %w", s.Name, err))
 	}
+	e.done()
 	db.tables[lower] = t
 	return nil
 }
 
 // DropTable removes a table and all its data. ErrNoSuchTable if missing.
-func (db *DB) DropTable(name string) error {
+func (db *DB) DropTable(name string) error { return db.DropTableContext(context.Background(), name) }
+
+// DropTableContext is DropTable with the context of a raft entry
+// (DB.Apply), whose index it records with the catalog change.
+func (db *DB) DropTableContext(ctx context.Context, name string) error {
+	e, err := db.claim(ctx)
+	if err != nil {
+		return err
+	}
 	defer db.maint.interrupt()()
 	db.wmu.Lock() // no table write runs; DropPrefix needs that
 	defer db.wmu.Unlock()
 	if db.closed {
-		return ErrClosed
+		return e.fail(ErrClosed)
 	}
 	lower := strings.ToLower(name)
 	db.mu.Lock()
@@ -484,27 +517,51 @@ func (db *DB) DropTable(name string) error {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, name)
 	}
 	tid := t.tid
-	if err := db.update(func(txn *badger.Txn) error { return txn.Delete(catalogKey(lower)) }); err != nil {
+	err = db.update(func(txn *badger.Txn) error {
+		if err := txn.Delete(catalogKey(lower)); err != nil {
+			return err
+		}
+		return e.record(txn)
+	})
+	if err != nil {
 		db.mu.Unlock()
-		return fmt.Errorf("index: drop table %s: %w", name, err)
+		return e.fail(fmt.Errorf("index: drop table %s: %w", name, err))
 	}
+	e.done()
 	delete(db.tables, lower)
 	t.dropped = true
 	db.mu.Unlock()
 	// The table is gone; its keys are garbage that Open also removes.
-	if err := db.dropPrefix(tableKey(tid)); err != nil {
-		return fmt.Errorf("index: drop table %s: removing data: %w", name, err)
+	if err := db.dropData(tableKey(tid)); err != nil {
+		err = fmt.Errorf("index: drop table %s: removing data: %w", name, err)
+		if e != nil {
+			// The entry is applied, on every member alike; this node
+			// removes the data at its next start.
+			db.logf("%v", err)
+			return nil
+		}
+		return err
 	}
 	return nil
 }
 
 // TruncateTable removes every document of a table, keeping its schema.
 func (db *DB) TruncateTable(name string) error {
+	return db.TruncateTableContext(context.Background(), name)
+}
+
+// TruncateTableContext is TruncateTable with the context of a raft entry
+// (DB.Apply), whose index it records with the catalog change.
+func (db *DB) TruncateTableContext(ctx context.Context, name string) error {
+	e, err := db.claim(ctx)
+	if err != nil {
+		return err
+	}
 	defer db.maint.interrupt()()
 	db.wmu.Lock()
 	defer db.wmu.Unlock()
 	if db.closed {
-		return ErrClosed
+		return e.fail(ErrClosed)
 	}
 	db.mu.Lock()
 	t, ok := db.tables[strings.ToLower(name)]
@@ -513,17 +570,30 @@ func (db *DB) TruncateTable(name string) error {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, name)
 	}
 	old := t.tid
-	e := catalogEntry{ID: db.nextTable, NextID: t.nextID, Schema: *t.schema}
+	ce := catalogEntry{ID: db.nextTable, NextID: t.nextID, Schema: *t.schema}
 	db.nextTable++
-	err := db.update(func(txn *badger.Txn) error { return db.putCatalog(txn, e) })
+	err = db.update(func(txn *badger.Txn) error {
+		if err := db.putCatalog(txn, ce); err != nil {
+			return err
+		}
+		return e.record(txn)
+	})
 	if err != nil {
 		db.mu.Unlock()
-		return fmt.Errorf("index: truncate table %s: %w", name, err)
+		return e.fail(fmt.Errorf("index: truncate table %s: %w", name, err))
 	}
-	t.reset(e.ID)
+	e.done()
+	t.reset(ce.ID)
 	db.mu.Unlock()
-	if err := db.dropPrefix(tableKey(old)); err != nil {
-		return fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
+	if err := db.dropData(tableKey(old)); err != nil {
+		err = fmt.Errorf("index: truncate table %s: removing data: %w", name, err)
+		if e != nil {
+			// The entry is applied, on every member alike; this node
+			// removes the data at its next start.
+			db.logf("%v", err)
+			return nil
+		}
+		return err
 	}
 	return nil
 }

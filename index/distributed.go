@@ -49,6 +49,9 @@ func (db *DB) CreateDistributed(d Distributed) error {
 	if d.Name == "" {
 		return fmt.Errorf("%w: empty table name", ErrBadSchema)
 	}
+	if db.replicated {
+		return fmt.Errorf("%w: distributed tables are not replicated", ErrReplicated)
+	}
 	d.Settings = slices.Clone(d.Settings)
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
@@ -75,6 +78,9 @@ func (db *DB) CreateDistributed(d Distributed) error {
 // DropDistributed removes a distributed table's definition (its shards
 // are not touched). ErrNoSuchTable if there is no such distributed table.
 func (db *DB) DropDistributed(name string) error {
+	if db.replicated {
+		return fmt.Errorf("%w: distributed tables are not replicated", ErrReplicated)
+	}
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
 	if db.closed {

@@ -36,6 +36,55 @@
 // and an acknowledged one survives kill -9 (and power loss with SyncWrites).
 // See keys.go for the key layout.
 //
+// # Replication
+//
+// A DB opened with Options.Replicated is the state machine of a raft group
+// (a cluster's tables, in a directory of their own): its tables change only
+// by raft entries, each one statement, applied in log order on every member.
+//
+//   - Apply(ctx, i, fn) runs the entry's statement; the one change it makes
+//     through ctx (Table.Write, CreateTableContext, DropTableContext,
+//     TruncateTableContext) writes "applied = i" in the transaction that
+//     makes the change visible, so after a crash (kill -9) Applied() is the
+//     index of the last statement the DB shows and the node replays from
+//     Applied()+1. An entry that changes nothing, or fails the same way on
+//     every member (fn's error), advances the index in a transaction of its
+//     own; one that fails for a reason of this node returns a
+//     *NotAppliedError and leaves it. i <= Applied() is refused
+//     (ErrApplied), and so is a second change of one entry (ErrEntryUsed)
+//     and any change made without an entry (ErrReplicated).
+//   - Applied() is the index of the last entry applied. A DB without
+//     replication never writes it, and a DB that has one opens only with
+//     Replicated. A raft layer skips the entries up to it (after a restart,
+//     or a Restore of an image later than its snapshot's index).
+//   - Sync() makes every entry applied up to the index it returns durable,
+//     for a DB that does not sync its writes: call it before compacting the
+//     raft log.
+//   - StreamTo(ctx, w) writes a snapshot of the whole DB (a framed stream
+//     with checksums, stream.go) from one read transaction, at the applied
+//     index it returns; writes are not held up meanwhile.
+//     Restore(ctx, o, r) builds that DB in the new directory o.Dir with
+//     badger's StreamWriter and checks it (a damaged or cut stream is a
+//     *SnapshotError and leaves no directory); SwapIn(dir, restored) puts
+//     it in the place of the closed DB's directory with one rename.
+//
+// The apply loop of a member:
+//
+//	err := db.Apply(ctx, entry.Index, func(ctx context.Context) error {
+//		return t.Write(ctx, func(w *index.Writer) error { ... }) // or db.CreateTableContext(ctx, s), ...
+//	})
+//	var na *index.NotAppliedError
+//	if errors.As(err, &na) { /* this node failed: stop, or apply the entry again */ }
+//	// else err is the statement's own outcome, the same on every member
+//
+// Merges stay local: they change how a table is stored, not what it holds,
+// and are not logged. A replicated DB need not sync its writes (raft's log
+// is synced, and the entries after Applied() are replayed): kill -9 loses
+// nothing that the page cache holds. A power loss without SyncWrites can
+// lose badger's writes after the last Sync out of order, which the applied
+// index does not detect: a member that lost power should install a
+// snapshot from a peer rather than replay.
+//
 // # Reads
 //
 // A Snapshot is an immutable view (segments, deletions, attributes, an id
@@ -69,7 +118,8 @@
 //
 //   - storage: index.go (Options, the memory budget, errors, DocRef and
 //     Match), db.go (the catalog, its settings and write gate), open.go
-//     (checks before badger opens), keys.go (the key layout), table.go,
+//     (checks before badger opens), keys.go (the key layout), replicate.go
+//     and stream.go (raft entries, whole-DB snapshots), table.go,
 //     writer.go and build.go (a statement's segment), blocks.go, postings.go
 //     and dict.go (posting lists, term blocks, the term dictionary),
 //     records.go (docstore records), segment.go and snapshot.go (the

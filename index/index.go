@@ -60,6 +60,12 @@ type Options struct {
 	// the default, from the memtable size of MemoryLimit (92 MB at 128M,
 	// 248 MB at 1G); a negative value turns the check off.
 	DiskReserve int64
+
+	// Replicated makes the DB the state machine of a raft group (doc.go,
+	// "Replication"): its tables change only through DB.Apply, which
+	// records the applied index with each change. A database that has
+	// recorded one opens only with Replicated.
+	Replicated bool
 }
 
 // DefaultMemoryLimit is the memory a DB sizes itself for when Options leaves
@@ -113,6 +119,9 @@ func (o Options) WithMergeFactor(n int) Options { o.MergeFactor = n; return o }
 
 // WithDiskReserve returns o with DiskReserve set. Default 0: from MemoryLimit.
 func (o Options) WithDiskReserve(n int64) Options { o.DiskReserve = n; return o }
+
+// WithReplicated returns o with Replicated set. Default false.
+func (o Options) WithReplicated(v bool) Options { o.Replicated = v; return o }
 
 // DocRef addresses one document inside a Snapshot. It is valid only with the
 // Snapshot that produced it.

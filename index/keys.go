@@ -6,6 +6,7 @@ import "encoding/binary"
 // kind sort by number):
 //
 //	'm' "nexttable"                          -> uint32: the next table id (never reused)
+//	'm' "applied"                            -> uint64: the index of the last raft entry applied (replicate.go; only in a replicated DB)
 //	'c' <lower-case table name>              -> JSON catalogEntry (schema, table id, id floor)
 //	'd' <lower-case table name>              -> JSON Distributed (distributed.go)
 //	't' <tid:4> 'Q' <seg:4>                  -> empty: segment seg is being staged
@@ -16,6 +17,10 @@ import "encoding/binary"
 //	't' <tid:4> 'A' <seg:4>                  -> attribute columns of the segment (segment.go)
 //	't' <tid:4> 'X' <seg:4>                  -> roaring bitmap of deleted ordinals
 //	't' <tid:4> 'R' <seg:4>                  -> segment seg was merged away: the docstore records that go with it (records.go)
+//
+// In a replicated DB every change a raft entry makes (the transaction that
+// registers a statement's segment, a DDL's catalog change, or an entry
+// without a change) sets "applied" in the same transaction.
 //
 // A segment is visible once its 'S' key exists; 'K', 'P' and 'D' keys are written
 // before that (under a 'Q' marker) and are garbage if the 'S' key never comes.
@@ -37,7 +42,10 @@ const (
 	kindRetired = 'R'
 )
 
-var keyNextTable = []byte("mnexttable")
+var (
+	keyNextTable = []byte("mnexttable")
+	keyApplied   = []byte("mapplied")
+)
 
 func catalogKey(lowerName string) []byte {
 	return append([]byte{prefixCatalog}, lowerName...)

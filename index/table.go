@@ -64,12 +64,20 @@ func (t *Table) Snapshot() *Snapshot { return t.snap.Load() }
 // through the Writer is committed atomically when fn returns nil (index, attributes
 // and document store together), and nothing is when fn returns an error or ctx is
 // cancelled. Readers see either all of it or none of it.
+//
+// In a replicated DB ctx is the context of a raft entry (DB.Apply), and
+// the commit records its index; an error fn returns is the entry's
+// deterministic outcome, an error of the commit a failure of this node.
 func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 	db := t.db
+	e, err := db.claim(ctx)
+	if err != nil {
+		return err
+	}
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
 	if db.closed {
-		return ErrClosed
+		return e.fail(ErrClosed)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -77,24 +85,25 @@ func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, t.schema.Name)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return e.fail(err)
 	}
 	w := newWriter(t)
-	err := fn(w)
+	err = fn(w)
 	w.done = true
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return e.fail(err)
 	}
-	return t.commit(ctx, w)
+	return e.fail(t.commit(ctx, w, e))
 }
 
 // commit makes the staged changes of w durable and visible: first the postings
 // and stored text of a new segment (invisible, under a pending marker), then one
 // small transaction that registers the segment and the other changes.
-func (t *Table) commit(ctx context.Context, w *Writer) error {
+// With a raft entry e, that transaction also records its index.
+func (t *Table) commit(ctx context.Context, w *Writer, e *entry) error {
 	if need := w.pendingBytes(); need > 0 || len(w.dels) > 0 || len(w.upds) > 0 {
 		if err := t.db.checkSpace(need, "this statement"); err != nil {
 			return err
@@ -133,9 +142,15 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 			return err
 		}
 		newSeg = staged.seg
+		if hook := t.db.knobs.afterStage; hook != nil {
+			hook()
+		}
 	}
 
 	err := t.db.update(func(txn *badger.Txn) error {
+		if err := e.record(txn); err != nil {
+			return err
+		}
 		if newSeg != nil {
 			if err := t.register(txn, newSeg); err != nil {
 				return err
@@ -170,6 +185,7 @@ func (t *Table) commit(ctx context.Context, w *Writer) error {
 		}
 		return fmt.Errorf("index: commit to %s: %w", t.schema.Name, err)
 	}
+	e.done()
 	if newSeg != nil {
 		segs = append(segs, newSeg)
 		t.nextID = max(t.nextID, newSeg.nextID)

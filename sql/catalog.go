@@ -49,7 +49,7 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 			case schema != "" && !strings.EqualFold(schema, Database):
 				return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", schema)
 			}
-			if _, err := s.engine.db.Table(name); err != nil {
+			if _, err := s.table(name); err != nil {
 				return nil, s.tableError(name, err)
 			}
 			return nil, Errorf(CodeUnsupported, "a query of information_schema cannot read the full-text table '%s'", name)
@@ -108,8 +108,8 @@ func catalogError(err error) error {
 // catalogInformation is what the catalog is built from, now.
 func (s *Session) catalogInformation() catalog.Information {
 	info := catalog.Information{Database: Database}
-	for _, name := range s.engine.db.TableNames() {
-		t, err := s.engine.db.Table(name)
+	for _, name := range s.engine.tableNames() {
+		t, err := s.table(name)
 		if err != nil {
 			continue // dropped meanwhile
 		}

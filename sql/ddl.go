@@ -115,7 +115,7 @@ func typeName(c index.Column) string {
 	return "unknown"
 }
 
-func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
+func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
 	if isDistributedCreate(n, settings) {
 		return s.execCreateDistributed(n, settings)
 	}
@@ -192,7 +192,12 @@ func (s *Session) execCreateTable(n *ast.CreateTableStmt, settings []dialect.Set
 		return nil, err
 	}
 	schema.Tokenization = cfg
-	err = s.engine.db.CreateTable(schema)
+	db, name, err := s.engine.dbFor(schema.Name)
+	if err != nil {
+		return nil, err
+	}
+	schema.Name = name
+	err = db.CreateTableContext(ctx, schema)
 	if errors.Is(err, index.ErrTableExists) {
 		if n.IfNotExists {
 			return &Result{}, nil
@@ -261,7 +266,7 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 	return raw, nil
 }
 
-func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
+func (s *Session) execDropTable(ctx context.Context, n *ast.DropTableStmt) (*Result, error) {
 	if n.IsView {
 		return nil, Errorf(CodeUnsupported, "views are not supported")
 	}
@@ -269,7 +274,11 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 		if _, dist := s.engine.db.DistributedTable(tn.Name.O); dist {
 			continue
 		}
-		if _, err := s.engine.db.Table(tn.Name.O); err != nil {
+		db, name, err := s.engine.dbFor(tn.Name.O)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := db.Table(name); err != nil {
 			if errors.Is(err, index.ErrNoSuchTable) && n.IfExists {
 				continue
 			}
@@ -283,7 +292,10 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 			}
 			continue
 		}
-		err := s.engine.db.DropTable(tn.Name.O)
+		db, name, err := s.engine.dbFor(tn.Name.O)
+		if err == nil {
+			err = db.DropTableContext(ctx, name)
+		}
 		if err != nil && !(errors.Is(err, index.ErrNoSuchTable) && n.IfExists) {
 			return nil, s.tableError(tn.Name.O, err)
 		}
@@ -291,8 +303,12 @@ func (s *Session) execDropTable(n *ast.DropTableStmt) (*Result, error) {
 	return &Result{}, nil
 }
 
-func (s *Session) execTruncate(n *ast.TruncateTableStmt) (*Result, error) {
-	if err := s.engine.db.TruncateTable(n.Table.Name.O); err != nil {
+func (s *Session) execTruncate(ctx context.Context, n *ast.TruncateTableStmt) (*Result, error) {
+	db, name, err := s.engine.dbFor(n.Table.Name.O)
+	if err == nil {
+		err = db.TruncateTableContext(ctx, name)
+	}
+	if err != nil {
 		return nil, s.tableError(n.Table.Name.O, err)
 	}
 	return &Result{}, nil
@@ -319,7 +335,11 @@ func (s *Session) execOptimize(ctx context.Context, n *ast.OptimizeTableStmt) (*
 
 // table finds a table by name, with an error that names it.
 func (s *Session) table(name string) (*index.Table, error) {
-	t, err := s.engine.db.Table(name)
+	db, tname, err := s.engine.dbFor(name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := db.Table(tname)
 	if err != nil {
 		return nil, s.tableError(name, err)
 	}

@@ -38,6 +38,7 @@ type Engine struct {
 	parsed *parseCache     // statements parsed lately, by text; nil: none (SetParseCache)
 	shapes *dialect.Shapes // CALLs parsed lately, by shape; nil: none (SetParseCache)
 
+	repl   *replication  // the replication clusters (StartReplication); nil: none
 	remote Remote        // asks the agents of distributed tables; nil: none
 	health mirrorHealth  // the agents' mirrors that failed lately
 	held   heldSnapshots // snapshots held for a coordinator's phase two

@@ -43,6 +43,8 @@ const (
 	CodeDiskFull                       // the data directory's disk is full; nothing of the statement was written (1114)
 	CodeHighlightTruncated             // a warning: rows past the highlighting work budget show their beginning (1265)
 	CodeShardFailed                    // a shard of a distributed table did not answer (1105; HTTP 502)
+	CodeCluster                        // a replication cluster statement that cannot be done as asked (1105)
+	CodeClusterUnavailable             // a cluster has no leader, or a write's outcome is unknown (1105; HTTP 503)
 	CodeRowsDropped                    // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
 
 	numCodes // not a code: how many there are
@@ -75,6 +77,8 @@ var codes = [numCodes]codeInfo{
 	CodeDiskFull:           {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
 	CodeHighlightTruncated: {"HighlightTruncated", mysql.WARN_DATA_TRUNCATED, "01000", http.StatusOK},
 	CodeShardFailed:        {"ShardFailed", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadGateway},
+	CodeCluster:            {"Cluster", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadRequest},
+	CodeClusterUnavailable: {"ClusterUnavailable", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusServiceUnavailable},
 	CodeRowsDropped:        {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
 }
 

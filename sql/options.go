@@ -23,6 +23,10 @@ type selectOptions struct {
 	// global are the collection statistics a coordinator sends its shards
 	// (OPTION global_stats, dist_stats.go); nil: the table's own.
 	global *index.GlobalStats
+	// linearizable is OPTION consistency='linearizable': a read of a
+	// cluster's table first learns, through its leader, the last write
+	// committed anywhere, and waits until this member has applied it.
+	linearizable bool
 	// holdSnapshot and snapshot are a coordinator's (dist_snapshot.go):
 	// hold the snapshot searched for phase two; read the one held under
 	// that token ("": the table's current one).
@@ -45,6 +49,21 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 		}
 		seen[opt.Name] = true
 		switch opt.Name {
+		case "consistency":
+			v, ok := stringValue(opt.Value)
+			if cn, isName := opt.Value.(*ast.ColumnNameExpr); isName {
+				v, ok = cn.Name.Name.O, true
+			}
+			switch strings.ToLower(v) {
+			case "local":
+			case "linearizable":
+				o.linearizable = true
+			default:
+				if !ok {
+					v = "that value"
+				}
+				return o, Errorf(CodeBadOption, "OPTION consistency takes 'local' (the default: what this member has applied, and your own writes) or 'linearizable', not %s", v)
+			}
 		case "max_matches":
 			n, ok := intOption(opt.Value)
 			if !ok || n < 1 || n > maxMatchesLimit {

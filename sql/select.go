@@ -120,6 +120,11 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if err != nil {
 		return nil, err
 	}
+	if p.opts.linearizable {
+		if err := s.linearize(ctx, n.From); err != nil {
+			return nil, err
+		}
+	}
 	run := s.runSelect
 	if p.group != nil {
 		run = s.runGrouped

@@ -35,6 +35,11 @@ type Session struct {
 	vars         map[string]any
 	userVars     map[string]any       // @name, set by SET @name = value
 	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
+	// applying is the cluster whose raft entry this session runs (see
+	// clusterSM.Apply), nil for a client's session; applyNow is then the
+	// time the statement began where it was sent.
+	applying *replCluster
+	applyNow time.Time
 }
 
 type metaRow struct{ name, value string }
@@ -142,6 +147,9 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 	s.engine.stats.Queries.Add(1)
 	s.pending = nil
 	s.began = time.Now()
+	if s.applying != nil {
+		s.began = s.applyNow
+	}
 	var rs []*Result
 	if sel, isSelect := st.Node.(*ast.SelectStmt); isSelect && len(st.Facets) > 0 {
 		rs, err = s.runFacets(ctx, sel, st)
@@ -233,6 +241,12 @@ func (s *Session) FieldList(table string) ([]Column, error) {
 
 // run dispatches one parsed statement.
 func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, error) {
+	if st.Cluster != nil {
+		return s.execCluster(ctx, st.Cluster)
+	}
+	if r, handled, err := s.routeWrite(ctx, st); handled {
+		return r, err
+	}
 	if _, isSelect := st.Node.(*ast.SelectStmt); !isSelect && len(st.Settings) > 0 {
 		if _, isCreate := st.Node.(*ast.CreateTableStmt); !isCreate {
 			return nil, Errorf(CodeSyntax, "OPTION is allowed only after SELECT")
@@ -261,11 +275,11 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		s.engine.stats.Updates.Add(1)
 		return s.execUpdate(ctx, n)
 	case *ast.CreateTableStmt:
-		return s.execCreateTable(n, st.Settings)
+		return s.execCreateTable(ctx, n, st.Settings)
 	case *ast.DropTableStmt:
-		return s.execDropTable(n)
+		return s.execDropTable(ctx, n)
 	case *ast.TruncateTableStmt:
-		return s.execTruncate(n)
+		return s.execTruncate(ctx, n)
 	case *ast.OptimizeTableStmt:
 		return s.execOptimize(ctx, n)
 	case *ast.ShowStmt:

@@ -217,7 +217,7 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 			}
 			sort.Strings(names)
 		} else {
-			names = s.engine.db.TableNames()
+			names = s.engine.tableNames()
 		}
 		if n.Full {
 			// MySQL's form, which tools read: SQLAlchemy keeps the BASE TABLE rows.
@@ -501,7 +501,7 @@ func (s *Session) statusCounters() []counter {
 	mem := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/total:bytes"}}
 	metrics.Read(mem)
 	segments, deleted := s.engine.db.SegmentStats()
-	return []counter{
+	out := []counter{
 		{"uptime", strconv.FormatInt(int64(time.Since(s.engine.started).Seconds()), 10)},
 		{"queries", u(st.Queries.Load())},
 		{"command_select", u(st.Selects.Load())},
@@ -523,4 +523,5 @@ func (s *Session) statusCounters() []counter {
 		{"go_memory_bytes", u(mem[1].Value.Uint64())},
 		{"version", s.engine.version()},
 	}
+	return append(out, s.engine.repl.counters()...)
 }

@@ -49,7 +49,7 @@ func main() {
 	flag.StringVar(&o.workloads, "workloads", "register,set", "comma-separated: register, set")
 	flag.Int64Var(&o.seed, "seed", 1, "the first run's seed; run i uses seed+i")
 	flag.IntVar(&o.clients, "clients", 4, "clients per workload")
-	flag.IntVar(&o.nodes, "nodes", 1, "glintd nodes (more than one needs replication in glintd)")
+	flag.IntVar(&o.nodes, "nodes", 1, "glintd nodes: more than one makes them a replication cluster on 127.0.0.1, .2, ...")
 	flag.Float64Var(&o.scale, "scale", 1, "multiplies the faults' durations (SIGSTOP 5-15 s at 1)")
 	flag.DurationVar(&o.opTimeout, "op-timeout", time.Second, "a statement's limit; past it the operation is unknown")
 	flag.BoolVar(&o.clientProxies, "client-proxies", false, "put a fault proxy between clients and nodes (needed by partition and cut on one node)")
@@ -121,6 +121,10 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 			Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
 			RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
 		}
+		if o.nodes > 1 {
+			cfg.Cluster.Hosts = loopbackHosts(o.nodes)
+			jepsen.Replicated(&cfg, "jepsen")
+		}
 		start := time.Now()
 		res, err := jepsen.Run(ctx, cfg)
 		_ = os.RemoveAll(dir)
@@ -182,4 +186,13 @@ func recheck(path string) (bool, error) {
 		fmt.Println("VIOLATION:", v)
 	}
 	return len(res.Violations) == 0, nil
+}
+
+// loopbackHosts gives n nodes an address each: 127.0.0.1, 127.0.0.2, ...
+func loopbackHosts(n int) []string {
+	hosts := make([]string, n)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("127.0.0.%d", i+1)
+	}
+	return hosts
 }

@@ -25,7 +25,6 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		"missing glintd":   {func(o *options) { o.glintd = "no/such/glintd" }, "make build makes bin/glintd"},
 		"unknown workload": {func(o *options) { o.workloads = "register,bank" }, `unknown workload "bank"`},
 		"wipe on one node": {func(o *options) { o.nemeses = "wipe" }, `nemesis "wipe" needs a cluster`},
-		"three nodes":      {func(o *options) { o.nodes = 3 }, "3 nodes need ClusterConfig.PeerArgs"},
 		"create, no %s":    {func(o *options) { o.createTable = "CREATE TABLE t (v int)" }, "needs one %s for the table's name"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -43,6 +43,9 @@ type options struct {
 	snippetsFilePrefix string
 	debugListen        string
 	agentUser          string // name[:password] this server logs in to its agents with
+	replicationListen  string // address the members of this server's clusters connect to; "": replication off
+	replicationAddr    string // address the other members reach this server at
+	replicationVia     string // member=address pairs: dial that member at that address
 	sslCert, sslKey    string
 	allowPlainPassword bool
 	users              map[string]string // config file only: user = name:password
@@ -91,6 +94,9 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&o.allowPlainPassword, "allow-plain-passwords", false, "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
 	fs.StringVar(&o.agentUser, "agent-user", "root", "`name[:password]` this server logs in to the agents of its distributed tables with")
+	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
+	fs.StringVar(&o.replicationAddr, "replication-advertise", "", "`address` the other members reach this server at (default: replication_listen's)")
+	fs.StringVar(&o.replicationVia, "replication-via", "", "`member=address,...`: reach those members (by the address they advertise) at these addresses instead (a tunnel, a NAT, a test's fault proxy)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }

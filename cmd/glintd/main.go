@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -85,6 +88,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	agents := agent.New(agent.Options{User: agentName, Password: agentPassword})
 	defer agents.Close()
 	eng.SetRemote(agents)
+	if o.replicationListen != "" {
+		if err := startReplication(eng, o, tlsCfg, stdout, log); err != nil {
+			fmt.Fprintln(stderr, "glintd:", err)
+			db.Close()
+			return 1
+		}
+		defer eng.StopReplication()
+	}
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
 	}), server.Config{
@@ -177,4 +188,53 @@ func debugHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// startReplication serves the members of this server's clusters on
+// replication_listen, under TLS when ssl_cert is set (the members trust the
+// certificates of ssl_cert: give every member the same one, or one signed by
+// a CA it holds).
+func startReplication(eng *sql.Engine, o *options, tlsCfg *tls.Config, stdout io.Writer, log *slog.Logger) error {
+	l, err := net.Listen("tcp", o.replicationListen)
+	if err != nil {
+		return fmt.Errorf("replication listener: %w", err)
+	}
+	r := sql.Replication{
+		Dir:       filepath.Join(o.data, "clusters"),
+		Listener:  l,
+		Advertise: o.replicationAddr,
+		Index: index.Options{}.
+			WithMemoryLimit(int64(o.memoryLimit) / 4).
+			WithMergeFactor(o.mergeFactor.indexFactor()).
+			WithLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn)),
+		Logger: log,
+	}
+	if o.replicationVia != "" {
+		r.Via = map[string]string{}
+		for pair := range strings.SplitSeq(o.replicationVia, ",") {
+			member, via, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok || member == "" || via == "" {
+				l.Close()
+				return fmt.Errorf("replication_via: %q is not member=address", pair)
+			}
+			r.Via[member] = via
+		}
+	}
+	if tlsCfg != nil {
+		pem, err := os.ReadFile(o.sslCert)
+		if err != nil {
+			l.Close()
+			return err
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		r.ServerTLS = tlsCfg
+		r.ClientTLS = &tls.Config{RootCAs: pool, Certificates: tlsCfg.Certificates, MinVersion: tls.VersionTLS12}
+	}
+	if err := eng.StartReplication(r); err != nil {
+		l.Close()
+		return err
+	}
+	fmt.Fprintf(stdout, "glintd: replication listening on %s\n", l.Addr())
+	return nil
 }

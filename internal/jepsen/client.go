@@ -247,7 +247,7 @@ const codeNoSuchTable = 1146
 var errNoTable = errors.New("jepsen: the node has no such table")
 
 // readSet reads every id of table on addr, in pages.
-func readSet(ctx context.Context, addr, table string, timeout time.Duration) ([]int64, error) {
+func readSet(ctx context.Context, addr, table, option string, timeout time.Duration) ([]int64, error) {
 	db, err := openDB(addr, timeout)
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func readSet(ctx context.Context, addr, table string, timeout time.Duration) ([]
 	last := int64(0)
 	for {
 		qctx, cancel := context.WithTimeout(ctx, timeout)
-		rows, err := db.QueryContext(qctx, fmt.Sprintf("SELECT id FROM %s WHERE id > %d ORDER BY id ASC LIMIT 1000", table, last))
+		rows, err := db.QueryContext(qctx, fmt.Sprintf("SELECT id FROM %s WHERE id > %d ORDER BY id ASC LIMIT 1000%s", table, last, option))
 		if me := (*mysql.MySQLError)(nil); errors.As(err, &me) && me.Number == codeNoSuchTable {
 			cancel()
 			return nil, errNoTable

@@ -126,11 +126,12 @@ type ClusterConfig struct {
 	// 127.0.0.1.
 	Hosts []string
 	// PeerArgs is the extension point for replication: the glintd flags that
-	// give node self its peer listener (listen) and the addresses it dials
-	// its peers at (peers[j], a Net proxy; "" for self). It is required for
-	// more than one node: nodes that do not replicate would diverge, and the
-	// checkers would report it as lost writes.
-	PeerArgs func(self int, listen string, peers []string) []string
+	// give node self its peer listener (listen), and the addresses it dials
+	// its peers at (via[j], a Net proxy, for the peer whose own listener is
+	// real[j]; "" for self). It is required for more than one node: nodes
+	// that do not replicate would diverge, and the checkers would report it
+	// as lost writes. Replicated sets it for glintd's clusters.
+	PeerArgs func(self int, listen string, real, via []string) []string
 	// ClientProxies puts a fault proxy between the clients and each node
 	// (the partition and cut nemeses of a single node need it).
 	ClientProxies bool
@@ -185,7 +186,7 @@ func StartCluster(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 			return nil, err
 		}
 		for i, n := range c.Nodes {
-			n.opts.Args = append(append([]string(nil), n.opts.Args...), cfg.PeerArgs(i, n.PeerAddr, c.Net.Addrs(i))...)
+			n.opts.Args = append(append([]string(nil), n.opts.Args...), cfg.PeerArgs(i, n.PeerAddr, peers, c.Net.Addrs(i))...)
 		}
 	}
 	for _, n := range c.Nodes {

@@ -215,7 +215,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 
 	if slices.Contains(cfg.Workloads, WorkloadSet) {
 		for i := range c.Nodes {
-			final, err := finalRead(ctx, c.ClientAddr(i), cfg.SetTable)
+			final, err := finalRead(ctx, c.ClientAddr(i), cfg.SetTable, cfg.ReadOption)
 			noTable := errors.Is(err, errNoTable) // it holds nothing: whatever was acknowledged is lost
 			if err != nil && !noTable {
 				return nil, fmt.Errorf("jepsen: final read of node %d: %w", i, err)
@@ -351,12 +351,15 @@ func execOn(ctx context.Context, addr, stmt string, within time.Duration) error 
 }
 
 // finalRead reads the set's ids on one node once the faults are over,
-// retrying while it recovers.
-func finalRead(ctx context.Context, addr, table string) ([]int64, error) {
+// retrying while it recovers. With the cluster's read option
+// (linearizable), the node first applies every write acknowledged
+// anywhere, so a write acknowledged by another node at the very end is not
+// taken for lost.
+func finalRead(ctx context.Context, addr, table, option string) ([]int64, error) {
 	var ids []int64
 	err := retry(ctx, 60*time.Second, func(ctx context.Context) error {
 		var err error
-		ids, err = readSet(ctx, addr, table, 10*time.Second)
+		ids, err = readSet(ctx, addr, table, option, 10*time.Second)
 		if errors.Is(err, errNoTable) {
 			return retryStop{err}
 		}

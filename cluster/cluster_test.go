@@ -1,0 +1,302 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestProposeAndReadOnEveryNode: writes proposed on followers reach the
+// leader, return the state machine's result, and a ReadIndex on any node
+// sees every write acknowledged before it.
+func TestProposeAndReadOnEveryNode(t *testing.T) {
+	c := newTestCluster(t, 1, 3, Faults{})
+	lead := c.leader()
+	for i, id := range c.live() {
+		res, err := c.node(id).Propose(ctxT(t), fmt.Appendf(nil, "put k%d v%d", i, i))
+		require.NoError(t, err)
+		assert.Equal(t, "ok", res.Result)
+		assert.LessOrEqual(t, res.Index, c.node(id).Status().Applied)
+		for _, reader := range c.live() {
+			idx, err := c.node(reader).ReadIndex(ctxT(t))
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, idx, res.Index, "the read index covers the write")
+			assert.Equal(t, fmt.Sprintf("v%d", i), c.sm(reader).get(fmt.Sprintf("k%d", i)), "read on %d after a write on %d", reader, id)
+		}
+	}
+	res, err := c.node(lead).Propose(ctxT(t), []byte("frob x"))
+	require.NoError(t, err)
+	assert.Equal(t, `unknown command "frob"`, res.Result, "the state machine's result comes back")
+
+	st := c.node(lead).Status()
+	assert.Equal(t, StateLeader, st.State)
+	assert.Equal(t, lead, st.Leader)
+	assert.Equal(t, []uint64{1, 2, 3}, st.Voters)
+	assert.Empty(t, st.Learners)
+	assert.GreaterOrEqual(t, st.Commit, st.Applied)
+	assert.Positive(t, st.Term)
+	for _, id := range c.live() {
+		if id != lead {
+			assert.Equal(t, StateFollower, c.node(id).Status().State)
+		}
+	}
+}
+
+// TestProposeWithoutLeader: a node cut off from the others never learns
+// of a leader: its proposal was never sent (ErrNoLeader). A leader cut off
+// from its followers has sent its entry to nobody that answers: the
+// outcome is unknown.
+func TestProposeWithoutLeader(t *testing.T) {
+	c := newTestCluster(t, 2, 3, Faults{})
+	c.leader()
+	c.crash(1)
+	c.crash(2)
+	c.crash(3)
+	c.nw.Partition([]uint64{1}, []uint64{2}, []uint64{3})
+	c.start(1, c.peers)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.node(1).Propose(ctx, []byte("put a 1"))
+	require.ErrorIs(t, err, ErrNoLeader)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	c.nw.Heal()
+	c.start(2, c.peers)
+	c.start(3, c.peers)
+	lead := c.leader()
+	c.nw.Partition([]uint64{lead}, slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead }))
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = c.node(lead).Propose(ctx, []byte("put a 2"))
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	c.converge()
+}
+
+// TestCrashAllAndReplay: every node crashes, losing what its state machine
+// had not synced; on restart each replays its log and they converge with
+// every acknowledged write.
+func TestCrashAllAndReplay(t *testing.T) {
+	c := newTestCluster(t, 3, 3, Faults{})
+	c.leader()
+	var cmds []string
+	for i := range 100 {
+		cmds = append(cmds, fmt.Sprintf("add a%d", i))
+	}
+	c.proposeMany(cmds)
+	for _, id := range c.live() {
+		c.crash(id)
+	}
+	for _, id := range c.peers {
+		c.start(id, c.peers)
+	}
+	st := c.converge()
+	for i := range 100 {
+		assert.True(t, st.Set[fmt.Sprintf("a%d", i)], "a%d", i)
+	}
+}
+
+// TestMembership: a learner joins after the log was compacted, so it
+// catches up from a snapshot; the leader promotes it; the leader is
+// removed (its leadership goes first) and its ID is refused afterwards.
+func TestMembership(t *testing.T) {
+	for _, seed := range seeds(t) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			c := newTestCluster(t, seed, 3, Faults{Drop: 0.02, MaxDelay: 2 * time.Millisecond})
+			c.leader()
+			var cmds []string
+			for i := range 119 {
+				cmds = append(cmds, fmt.Sprintf("put k%d v%d", i%7+1, i))
+			}
+			c.proposeMany(cmds)
+			c.propose(c.live()[0], "put k0 last")
+			for _, id := range c.live() {
+				first, _ := c.node(id).st.FirstIndex()
+				require.Greater(t, first, uint64(1), "node %d compacted its log", id)
+			}
+
+			// Node 4 joins: started without peers, added through a follower.
+			n4 := c.start(4, nil)
+			assert.Equal(t, StateNone, n4.Status().State)
+			lead := c.leader()
+			follower := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead || id == 4 })[0]
+			require.NoError(t, c.node(follower).AddLearner(ctxT(t), 4, []byte("addr-4")))
+			// A linearizable read on the new node, a learner or just
+			// promoted, waits until it holds every acknowledged write.
+			_, err := n4.ReadIndex(ctxT(t))
+			require.NoError(t, err)
+			assert.Equal(t, "last", c.sm(4).get("k0"))
+			require.Eventually(t, func() bool {
+				return slices.Contains(c.node(lead).Status().Voters, 4) && slices.Contains(n4.Status().Voters, 4)
+			}, 20*time.Second, 5*time.Millisecond, "node 4 promoted")
+			snap := n4.st.Recorded()
+			assert.Positive(t, snap.GetMetadata().GetIndex(), "node 4 caught up from a snapshot")
+			assert.Equal(t, []uint64{1, 2, 3, 4}, n4.Status().Voters)
+			st := c.converge()
+			assert.Equal(t, "last", st.KV["k0"])
+			assert.Equal(t, map[uint64]string{1: "", 2: "", 3: "", 4: "addr-4"}, st.Members, "every state machine saw the changes")
+			assert.Len(t, st.KV, 8)
+
+			require.ErrorIs(t, c.node(follower).AddLearner(ctxT(t), 4, nil), ErrMember)
+
+			// The leader is removed; leadership moves first.
+			lead = c.leader()
+			other := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead })[0]
+			require.NoError(t, c.node(other).RemoveNode(ctxT(t), lead))
+			require.Eventually(t, func() bool {
+				st := c.node(other).Status()
+				return !slices.Contains(st.Voters, lead) && st.Leader != 0 && st.Leader != lead
+			}, 20*time.Second, 5*time.Millisecond)
+			c.crash(lead)
+			require.ErrorIs(t, c.node(other).AddLearner(ctxT(t), lead, nil), ErrIDReused)
+			require.ErrorIs(t, c.node(other).RemoveNode(ctxT(t), lead), ErrNotMember)
+			c.propose(other, "put after removal")
+			st = c.converge()
+			assert.Equal(t, "removal", st.KV["after"])
+			assert.NotContains(t, st.Members, lead)
+			assert.Len(t, st.Members, 3)
+			assert.Len(t, c.node(other).Status().Voters, 3)
+		})
+	}
+}
+
+// TestRemovedIDRefusedAfterSnapshot: a node that catches up by snapshot
+// knows the IDs removed before it.
+func TestRemovedIDRefusedAfterSnapshot(t *testing.T) {
+	c := newTestCluster(t, 4, 3, Faults{})
+	lead := c.leader()
+	victim := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead })[0]
+	require.NoError(t, c.node(lead).RemoveNode(ctxT(t), victim))
+	c.crash(victim)
+	for i := range 100 {
+		c.propose(lead, fmt.Sprintf("add a%d", i))
+	}
+	c.start(5, nil)
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 5, nil))
+	require.Eventually(t, func() bool { return slices.Contains(c.node(5).Status().Voters, 5) }, 20*time.Second, 5*time.Millisecond)
+	lead = c.leader()
+	require.NoError(t, c.node(lead).TransferLeadership(ctxT(t), 5))
+	require.Eventually(t, func() bool { return c.node(5).Status().State == StateLeader }, 20*time.Second, 5*time.Millisecond)
+	require.ErrorIs(t, c.node(5).AddLearner(ctxT(t), victim, nil), ErrIDReused)
+}
+
+// TestForceNewCluster: after losing two of three nodes for good, the
+// survivor is restarted as a group of one, keeps its committed writes,
+// and grows again with new IDs.
+func TestForceNewCluster(t *testing.T) {
+	c := newTestCluster(t, 5, 3, Faults{})
+	c.leader()
+	for i := range 60 {
+		c.propose(c.live()[i%3], fmt.Sprintf("add a%d", i))
+	}
+	for _, id := range c.live() {
+		c.crash(id)
+	}
+	c.start(1, c.peers)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := c.node(1).Propose(ctx, []byte("add lost"))
+	require.Error(t, err, "no quorum")
+	c.crash(1)
+
+	o := c.options(1, c.peers)
+	o.ForceNewCluster = true
+	c.startWith(o)
+	require.Eventually(t, func() bool { return c.node(1).Status().State == StateLeader }, 20*time.Second, 5*time.Millisecond)
+	st := c.node(1).Status()
+	assert.Equal(t, []uint64{1}, st.Voters)
+	c.propose(1, "add after")
+	got := c.sm(1).state()
+	for i := range 60 {
+		assert.True(t, got.Set[fmt.Sprintf("a%d", i)], "a%d", i)
+	}
+	assert.True(t, got.Set["after"])
+
+	// A restart without the option keeps the new membership.
+	c.restart(1)
+	require.Eventually(t, func() bool { return c.node(1).Status().State == StateLeader }, 20*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []uint64{1}, c.node(1).Status().Voters)
+	require.ErrorIs(t, c.node(1).AddLearner(ctxT(t), 2, nil), ErrIDReused)
+	c.start(6, nil)
+	require.NoError(t, c.node(1).AddLearner(ctxT(t), 6, nil))
+	require.Eventually(t, func() bool { return slices.Equal(c.node(6).Status().Voters, []uint64{1, 6}) }, 20*time.Second, 5*time.Millisecond)
+	c.converge()
+}
+
+func TestOptionsErrors(t *testing.T) {
+	base := DefaultOptions(1, t.TempDir())
+	for name, tc := range map[string]struct {
+		tune func(*Options)
+		want string
+	}{
+		"id 0":           {func(o *Options) { o.ID = 0 }, "cluster: node id 0: ids start at 1"},
+		"no dir":         {func(o *Options) { o.Dir = "" }, "cluster: node 1: no data directory"},
+		"tick":           {func(o *Options) { o.TickInterval = 0 }, "cluster: node 1: tick interval 0s is not positive"},
+		"election":       {func(o *Options) { o.ElectionTicks = 1 }, "cluster: node 1: election ticks 1 must exceed heartbeat ticks 1"},
+		"peers no self":  {func(o *Options) { o.Peers = []uint64{2, 3} }, "cluster: node 1: Peers [2 3] do not include the node itself"},
+		"peer twice":     {func(o *Options) { o.Peers = []uint64{1, 2, 2} }, "cluster: node 1: peer 2 twice in Peers"},
+		"snapshot 0":     {func(o *Options) { o.SnapshotEntries = 0 }, "cluster: node 1: snapshot entries 0: must be at least 1"},
+		"inflight":       {func(o *Options) { o.MaxInflightMsgs = 0 }, "cluster: node 1: max inflight messages 0 is not positive"},
+		"uncommitted":    {func(o *Options) { o.MaxUncommittedBytes = 0 }, "cluster: node 1: max uncommitted bytes 0"},
+		"max msg":        {func(o *Options) { o.MaxSizePerMsg = 0 }, "cluster: node 1: max size per message 0"},
+		"heartbeat zero": {func(o *Options) { o.HeartbeatTicks = 0 }, "cluster: node 1: heartbeat ticks 0 is not positive"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := base
+			tc.tune(&o)
+			_, err := Open(o, newKVSM(&kvDisk{}), NewMemNetwork(1, Faults{}).Endpoint(1))
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}
+
+// TestRestartRestoresReceivedImage: a node that recorded a snapshot from
+// the leader but crashed before its state machine had restored the image
+// restores it from the file it spooled; without the file it refuses to
+// start (ErrBehindLog) rather than run with a state behind its log.
+func TestRestartRestoresReceivedImage(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions(4, dir)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "snap"), 0o755))
+	st, err := OpenStorage(filepath.Join(dir, "raft"))
+	require.NoError(t, err)
+	snap := &pb.Snapshot{Data: encodeHeader(map[uint64]bool{2: true}), Metadata: &pb.SnapshotMetadata{
+		Index: proto.Uint64(30), Term: proto.Uint64(2), ConfState: &pb.ConfState{Voters: []uint64{1, 3}, Learners: []uint64{4}},
+	}}
+	require.NoError(t, st.Save(hardState(2, 0, 30), nil, snap, true))
+	require.NoError(t, st.Close())
+
+	sm := newKVSM(&kvDisk{})
+	_, err = Open(o, sm, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.ErrorIs(t, err, ErrBehindLog)
+
+	image := `{"Applied":33,"KV":{"k":"v"},"Set":{},"Members":{"1":"","3":"","4":"a"}}`
+	n := &Node{opts: o}
+	require.NoError(t, os.WriteFile(n.spoolPath(2, 30), []byte(image), 0o644))
+	node, err := Open(o, sm, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.NoError(t, err)
+	defer node.Close()
+	assert.Equal(t, uint64(33), sm.state().Applied)
+	assert.Equal(t, "v", sm.get("k"))
+	st2 := node.Status()
+	assert.Equal(t, StateLearner, st2.State)
+	assert.Equal(t, []uint64{1, 3}, st2.Voters)
+	assert.Equal(t, uint64(33), st2.Applied)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, node.AddLearner(ctx, 5, nil), ErrNoLeader, "no leader: never sent")
+}

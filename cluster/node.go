@@ -1,0 +1,1031 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
+)
+
+// Node runs one member of one raft group: its raft state machine, its
+// durable log, and the loop that follows etcd raft's rules for each Ready:
+// persist the snapshot, entries and HardState in one synced batch, then send
+// the messages, then apply the committed entries in order, then Advance.
+// Its methods are safe for concurrent use.
+type Node struct {
+	opts   Options
+	id     uint64
+	sm     StateMachine
+	tr     Transport
+	st     *Storage
+	rn     *raft.RawNode
+	log    *slog.Logger
+	reqSeq atomic.Uint64 // request ids: a random start, so a restart does not reuse them
+
+	recvc  chan *pb.Message
+	propc  chan *proposal
+	readc  chan *readRequest
+	snapc  chan snapStatus
+	ctrlc  chan func()
+	stopc  chan struct{}
+	donec  chan struct{}
+	snapWG sync.WaitGroup
+
+	pendMu  sync.Mutex
+	pending map[uint64]*proposal // by request id, until applied or abandoned
+
+	mu         sync.Mutex
+	applied    uint64
+	appliedCh  chan struct{} // closed and replaced whenever applied grows
+	status     Status
+	err        error // why the loop stopped
+	closeOnce  sync.Once
+	closeError error
+
+	// Owned by the loop.
+	smApplied    uint64 // the state machine's applied index
+	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
+	raftTerm     uint64 // its term
+	confState    *pb.ConfState
+	removed      map[uint64]bool
+	unsent       []*proposal
+	reads        []*readRequest
+	readBatch    *readBatch
+	readSeq      uint64
+	ticks        uint64
+	promoteAfter map[uint64]uint64 // learner -> tick before which no new promotion is proposed
+}
+
+// NodeState is a member's role as SHOW STATUS tells it.
+type NodeState string
+
+// The states of a node.
+const (
+	StateLeader       NodeState = "leader"
+	StateFollower     NodeState = "follower"
+	StateCandidate    NodeState = "candidate"
+	StatePreCandidate NodeState = "pre-candidate"
+	StateLearner      NodeState = "learner"
+	// StateNone: the node is not a member of the group it knows of: it is
+	// waiting to be added (joining) or it was removed.
+	StateNone NodeState = "none"
+)
+
+// Status is a node's view of its group.
+type Status struct {
+	ID       uint64
+	State    NodeState
+	Leader   uint64 // 0 when none is known
+	Term     uint64
+	Commit   uint64 // the last index known committed
+	Applied  uint64 // the last index applied to the state machine
+	Voters   []uint64
+	Learners []uint64
+}
+
+type proposalState int
+
+const (
+	propWaiting   proposalState = iota // not handed to raft yet
+	propAccepted                       // handed to raft: outcome unknown until applied
+	propAbandoned                      // the caller gave up before it was handed to raft
+)
+
+type proposal struct {
+	req  uint64
+	data []byte            // a normal entry's enveloped data, or
+	cc   *pb.ConfChangeV2  // a membership change
+	done chan proposalDone // buffered 1
+
+	mu    sync.Mutex // held while handing the proposal to raft
+	state proposalState
+}
+
+// abandon marks p given up by its caller, and reports whether it was never
+// handed to raft (then it never will be).
+func (p *proposal) abandon() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == propWaiting {
+		p.state = propAbandoned
+		return true
+	}
+	return false
+}
+
+type proposalDone struct {
+	outcome Outcome
+	err     error
+}
+
+type readRequest struct {
+	done chan uint64 // buffered 1: the read index
+}
+
+type readBatch struct {
+	ctx   []byte
+	reqs  []*readRequest
+	since uint64 // tick of issue
+}
+
+type snapStatus struct {
+	to     uint64
+	failed bool
+}
+
+// Open starts node opts.ID on the state machine sm, sending through tr. On
+// a first start with opts.Peers it founds a group of those voters; with
+// none it waits to be added by a member (AddLearner). On a restart it takes
+// its state from its raft log and replays the entries after
+// sm.AppliedIndex().
+//
+// With opts.ForceNewCluster it first rewrites its log so that it is the only
+// member: the entries after its commit index are dropped and every other
+// member is removed; this is logged at error level, since acknowledged
+// writes that only the lost members held are gone and the removed members
+// must not come back with their old data.
+//
+// The caller routes what tr receives for this node to the node's Handler
+// methods, and calls Close when done.
+func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	logger = logger.With("node", opts.ID)
+	if err := os.MkdirAll(filepath.Join(opts.Dir, "snap"), 0o755); err != nil {
+		return nil, fmt.Errorf("cluster: node %d: %w", opts.ID, err)
+	}
+	st, err := OpenStorage(filepath.Join(opts.Dir, "raft"))
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		opts: opts, id: opts.ID, sm: sm, tr: tr, st: st, log: logger,
+		recvc:        make(chan *pb.Message, 4096),
+		propc:        make(chan *proposal, 256),
+		readc:        make(chan *readRequest, 256),
+		snapc:        make(chan snapStatus, 16),
+		ctrlc:        make(chan func()),
+		stopc:        make(chan struct{}),
+		donec:        make(chan struct{}),
+		pending:      map[uint64]*proposal{},
+		appliedCh:    make(chan struct{}),
+		removed:      map[uint64]bool{},
+		promoteAfter: map[uint64]uint64{},
+	}
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	n.reqSeq.Store(binary.LittleEndian.Uint64(seed[:]) >> 1)
+	if err := n.start(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	go n.run()
+	return n, nil
+}
+
+func (n *Node) start() error {
+	if n.opts.ForceNewCluster {
+		applied, err := n.sm.AppliedIndex()
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+		}
+		if err := forceNewCluster(n.st, n.id, applied, n.opts.Logger); err != nil {
+			return err
+		}
+	}
+	snap := n.st.Recorded()
+	md := snap.GetMetadata()
+	removed, err := decodeHeader(snap.GetData())
+	if err != nil {
+		return err
+	}
+	n.removed = removed
+	n.confState = proto.CloneOf(md.GetConfState())
+	applied, err := n.sm.AppliedIndex()
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+	}
+	if applied < md.GetIndex() {
+		// The image received last was recorded in the log but not (fully)
+		// restored: restore it again.
+		f, err := os.Open(n.spoolPath(md.GetTerm(), md.GetIndex()))
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: applied index %d, snapshot at %d: %w (%v)", n.id, applied, md.GetIndex(), ErrBehindLog, err)
+		}
+		err = n.sm.Restore(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: restore the received snapshot at %d: %w", n.id, md.GetIndex(), err)
+		}
+		if applied, err = n.sm.AppliedIndex(); err != nil {
+			return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+		}
+		if applied < md.GetIndex() {
+			return fmt.Errorf("cluster: node %d: restored image is at %d, before the snapshot at %d: %w", n.id, applied, md.GetIndex(), ErrBehindLog)
+		}
+	}
+	n.smApplied = applied
+	n.applied = applied
+	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
+	cfg := &raft.Config{
+		ID:                        n.id,
+		ElectionTick:              n.opts.ElectionTicks,
+		HeartbeatTick:             n.opts.HeartbeatTicks,
+		Storage:                   n.st,
+		Applied:                   md.GetIndex(),
+		MaxSizePerMsg:             n.opts.MaxSizePerMsg,
+		MaxInflightMsgs:           n.opts.MaxInflightMsgs,
+		MaxUncommittedEntriesSize: n.opts.MaxUncommittedBytes,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		StepDownOnRemoval:         true,
+		Logger:                    raftLogger{n.log},
+	}
+	rn, err := raft.NewRawNode(cfg)
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: %w", n.id, err)
+	}
+	n.rn = rn
+	last, _ := n.st.LastIndex()
+	if last == 0 && raft.IsEmptyHardState(n.st.HardState()) && len(n.opts.Peers) > 0 {
+		peers := make([]raft.Peer, len(n.opts.Peers))
+		for i, id := range n.opts.Peers {
+			peers[i] = raft.Peer{ID: id}
+		}
+		if err := rn.Bootstrap(peers); err != nil {
+			return fmt.Errorf("cluster: node %d: bootstrap: %w", n.id, err)
+		}
+	}
+	n.publishStatus()
+	return nil
+}
+
+// Close stops the node and closes its raft log. Pending calls return
+// ErrStopped. The state machine is the caller's to close, after Close.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		close(n.stopc)
+		<-n.donec
+		n.snapWG.Wait()
+		n.closeError = n.st.Close()
+	})
+	return n.closeError
+}
+
+// Done is closed when the node has stopped, after Close or on a failure
+// (Err tells which).
+func (n *Node) Done() <-chan struct{} { return n.donec }
+
+// Err returns why the node stopped: ErrStopped after Close, the failure
+// otherwise; nil while it runs.
+func (n *Node) Err() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.err
+}
+
+// ID returns the node's ID.
+func (n *Node) ID() uint64 { return n.id }
+
+// Status returns the node's current view of its group.
+func (n *Node) Status() Status {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s := n.status
+	s.Voters = slices.Clone(s.Voters)
+	s.Learners = slices.Clone(s.Learners)
+	return s
+}
+
+// Step implements Handler.
+func (n *Node) Step(m *pb.Message) {
+	select {
+	case n.recvc <- m:
+	default:
+	}
+}
+
+// ReceiveSnapshot implements Handler: the image is written to a file under
+// Dir/snap and synced, then the message is stepped; the loop restores the
+// state machine from the file when raft hands the snapshot over.
+func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
+	md := m.GetSnapshot().GetMetadata()
+	if m.GetType() != pb.MsgSnap || md.GetIndex() == 0 {
+		return fmt.Errorf("cluster: node %d: snapshot stream with a %v message at index %d", n.id, m.GetType(), md.GetIndex())
+	}
+	path := n.spoolPath(md.GetTerm(), md.GetIndex())
+	f, err := os.CreateTemp(filepath.Dir(path), "recv-*")
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: %w", n.id, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = io.Copy(f, body)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
+	}
+	select {
+	case n.recvc <- m:
+		return nil
+	case <-n.donec:
+		return ErrStopped
+	}
+}
+
+func (n *Node) spoolPath(term, index uint64) string {
+	return filepath.Join(n.opts.Dir, "snap", fmt.Sprintf("%016x-%016x.snap", term, index))
+}
+
+// Outcome is what Propose returns for an entry applied.
+type Outcome struct {
+	Index  uint64 // the entry's position in the log (WaitApplied on another node reads one's writes there)
+	Result any    // what Apply returned for it on this node
+}
+
+// Propose replicates data and returns the outcome of applying it on this
+// node, once it is committed and applied here. Any member may propose:
+// followers hand the entry to the leader (raft's proposal forwarding).
+// Errors: ErrNoLeader when no leader was known before ctx ended (the entry
+// was never sent: it did not happen); ErrOutcomeUnknown (wrapping ctx's
+// error) when it was sent but ctx ended before it was applied here (it may
+// still commit); ErrStopped, or the state machine's failure, when the node
+// stops.
+func (n *Node) Propose(ctx context.Context, data []byte) (Outcome, error) {
+	p := n.newProposal()
+	p.data = envelope(n.id, p.req, data)
+	return n.submit(ctx, p)
+}
+
+func (n *Node) newProposal() *proposal {
+	return &proposal{req: n.reqSeq.Add(1), done: make(chan proposalDone, 1)}
+}
+
+func (n *Node) submit(ctx context.Context, p *proposal) (Outcome, error) {
+	n.pendMu.Lock()
+	n.pending[p.req] = p
+	n.pendMu.Unlock()
+	defer func() {
+		n.pendMu.Lock()
+		delete(n.pending, p.req)
+		n.pendMu.Unlock()
+	}()
+	select {
+	case n.propc <- p:
+	case <-ctx.Done():
+		return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+	case <-n.donec:
+		return Outcome{}, n.stoppedErr()
+	}
+	select {
+	case d := <-p.done:
+		return d.outcome, d.err
+	case <-ctx.Done():
+		if p.abandon() {
+			return Outcome{}, fmt.Errorf("%w: %w", ErrNoLeader, ctx.Err())
+		}
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
+	case <-n.donec:
+		if p.abandon() {
+			return Outcome{}, n.stoppedErr()
+		}
+		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, n.stoppedErr())
+	}
+}
+
+func (n *Node) stoppedErr() error {
+	if err := n.Err(); err != nil {
+		return err
+	}
+	return ErrStopped
+}
+
+// ReadIndex returns once this node has applied everything committed when
+// it was called, with that commit index: a read of the state machine after
+// it is linearizable. Concurrent calls share one round of raft's ReadIndex
+// (a heartbeat to a quorum by the leader); followers and learners ask the
+// leader. Without a leader it retries until ctx ends.
+func (n *Node) ReadIndex(ctx context.Context) (uint64, error) {
+	r := &readRequest{done: make(chan uint64, 1)}
+	select {
+	case n.readc <- r:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-n.donec:
+		return 0, n.stoppedErr()
+	}
+	var idx uint64
+	select {
+	case idx = <-r.done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-n.donec:
+		return 0, n.stoppedErr()
+	}
+	return idx, n.WaitApplied(ctx, idx)
+}
+
+// WaitApplied returns once the node has applied index (read-your-writes on
+// one node: wait for the index of one's last write).
+func (n *Node) WaitApplied(ctx context.Context, index uint64) error {
+	for {
+		n.mu.Lock()
+		applied, ch := n.applied, n.appliedCh
+		n.mu.Unlock()
+		if applied >= index {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-n.donec:
+			return n.stoppedErr()
+		}
+	}
+}
+
+// run is the node's loop: the only goroutine that touches n.rn.
+func (n *Node) run() {
+	ticker := time.NewTicker(n.opts.TickInterval)
+	defer ticker.Stop()
+	var err error
+	for err == nil {
+		select {
+		case <-ticker.C:
+			n.rn.Tick()
+			n.ticks++
+			n.onTick()
+		case m := <-n.recvc:
+			n.step(m)
+		case p := <-n.propc:
+			n.propose(p)
+		case r := <-n.readc:
+			n.reads = append(n.reads, r)
+		case s := <-n.snapc:
+			n.reportSnapshot(s)
+		case f := <-n.ctrlc:
+			f()
+		case <-n.stopc:
+			n.stop(ErrStopped)
+			return
+		}
+		n.drain()
+		n.issueReads()
+		if n.rn.HasReady() {
+			err = n.handleReady()
+		}
+		n.publishStatus()
+	}
+	n.log.Error("node stopped", "err", err)
+	n.stop(err)
+}
+
+// drain takes what else is waiting, so that one Ready (one synced write)
+// carries as many proposals and messages as arrived meanwhile.
+func (n *Node) drain() {
+	for i := 0; i < 1024; i++ {
+		select {
+		case m := <-n.recvc:
+			n.step(m)
+		case p := <-n.propc:
+			n.propose(p)
+		case r := <-n.readc:
+			n.reads = append(n.reads, r)
+		case s := <-n.snapc:
+			n.reportSnapshot(s)
+		default:
+			return
+		}
+	}
+}
+
+func (n *Node) step(m *pb.Message) {
+	if err := n.rn.Step(m); err != nil && !errors.Is(err, raft.ErrStepPeerNotFound) {
+		n.log.Debug("step", "type", m.GetType(), "from", m.GetFrom(), "err", err)
+	}
+}
+
+func (n *Node) reportSnapshot(s snapStatus) {
+	st := raft.SnapshotFinish
+	if s.failed {
+		st = raft.SnapshotFailure
+	}
+	n.rn.ReportSnapshot(s.to, st)
+}
+
+func (n *Node) stop(err error) {
+	n.mu.Lock()
+	n.err = err
+	n.mu.Unlock()
+	close(n.donec)
+}
+
+// propose hands p to raft, or keeps it for the next tick when no leader is
+// known (raft drops proposals then).
+func (n *Node) propose(p *proposal) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state != propWaiting {
+		return // abandoned
+	}
+	var err error
+	if p.cc != nil {
+		err = n.rn.ProposeConfChange(p.cc)
+	} else {
+		err = n.rn.Propose(p.data)
+	}
+	if err != nil {
+		n.unsent = append(n.unsent, p)
+		return
+	}
+	p.state = propAccepted
+}
+
+func (n *Node) onTick() {
+	if len(n.unsent) > 0 {
+		unsent := n.unsent
+		n.unsent = nil
+		for _, p := range unsent {
+			n.propose(p)
+		}
+	}
+	if b := n.readBatch; b != nil && n.ticks-b.since > uint64(n.opts.ElectionTicks) {
+		// No answer (no leader, or it lost its leadership): ask again.
+		n.reads = append(b.reqs, n.reads...)
+		n.readBatch = nil
+	}
+	n.promoteLearners()
+}
+
+func (n *Node) issueReads() {
+	if n.readBatch != nil || len(n.reads) == 0 {
+		return
+	}
+	n.readSeq++
+	ctx := make([]byte, 16)
+	binary.BigEndian.PutUint64(ctx, n.id)
+	binary.BigEndian.PutUint64(ctx[8:], n.readSeq)
+	n.readBatch = &readBatch{ctx: ctx, reqs: n.reads, since: n.ticks}
+	n.reads = nil
+	n.rn.ReadIndex(ctx)
+}
+
+// promoteLearners, on the leader, proposes to make voters of the learners
+// whose log is within PromoteLag of its own.
+func (n *Node) promoteLearners() {
+	if n.rn.BasicStatus().RaftState != raft.StateLeader {
+		return
+	}
+	st := n.rn.Status()
+	last := st.Progress[n.id].Match
+	for id := range st.Config.Learners {
+		pr, ok := st.Progress[id]
+		if !ok || !pr.RecentActive || pr.Match+n.opts.PromoteLag < last || n.ticks < n.promoteAfter[id] {
+			continue
+		}
+		n.promoteAfter[id] = n.ticks + uint64(n.opts.ElectionTicks)
+		n.log.Info("promoting learner", "learner", id, "match", pr.Match, "last", last)
+		cc := &pb.ConfChangeV2{Changes: []*pb.ConfChangeSingle{{Type: pb.ConfChangeAddNode.Enum(), NodeId: proto.Uint64(id)}}}
+		if err := n.rn.ProposeConfChange(cc); err != nil {
+			n.log.Info("promotion not proposed", "learner", id, "err", err)
+		}
+	}
+}
+
+func (n *Node) handleReady() error {
+	rd := n.rn.Ready()
+	// When only the commit index moved, raft does not need it synced (a
+	// restart learns it again): not syncing then saves the leader an fsync
+	// between a quorum's answer and its client's.
+	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
+		return err
+	}
+	var msgs []*pb.Message
+	for _, m := range rd.Messages {
+		if m.GetType() == pb.MsgSnap {
+			n.sendSnapshot(m)
+			continue
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) > 0 {
+		n.tr.Send(msgs)
+	}
+	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
+		if err := n.restore(rd.Snapshot); err != nil {
+			return err
+		}
+	}
+	for _, rs := range rd.ReadStates {
+		if b := n.readBatch; b != nil && string(rs.RequestCtx) == string(b.ctx) {
+			for _, r := range b.reqs {
+				r.done <- rs.Index
+			}
+			n.readBatch = nil
+		}
+	}
+	for _, e := range rd.CommittedEntries {
+		if err := n.apply(e); err != nil {
+			return err
+		}
+	}
+	if k := len(rd.CommittedEntries); k > 0 {
+		last := rd.CommittedEntries[k-1]
+		n.raftApplied, n.raftTerm = last.GetIndex(), last.GetTerm()
+		n.st.setApplied(n.raftApplied, n.raftTerm, n.confState, encodeHeader(n.removed))
+	}
+	n.rn.Advance(rd)
+	return n.maybeCompact()
+}
+
+// sendSnapshot streams the state machine's image with m, in the
+// background, and reports the outcome to raft.
+func (n *Node) sendSnapshot(m *pb.Message) {
+	n.snapWG.Add(1)
+	go func() {
+		defer n.snapWG.Done()
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(n.sm.Snapshot(pw)) }()
+		sent := make(chan struct{})
+		go func() {
+			// Close does not wait for a long send: the stream breaks.
+			select {
+			case <-n.donec:
+				pr.CloseWithError(ErrStopped)
+			case <-sent:
+			}
+		}()
+		err := n.tr.SendSnapshot(m, pr)
+		close(sent)
+		pr.CloseWithError(errors.New("cluster: snapshot send ended"))
+		if err != nil {
+			n.log.Info("snapshot not sent", "to", m.GetTo(), "index", m.GetSnapshot().GetMetadata().GetIndex(), "err", err)
+		}
+		select {
+		case n.snapc <- snapStatus{to: m.GetTo(), failed: err != nil}:
+		case <-n.donec:
+		}
+	}()
+}
+
+// restore replaces the state machine by the image received with snap.
+func (n *Node) restore(snap *pb.Snapshot) error {
+	md := snap.GetMetadata()
+	path := n.spoolPath(md.GetTerm(), md.GetIndex())
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: snapshot %d accepted but its image is missing: %w", n.id, md.GetIndex(), err)
+	}
+	err = n.sm.Restore(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: restore snapshot %d: %w", n.id, md.GetIndex(), err)
+	}
+	applied, err := n.sm.AppliedIndex()
+	if err != nil {
+		return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
+	}
+	if applied < md.GetIndex() {
+		return fmt.Errorf("cluster: node %d: restored image is at %d, before the snapshot at %d: %w", n.id, applied, md.GetIndex(), ErrBehindLog)
+	}
+	removed, err := decodeHeader(snap.GetData())
+	if err != nil {
+		return err
+	}
+	n.removed = removed
+	n.confState = proto.CloneOf(md.GetConfState())
+	n.smApplied = applied
+	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
+	n.setApplied(applied)
+	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied)
+	// Older images are of no use anymore; this one is kept until the next
+	// one, though the state machine already made it durable. A later one
+	// may be waiting for raft to take it.
+	if old, err := filepath.Glob(filepath.Join(n.opts.Dir, "snap", "*.snap")); err == nil {
+		for _, o := range old {
+			var term, index uint64
+			if _, err := fmt.Sscanf(filepath.Base(o), "%016x-%016x.snap", &term, &index); err == nil && index < md.GetIndex() {
+				os.Remove(o)
+			}
+		}
+	}
+	return nil
+}
+
+func (n *Node) setApplied(i uint64) {
+	n.mu.Lock()
+	// Status shows it at once (a Propose that returned is in it); what
+	// is applied was committed.
+	n.status.Applied = max(n.status.Applied, i)
+	n.status.Commit = max(n.status.Commit, i)
+	if i > n.applied {
+		n.applied = i
+		close(n.appliedCh)
+		n.appliedCh = make(chan struct{})
+	}
+	n.mu.Unlock()
+}
+
+// apply hands one committed entry to raft (membership) and to the state
+// machine, and its result to the waiting Propose.
+func (n *Node) apply(e *pb.Entry) error {
+	var origin, req uint64
+	var data []byte
+	var change *MemberChange
+	var outcome error
+	switch e.GetType() {
+	case pb.EntryNormal:
+		if len(e.GetData()) > 0 {
+			var err error
+			if origin, req, data, err = unwrap(e.GetData()); err != nil {
+				return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
+			}
+		}
+	case pb.EntryConfChange, pb.EntryConfChangeV2:
+		cc, err := decodeConfChange(e)
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
+		}
+		var info []byte
+		if len(cc.GetContext()) > 0 {
+			if origin, req, info, err = unwrap(cc.GetContext()); err != nil {
+				return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
+			}
+		}
+		change, outcome = n.applyConfChange(cc)
+		if change != nil {
+			change.Info = info
+		}
+	}
+	var result any
+	if e.GetIndex() > n.smApplied {
+		var err error
+		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data, Change: change})
+		if err != nil {
+			return fmt.Errorf("cluster: node %d: apply entry %d: %w", n.id, e.GetIndex(), err)
+		}
+		n.smApplied = e.GetIndex()
+		n.setApplied(e.GetIndex())
+	}
+	if origin == n.id {
+		n.pendMu.Lock()
+		p := n.pending[req]
+		n.pendMu.Unlock()
+		if p != nil {
+			select {
+			case p.done <- proposalDone{outcome: Outcome{Index: e.GetIndex(), Result: result}, err: outcome}:
+			default:
+			}
+		}
+	}
+	return nil
+}
+
+// applyConfChange checks a committed membership change against the
+// current membership (so every member decides alike), applies it to raft,
+// or applies it with its node IDs zeroed (raft's way of rejecting one). It
+// returns the change made (nil if none) for the state machine, and why it
+// was rejected.
+func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
+	voters := map[uint64]bool{}
+	learners := map[uint64]bool{}
+	for _, id := range n.confState.GetVoters() {
+		voters[id] = true
+	}
+	for _, id := range n.confState.GetLearners() {
+		learners[id] = true
+	}
+	var outcome error
+	var change *MemberChange
+	for _, c := range cc.GetChanges() {
+		id := c.GetNodeId()
+		var err error
+		switch c.GetType() {
+		case pb.ConfChangeAddLearnerNode:
+			switch {
+			case n.removed[id]:
+				err = fmt.Errorf("add node %d: %w", id, ErrIDReused)
+			case voters[id] || learners[id]:
+				err = fmt.Errorf("add node %d: %w", id, ErrMember)
+			}
+		case pb.ConfChangeAddNode:
+			switch {
+			case n.removed[id]:
+				err = fmt.Errorf("promote node %d: %w", id, ErrIDReused)
+			}
+			// A learner becomes a voter; a voter stays one (a repeated
+			// promotion); a new ID becomes a voter directly only through
+			// the founding members' bootstrap entries (Node never
+			// proposes that).
+		case pb.ConfChangeRemoveNode:
+			if !voters[id] && !learners[id] {
+				err = fmt.Errorf("remove node %d: %w", id, ErrNotMember)
+			}
+		}
+		if err != nil {
+			n.log.Info("membership change rejected", "err", err)
+			c.NodeId = proto.Uint64(0)
+			outcome = err
+			continue
+		}
+		if c.GetType() == pb.ConfChangeRemoveNode {
+			n.removed[id] = true
+		}
+		if change == nil {
+			change = &MemberChange{Node: id, Kind: map[pb.ConfChangeType]ChangeKind{
+				pb.ConfChangeAddLearnerNode: AddLearner, pb.ConfChangeAddNode: AddVoter,
+				pb.ConfChangeRemoveNode: Remove, pb.ConfChangeUpdateNode: Update,
+			}[c.GetType()]}
+		}
+	}
+	n.confState = n.rn.ApplyConfChange(cc)
+	return change, outcome
+}
+
+func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
+	if e.GetType() == pb.EntryConfChange {
+		var cc pb.ConfChange
+		if err := proto.Unmarshal(e.GetData(), &cc); err != nil {
+			return nil, fmt.Errorf("decode membership change: %w", err)
+		}
+		return cc.AsV2(), nil
+	}
+	var cc pb.ConfChangeV2
+	if err := proto.Unmarshal(e.GetData(), &cc); err != nil {
+		return nil, fmt.Errorf("decode membership change: %w", err)
+	}
+	return &cc, nil
+}
+
+// maybeCompact records a snapshot and compacts the log every
+// SnapshotEntries applied entries; the state machine is synced first, since
+// the entries compacted away are not replayed anymore. The snapshot is at
+// the last entry raft handed over, whose membership confState is (after a
+// restored image the state machine may be further on, without the entries
+// between in the log yet).
+func (n *Node) maybeCompact() error {
+	at := n.st.Recorded().GetMetadata().GetIndex()
+	if n.raftApplied < at+n.opts.SnapshotEntries {
+		return nil
+	}
+	if err := n.sm.Sync(); err != nil {
+		return fmt.Errorf("cluster: node %d: sync state machine: %w", n.id, err)
+	}
+	if err := n.st.CreateSnapshot(n.raftApplied, n.confState, encodeHeader(n.removed)); err != nil {
+		return err
+	}
+	if n.raftApplied > n.opts.CatchUpEntries {
+		if err := n.st.Compact(n.raftApplied - n.opts.CatchUpEntries); err != nil {
+			return err
+		}
+	}
+	n.log.Debug("compacted", "snapshot", n.raftApplied)
+	return nil
+}
+
+func (n *Node) publishStatus() {
+	bs := n.rn.BasicStatus()
+	s := Status{
+		ID:       n.id,
+		Leader:   bs.Lead,
+		Term:     bs.HardState.GetTerm(),
+		Commit:   max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
+		Applied:  n.smApplied,
+		Voters:   slices.Clone(n.confState.GetVoters()),
+		Learners: slices.Clone(n.confState.GetLearners()),
+	}
+	slices.Sort(s.Voters)
+	slices.Sort(s.Learners)
+	switch {
+	case slices.Contains(s.Learners, n.id):
+		s.State = StateLearner
+	case !slices.Contains(s.Voters, n.id):
+		s.State = StateNone
+	default:
+		s.State = map[raft.StateType]NodeState{
+			raft.StateFollower: StateFollower, raft.StateCandidate: StateCandidate,
+			raft.StateLeader: StateLeader, raft.StatePreCandidate: StatePreCandidate,
+		}[bs.RaftState]
+	}
+	n.mu.Lock()
+	n.status = s
+	n.mu.Unlock()
+}
+
+// envelope prefixes a proposal's data with its origin and request id, so
+// that the proposing node finds its caller when it applies the entry.
+func envelope(origin, req uint64, data []byte) []byte {
+	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(data))
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, origin)
+	b = binary.AppendUvarint(b, req)
+	return append(b, data...)
+}
+
+func unwrap(b []byte) (origin, req uint64, data []byte, err error) {
+	if len(b) == 0 || b[0] != 1 {
+		return 0, 0, nil, errors.New("entry envelope: unknown version")
+	}
+	b = b[1:]
+	origin, k := binary.Uvarint(b)
+	if k <= 0 {
+		return 0, 0, nil, errors.New("entry envelope: bad origin")
+	}
+	b = b[k:]
+	req, k = binary.Uvarint(b)
+	if k <= 0 {
+		return 0, 0, nil, errors.New("entry envelope: bad request id")
+	}
+	return origin, req, b[k:], nil
+}
+
+// encodeHeader is the Data of the snapshots the log records: the IDs
+// removed from the group, so that a member that catches up by a snapshot
+// refuses them too.
+func encodeHeader(removed map[uint64]bool) []byte {
+	ids := make([]uint64, 0, len(removed))
+	for id := range removed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	b := []byte{1}
+	b = binary.AppendUvarint(b, uint64(len(ids)))
+	for _, id := range ids {
+		b = binary.AppendUvarint(b, id)
+	}
+	return b
+}
+
+func decodeHeader(b []byte) (map[uint64]bool, error) {
+	removed := map[uint64]bool{}
+	if len(b) == 0 {
+		return removed, nil
+	}
+	if b[0] != 1 {
+		return nil, fmt.Errorf("cluster: snapshot header version %d unknown", b[0])
+	}
+	b = b[1:]
+	cnt, k := binary.Uvarint(b)
+	if k <= 0 || cnt > uint64(len(b)) {
+		return nil, errors.New("cluster: snapshot header: bad count")
+	}
+	b = b[k:]
+	for i := uint64(0); i < cnt; i++ {
+		id, k := binary.Uvarint(b)
+		if k <= 0 {
+			return nil, errors.New("cluster: snapshot header: bad id")
+		}
+		removed[id] = true
+		b = b[k:]
+	}
+	return removed, nil
+}
+
+// raftLogger sends raft's messages to slog: debug and info at debug level.
+type raftLogger struct{ l *slog.Logger }
+
+func (r raftLogger) Debug(v ...any)                 { r.l.Debug(fmt.Sprint(v...)) }
+func (r raftLogger) Debugf(format string, v ...any) { r.l.Debug(fmt.Sprintf(format, v...)) }
+func (r raftLogger) Info(v ...any)                  { r.l.Debug(fmt.Sprint(v...)) }
+func (r raftLogger) Infof(format string, v ...any)  { r.l.Debug(fmt.Sprintf(format, v...)) }
+func (r raftLogger) Warning(v ...any)               { r.l.Warn(fmt.Sprint(v...)) }
+func (r raftLogger) Warningf(format string, v ...any) {
+	r.l.Warn(fmt.Sprintf(format, v...))
+}
+func (r raftLogger) Error(v ...any)                 { r.l.Error(fmt.Sprint(v...)) }
+func (r raftLogger) Errorf(format string, v ...any) { r.l.Error(fmt.Sprintf(format, v...)) }
+func (r raftLogger) Fatal(v ...any)                 { r.l.Error(fmt.Sprint(v...)); panic(fmt.Sprint(v...)) }
+func (r raftLogger) Fatalf(format string, v ...any) {
+	r.l.Error(fmt.Sprintf(format, v...))
+	panic(fmt.Sprintf(format, v...))
+}
+func (r raftLogger) Panic(v ...any) { panic(fmt.Sprint(v...)) }
+func (r raftLogger) Panicf(format string, v ...any) {
+	panic(fmt.Sprintf(format, v...))
+}

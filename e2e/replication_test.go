@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"database/sql"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// replNode is a glintd with a replication listener on a loopback address
+// of its own, at a port that stays the same across restarts.
+type replNode struct {
+	*Server
+	repl string // host:port of the replication listener
+}
+
+func startReplNode(t testing.TB, ip string) *replNode {
+	t.Helper()
+	l, err := net.Listen("tcp", ip+":0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	s := StartServer(t, onHost(ip), WithArgs("--replication-listen", addr))
+	return &replNode{Server: s, repl: addr}
+}
+
+// status reads one SHOW STATUS counter ("" when absent).
+func status(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var k, v string
+	err := db.QueryRow("SHOW STATUS LIKE '"+name+"'").Scan(&k, &v)
+	if err == sql.ErrNoRows {
+		return ""
+	}
+	require.NoError(t, err)
+	return v
+}
+
+// rows renders a query's rows, one line each, for byte-for-byte comparison.
+func rows(t *testing.T, db *sql.DB, q string) string {
+	t.Helper()
+	rs, err := db.Query(q)
+	require.NoError(t, err, q)
+	defer rs.Close()
+	cols, err := rs.Columns()
+	require.NoError(t, err)
+	var b strings.Builder
+	for rs.Next() {
+		vals := make([]sql.RawBytes, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		require.NoError(t, rs.Scan(ptrs...))
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteString("\t")
+			}
+			b.Write(v)
+		}
+		b.WriteString("\n")
+	}
+	require.NoError(t, rs.Err())
+	return b.String()
+}
+
+// eventually retries f until it holds (the test's own timeout bounds it).
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !f() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not so after 60 s: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// replQueries are what every member must answer alike.
+var replQueries = []string{
+	"SELECT id, title, n FROM books ORDER BY id ASC",
+	"SELECT id, HIGHLIGHT({limit=40}) FROM books WHERE MATCH('fox | dog | node') ORDER BY id ASC",
+	"SELECT n, COUNT(*) FROM books GROUP BY n ORDER BY n ASC",
+}
+
+func requireConverged(t *testing.T, nodes ...*replNode) {
+	t.Helper()
+	for _, q := range replQueries {
+		want := rows(t, nodes[0].DB(t), q)
+		for _, n := range nodes[1:] {
+			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return rows(t, n.DB(t), q) == want })
+		}
+	}
+}
+
+func TestReplicationThreeNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers")
+	}
+	a := startReplNode(t, "127.0.0.1")
+	b := startReplNode(t, "127.0.0.2")
+	c := startReplNode(t, "127.0.0.3")
+	dbA, dbB, dbC := a.DB(t), b.DB(t), c.DB(t)
+	exec := func(db *sql.DB, q string) {
+		t.Helper()
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	fails := func(db *sql.DB, q, msg string) {
+		t.Helper()
+		_, err := db.Exec(q)
+		require.Error(t, err, q)
+		require.Contains(t, err.Error(), msg, q)
+	}
+
+	exec(dbA, "CREATE CLUSTER c")
+	fails(dbA, "CREATE CLUSTER c", "cluster 'c' already exists")
+	fails(dbA, "CREATE CLUSTER d 'x' AS path", "path is not taken")
+	exec(dbA, "CREATE TABLE books (title text, n int)")
+	exec(dbA, "ALTER CLUSTER c ADD books")
+	fails(dbA, "INSERT INTO books (id, title, n) VALUES (1, 'x', 1)", "table 'books' is in cluster 'c': write to it as c:books")
+	fails(dbA, "INSERT INTO nope:books (id) VALUES (1)", "unknown cluster 'nope'")
+	exec(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'The quick brown fox', 1), (2, 'A lazy dog', 2)")
+	fails(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'again', 1)", "")
+
+	fails(dbA, "INSERT INTO c:books (id, title, n) VALUES (3, SYSDATE(), 1)", "SYSDATE() in a write to a cluster's table")
+	exec(dbA, "INSERT INTO c:books (id, title, n) VALUES (3, NOW(), 1)") // the same time on every member
+	exec(dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
+	exec(dbC, "JOIN CLUSTER c AT '"+b.repl+"'") // through any member
+	fails(dbC, "JOIN CLUSTER c AT '"+a.repl+"'", "already exists")
+	for _, db := range []*sql.DB{dbA, dbB, dbC} {
+		require.Equal(t, "3", status(t, db, "cluster_c_size"))
+		require.Equal(t, "books", status(t, db, "cluster_c_indexes"))
+	}
+	// Writes through every member; each is acknowledged after it is
+	// applied where it was sent: read-your-writes on that member.
+	for i, db := range []*sql.DB{dbA, dbB, dbC} {
+		exec(db, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'written on node %d', %d)", 10+i, i, i%2))
+		require.Equal(t, fmt.Sprintf("%d\n", 10+i), rows(t, db, fmt.Sprintf("SELECT id FROM books WHERE id = %d", 10+i)))
+	}
+	// A linearizable read on one member sees a write acknowledged by
+	// another, however far behind the reader was.
+	for i := range 20 {
+		exec(dbA, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'read anywhere', 1)", 100+i))
+		require.Equal(t, fmt.Sprintf("%d\n", 100+i), rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
+	}
+	fails(dbC, "SELECT id FROM books OPTION consistency='strong'", "OPTION consistency takes 'local'")
+	exec(dbB, "UPDATE c:books SET n = 7 WHERE id = 2")
+	exec(dbC, "DELETE FROM c:books WHERE id = 11")
+	exec(dbA, "REPLACE INTO c:books (id, title, n) VALUES (1, 'The quick brown fox jumps', 1)")
+	requireConverged(t, a, b, c)
+
+	// kill -9 of the leader: the two others elect one and take writes;
+	// the killed one comes back and catches up.
+	nodes := []*replNode{a, b, c}
+	var leader, rest []*replNode
+	for _, n := range nodes {
+		if status(t, n.DB(t), "cluster_c_role") == "leader" {
+			leader = append(leader, n)
+		} else {
+			rest = append(rest, n)
+		}
+	}
+	require.Len(t, leader, 1)
+	old := status(t, rest[0].DB(t), "cluster_c_leader")
+	leader[0].Kill(t)
+	eventually(t, "a new leader", func() bool {
+		l := status(t, rest[0].DB(t), "cluster_c_leader")
+		return l != old && l != "0"
+	})
+	exec(rest[0].DB(t), "INSERT INTO c:books (id, title, n) VALUES (20, 'after the leader died', 2)")
+	exec(rest[1].DB(t), "INSERT INTO c:books (id, title, n) VALUES (21, 'a node of two', 2)")
+	leader[0].Restart(t)
+	requireConverged(t, rest[0], rest[1], leader[0])
+
+	// A member leaves (DELETE CLUSTER): the others go on as two.
+	exec(rest[1].DB(t), "DELETE CLUSTER c")
+	fails(rest[1].DB(t), "SELECT * FROM books", "unknown table")
+	eventually(t, "two members", func() bool { return status(t, rest[0].DB(t), "cluster_c_size") == "2" })
+	exec(leader[0].DB(t), "INSERT INTO c:books (id, title, n) VALUES (22, 'two left', 3)")
+	requireConverged(t, rest[0], leader[0])
+}
+
+func TestReplicationOff(t *testing.T) {
+	s := StartServer(t)
+	_, err := s.DB(t).Exec("CREATE CLUSTER c")
+	require.ErrorContains(t, err, "replication is off on this server")
+	_, err = s.DB(t).Exec("INSERT INTO c:t (id) VALUES (1)")
+	require.ErrorContains(t, err, "replication is off on this server")
+}

@@ -1,0 +1,243 @@
+package sql
+
+import (
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/glint-search/glint/cluster"
+	"github.com/glint-search/glint/index"
+)
+
+// Replication is how this server takes part in replication clusters (see
+// docs/replication.md): where their data lives and how their members reach
+// each other.
+type Replication struct {
+	// Dir holds one directory per cluster: its raft log, its tables and
+	// this node's ID in it.
+	Dir string
+	// Listener takes the connections of the other members.
+	Listener net.Listener
+	// Advertise is the address the other members reach this server at
+	// (default: the Listener's address).
+	Advertise string
+	// ServerTLS and ClientTLS, when set, put the members' connections
+	// under TLS.
+	ServerTLS, ClientTLS *tls.Config
+	// Index are the options of the clusters' databases (Dir and
+	// Replicated are set per cluster).
+	Index index.Options
+	// Logger gets the clusters' messages (default slog.Default()).
+	Logger *slog.Logger
+	// Raft adjusts the raft options of every cluster (tests shorten the
+	// ticks); nil keeps cluster.DefaultOptions.
+	Raft func(*cluster.Options)
+	// Via maps members' addresses to the addresses this server dials
+	// them at (cluster.TCPConfig.Via).
+	Via map[string]string
+}
+
+// replication is the clusters of this server.
+type replication struct {
+	cfg    Replication
+	engine *Engine
+	srv    *cluster.TCPServer
+	tcp    cluster.TCPConfig
+	served chan error
+
+	mu       sync.RWMutex
+	clusters map[string]*replCluster
+}
+
+// replCluster is one cluster this server is a member of.
+type replCluster struct {
+	name string
+	dir  string
+	r    *replication
+	node *cluster.Node
+	tr   *cluster.TCPTransport
+	un   func()
+
+	mu    sync.RWMutex // db is replaced when a snapshot is restored
+	db    *index.DB
+	addrs map[uint64]string // the members' addresses, from member entries
+}
+
+// ErrNoReplication is the error of a cluster statement on a server
+// started without a replication listener.
+var errNoReplication = Errorf(CodeUnsupported, "replication is off on this server: start glintd with replication_listen set to use clusters")
+
+// StartReplication opens the clusters under r.Dir and serves their members'
+// connections on r.Listener until Close.
+func (e *Engine) StartReplication(r Replication) error {
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if r.Advertise == "" {
+		r.Advertise = r.Listener.Addr().String()
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return fmt.Errorf("replication: %w", err)
+	}
+	rp := &replication{cfg: r, engine: e, clusters: map[string]*replCluster{}, served: make(chan error, 1)}
+	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via,
+		Logf: func(f string, a ...any) { r.Logger.Debug(fmt.Sprintf(f, a...)) }}
+	rp.srv = cluster.NewTCPServer(rp.tcp)
+	rp.srv.HandleRequests(rp.handleRequest)
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return fmt.Errorf("replication: %w", err)
+	}
+	for _, de := range entries {
+		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if _, err := rp.open(de.Name(), nil, false); err != nil {
+			rp.close()
+			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
+		}
+	}
+	e.repl = rp
+	go func() { rp.served <- rp.srv.Serve(r.Listener) }()
+	return nil
+}
+
+// close stops every cluster and the listener.
+func (rp *replication) close() {
+	rp.srv.Close()
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	for _, c := range rp.clusters {
+		c.close()
+	}
+	rp.clusters = map[string]*replCluster{}
+}
+
+func (c *replCluster) close() {
+	c.un()
+	c.node.Close()
+	c.tr.Close()
+	c.mu.Lock()
+	c.db.Close()
+	c.mu.Unlock()
+}
+
+// nodeID reads the ID of this node in the cluster of dir, or makes one: a
+// random non-zero number, so that an ID is never given twice.
+func nodeID(dir string) (uint64, error) {
+	path := filepath.Join(dir, "node.id")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		id, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || id == 0 {
+			return 0, fmt.Errorf("%s: not a node ID", path)
+		}
+		return id, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	var buf [8]byte
+	for {
+		if _, err := rand.Read(buf[:]); err != nil {
+			return 0, err
+		}
+		if id := binary.BigEndian.Uint64(buf[:]) >> 1; id != 0 {
+			tmp := path + ".tmp"
+			if err := os.WriteFile(tmp, []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
+				return 0, err
+			}
+			if err := syncFile(tmp); err != nil {
+				return 0, err
+			}
+			return id, os.Rename(tmp, path)
+		}
+	}
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// dbOptions are the options of a cluster's database in dir.
+func (rp *replication) dbOptions(dir string) index.Options {
+	o := rp.cfg.Index
+	o.Dir, o.InMemory, o.Replicated = dir, false, true
+	return o
+}
+
+// open opens the cluster name of this server's data; create makes it, with
+// this node as its only voter (CREATE CLUSTER) or with none (JOIN CLUSTER,
+// peers empty and not nil: it waits to be added).
+func (rp *replication) open(name string, peers []uint64, create bool) (*replCluster, error) {
+	dir := filepath.Join(rp.cfg.Dir, name)
+	if create {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	id, err := nodeID(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := index.Open(rp.dbOptions(filepath.Join(dir, "tables")))
+	if err != nil {
+		return nil, err
+	}
+	c := &replCluster{name: name, dir: dir, r: rp, db: db, addrs: map[uint64]string{}}
+	if err := c.loadMembers(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	c.tr = cluster.NewTCPTransport(name, rp.tcp)
+	for mid, addr := range c.addrs {
+		c.tr.SetPeer(mid, addr)
+	}
+	opts := cluster.DefaultOptions(id, filepath.Join(dir, "raft"))
+	if create && peers == nil {
+		opts.Peers = []uint64{id}
+	}
+	opts.Logger = rp.cfg.Logger.With("cluster", name)
+	if rp.cfg.Raft != nil {
+		rp.cfg.Raft(&opts)
+	}
+	node, err := cluster.Open(opts, &clusterSM{c: c}, c.tr)
+	if err != nil {
+		c.tr.Close()
+		db.Close()
+		return nil, err
+	}
+	c.node = node
+	if c.un, err = rp.srv.Register(name, node); err != nil {
+		node.Close()
+		c.tr.Close()
+		db.Close()
+		return nil, err
+	}
+	rp.mu.Lock()
+	rp.clusters[name] = c
+	rp.mu.Unlock()
+	return c, nil
+}
+
+// StopReplication stops the clusters of this server (before its storage
+// closes).
+func (e *Engine) StopReplication() {
+	if e.repl != nil {
+		e.repl.close()
+	}
+}

@@ -1,0 +1,274 @@
+package sql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/glint-search/glint/cluster"
+	"github.com/glint-search/glint/index"
+)
+
+// A cluster's raft log holds replEntry values as JSON. A write statement is
+// made deterministic where it was sent: the entry carries, beside its
+// text, what the statement may read of its session (the time it began, the
+// user, the connection ID, the user variables), and every member runs it
+// with those, on the same state, in log order.
+type replEntry struct {
+	Op   string `json:"op"`
+	SQL  string `json:"sql,omitempty"`
+	Now  int64  `json:"now,omitempty"` // when the statement began, Unix nanoseconds
+	User string `json:"user,omitempty"`
+	Conn uint32 `json:"conn,omitempty"`
+	// Vars are the session's user variables, each as a type letter and
+	// its value's text (nil: n, int64: i, uint64: u, float64: f, string: s).
+	Vars map[string][2]string `json:"vars,omitempty"`
+	ID   uint64               `json:"id,omitempty"` // opMember, opForget
+	Addr string               `json:"addr,omitempty"`
+}
+
+// The entries' kinds.
+const (
+	opInit   = "init"   // a new cluster: the members table
+	opMember = "member" // member ID is at Addr
+	opForget = "forget" // member ID left
+	opSQL    = "sql"    // a write statement on a table of the cluster
+)
+
+// membersTable keeps a cluster's members' addresses in its own database,
+// so that they are replicated, snapshotted and restored with its tables.
+const membersTable = "__glint_members"
+
+// applyOutcome is what applying an entry gave: the statement's result or
+// error, and its warnings. It goes back to the member the statement was
+// sent to.
+type applyOutcome struct {
+	res      *Result
+	err      error
+	warnings []warning
+}
+
+// clusterSM is a cluster as raft's state machine: its database.
+type clusterSM struct{ c *replCluster }
+
+func (sm *clusterSM) Apply(e cluster.Entry) (any, error) {
+	c := sm.c
+	db := c.currentDB()
+	ctx := context.Background() // an entry is applied whatever happens to the client
+	if e.Data == nil {
+		return nil, notApplied(db.Apply(ctx, e.Index, nil))
+	}
+	var ent replEntry
+	if err := json.Unmarshal(e.Data, &ent); err != nil {
+		err = Errorf(CodeInternal, "cluster %s: entry %d does not decode: %v", c.name, e.Index, err)
+		return &applyOutcome{err: err}, notApplied(db.Apply(ctx, e.Index, nil))
+	}
+	out := &applyOutcome{}
+	var err error
+	switch ent.Op {
+	case opInit:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
+			return db.CreateTableContext(ctx, index.Schema{Name: membersTable, Columns: []index.Column{{Name: "addr", Type: index.TypeString}}})
+		})
+	case opMember, opForget:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error { return c.writeMember(ctx, db, ent) })
+		if err == nil {
+			c.noteMember(ent)
+		}
+	case opSQL:
+		sess := c.r.engine.applySession(c, ent)
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
+			var err error
+			out.res, err = sess.execOne(ctx, ent.SQL)
+			return err
+		})
+		out.warnings = sess.warnings
+	default:
+		err = db.Apply(ctx, e.Index, func(context.Context) error {
+			return Errorf(CodeInternal, "cluster %s: entry %d of unknown kind %q", c.name, e.Index, ent.Op)
+		})
+	}
+	if na := notApplied(err); na != nil {
+		return nil, na
+	}
+	out.err = err
+	return out, nil
+}
+
+// notApplied is err when it says the entry was not applied here (the node
+// must stop), nil otherwise.
+func notApplied(err error) error {
+	var na *index.NotAppliedError
+	if errors.As(err, &na) {
+		return err
+	}
+	return nil
+}
+
+func (sm *clusterSM) AppliedIndex() (uint64, error) { return sm.c.currentDB().Applied(), nil }
+
+func (sm *clusterSM) Sync() error {
+	_, err := sm.c.currentDB().Sync()
+	return err
+}
+
+func (sm *clusterSM) Snapshot(w io.Writer) error {
+	_, err := sm.c.currentDB().StreamTo(context.Background(), w)
+	return err
+}
+
+// Restore builds the image in a directory beside the tables, swaps it in
+// and opens it.
+func (sm *clusterSM) Restore(r io.Reader) error {
+	c := sm.c
+	tables := filepath.Join(c.dir, "tables")
+	tmp := tables + ".restore"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if _, err := index.Restore(context.Background(), c.r.dbOptions(tmp), r); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.db.Close(); err != nil {
+		return err
+	}
+	if err := index.SwapIn(tables, tmp); err != nil {
+		return err
+	}
+	db, err := index.Open(c.r.dbOptions(tables))
+	if err != nil {
+		return fmt.Errorf("cluster %s: opening the restored tables: %w", c.name, err)
+	}
+	c.db = db
+	return c.loadMembersLocked()
+}
+
+// currentDB is the cluster's database now.
+func (c *replCluster) currentDB() *index.DB {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.db
+}
+
+// writeMember records (opMember) or removes (opForget) a member's address.
+func (c *replCluster) writeMember(ctx context.Context, db *index.DB, ent replEntry) error {
+	t, err := db.Table(membersTable)
+	if err != nil {
+		return err
+	}
+	return t.Write(ctx, func(w *index.Writer) error {
+		if ent.Op == opForget {
+			_, err := w.Delete([]uint64{ent.ID})
+			return err
+		}
+		_, err := w.Replace([]index.Document{{ID: ent.ID, Values: []index.Value{ent.Addr}}})
+		return err
+	})
+}
+
+// noteMember tells the transport what a member entry changed.
+func (c *replCluster) noteMember(ent replEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ent.Op == opForget {
+		delete(c.addrs, ent.ID)
+		c.tr.RemovePeer(ent.ID)
+		return
+	}
+	c.addrs[ent.ID] = ent.Addr
+	c.tr.SetPeer(ent.ID, ent.Addr)
+}
+
+// loadMembers reads the members' addresses from the database.
+func (c *replCluster) loadMembers() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.loadMembersLocked()
+}
+
+func (c *replCluster) loadMembersLocked() error {
+	t, err := c.db.Table(membersTable)
+	if errors.Is(err, index.ErrNoSuchTable) {
+		return nil // a cluster being joined: its first snapshot brings them
+	}
+	if err != nil {
+		return err
+	}
+	snap := t.Snapshot()
+	addrs := map[uint64]string{}
+	err = snap.Scan(context.Background(), func(ref index.DocRef) bool {
+		addr, _ := snap.Attr(ref, 0).(string)
+		addrs[snap.ID(ref)] = addr
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for id := range c.addrs {
+		if _, ok := addrs[id]; !ok && c.tr != nil {
+			c.tr.RemovePeer(id)
+		}
+	}
+	c.addrs = addrs
+	if c.tr != nil {
+		for id, addr := range addrs {
+			c.tr.SetPeer(id, addr)
+		}
+	}
+	return nil
+}
+
+// applySession is the session an entry's statement runs in: the session
+// of the member it was sent to, as far as the statement can see it.
+func (e *Engine) applySession(c *replCluster, ent replEntry) *Session {
+	s := newSession(e, ent.User, ent.Conn)
+	s.applying = c
+	s.applyNow = time.Unix(0, ent.Now)
+	for name, tv := range ent.Vars {
+		s.userVars[name] = decodeVar(tv)
+	}
+	return s
+}
+
+// encodeVar and decodeVar carry a user variable's value through JSON with
+// its type.
+func encodeVar(v any) [2]string {
+	switch v := v.(type) {
+	case int64:
+		return [2]string{"i", strconv.FormatInt(v, 10)}
+	case uint64:
+		return [2]string{"u", strconv.FormatUint(v, 10)}
+	case float64:
+		return [2]string{"f", strconv.FormatFloat(v, 'g', -1, 64)}
+	case string:
+		return [2]string{"s", v}
+	case []byte:
+		return [2]string{"s", string(v)}
+	}
+	return [2]string{"n", ""}
+}
+
+func decodeVar(tv [2]string) any {
+	switch tv[0] {
+	case "i":
+		v, _ := strconv.ParseInt(tv[1], 10, 64)
+		return v
+	case "u":
+		v, _ := strconv.ParseUint(tv[1], 10, 64)
+		return v
+	case "f":
+		v, _ := strconv.ParseFloat(tv[1], 64)
+		return v
+	case "s":
+		return tv[1]
+	}
+	return nil
+}

@@ -1,0 +1,611 @@
+package sql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/glint-search/glint/cluster"
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// proposeTimeout bounds how long a write to a cluster waits for a leader
+// and for its entry to be committed and applied here.
+const proposeTimeout = 30 * time.Second
+
+// joinTimeout bounds JOIN CLUSTER: asking a member, then catching up until
+// this node votes.
+const joinTimeout = 10 * time.Minute
+
+// cluster returns the cluster name of this server.
+func (rp *replication) cluster(name string) (*replCluster, bool) {
+	if rp == nil {
+		return nil, false
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	c, ok := rp.clusters[name]
+	return c, ok
+}
+
+// names are the clusters of this server, sorted.
+func (rp *replication) names() []string {
+	if rp == nil {
+		return nil
+	}
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	var out []string
+	for n := range rp.clusters {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// clusterOf is the cluster holding table name, "" for a table of this
+// server alone.
+func (rp *replication) clusterOf(name string) string {
+	if rp == nil {
+		return ""
+	}
+	for _, cn := range rp.names() {
+		c, _ := rp.cluster(cn)
+		if _, err := c.currentDB().Table(name); err == nil {
+			return cn
+		}
+	}
+	return ""
+}
+
+// dbFor finds the database holding table name: c:t is table t of cluster
+// c; a plain name is this server's table, or a cluster's table (reads
+// reach them by their plain names).
+func (e *Engine) dbFor(name string) (*index.DB, string, error) {
+	if cn, t, ok := dialect.SplitClusterTable(name); ok {
+		c, ok := e.repl.cluster(cn)
+		if !ok {
+			return nil, "", Errorf(CodeCluster, "unknown cluster '%s' (in '%s')", cn, name)
+		}
+		return c.currentDB(), t, nil
+	}
+	if e.repl != nil {
+		if _, err := e.db.Table(name); errors.Is(err, index.ErrNoSuchTable) {
+			if cn := e.repl.clusterOf(name); cn != "" {
+				c, _ := e.repl.cluster(cn)
+				return c.currentDB(), name, nil
+			}
+		}
+	}
+	return e.db, name, nil
+}
+
+// tableNames are this server's tables and its clusters' (but for their
+// members tables), sorted.
+func (e *Engine) tableNames() []string {
+	names := e.db.TableNames()
+	for _, cn := range e.repl.names() {
+		c, _ := e.repl.cluster(cn)
+		for _, t := range c.currentDB().TableNames() {
+			if t != membersTable {
+				names = append(names, t)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// writeTarget is the table a write statement changes, and whether st is one.
+func writeTarget(n ast.StmtNode) (string, bool) {
+	switch n := n.(type) {
+	case *ast.InsertStmt:
+		name, err := tableOf(n.Table)
+		return name, err == nil
+	case *ast.DeleteStmt:
+		name, err := tableOf(n.TableRefs)
+		return name, err == nil
+	case *ast.UpdateStmt:
+		name, err := tableOf(n.TableRefs)
+		return name, err == nil
+	case *ast.TruncateTableStmt:
+		return n.Table.Name.O, true
+	case *ast.CreateTableStmt:
+		return n.Table.Name.O, true
+	case *ast.DropTableStmt:
+		if len(n.Tables) == 1 {
+			return n.Tables[0].Name.O, true
+		}
+		for _, t := range n.Tables {
+			if strings.Contains(t.Name.O, dialect.ClusterTableSep) {
+				return t.Name.O, true
+			}
+		}
+	case *ast.AlterTableStmt:
+		return n.Table.Name.O, true
+	case *ast.OptimizeTableStmt:
+		for _, t := range n.Tables {
+			if strings.Contains(t.Name.O, dialect.ClusterTableSep) {
+				return t.Name.O, true
+			}
+		}
+	}
+	return "", false
+}
+
+// routeWrite sends a write on a table of a cluster through the cluster's
+// log; handled is false for a write this server makes alone.
+func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Result, handled bool, err error) {
+	name, isWrite := writeTarget(st.Node)
+	if !isWrite || s.applying != nil {
+		return nil, false, nil
+	}
+	cn, table, isCluster := dialect.SplitClusterTable(name)
+	if !isCluster {
+		if _, create := st.Node.(*ast.CreateTableStmt); !create && s.engine.repl != nil {
+			if cn := s.engine.repl.clusterOf(name); cn != "" {
+				return nil, true, Errorf(CodeCluster, "table '%s' is in cluster '%s': write to it as %s:%s", name, cn, cn, name)
+			}
+		}
+		if create, ok := st.Node.(*ast.CreateTableStmt); ok && s.engine.repl != nil {
+			if cn := s.engine.repl.clusterOf(name); cn != "" && !create.IfNotExists {
+				return nil, true, Errorf(CodeTableExists, "table '%s' already exists, in cluster '%s'", name, cn)
+			}
+		}
+		return nil, false, nil
+	}
+	if s.engine.repl == nil {
+		return nil, true, errNoReplication
+	}
+	c, ok := s.engine.repl.cluster(cn)
+	if !ok {
+		return nil, true, Errorf(CodeCluster, "unknown cluster '%s' (in '%s')", cn, name)
+	}
+	switch n := st.Node.(type) {
+	case *ast.DropTableStmt:
+		if len(n.Tables) > 1 {
+			return nil, true, Errorf(CodeUnsupported, "DROP TABLE of a cluster's table names that table alone")
+		}
+	case *ast.OptimizeTableStmt:
+		return nil, true, Errorf(CodeUnsupported, "OPTIMIZE TABLE %s: optimize a cluster's table by its own name, %s, on each member", name, table)
+	case *ast.CreateTableStmt:
+		if _, err := s.engine.db.Table(table); err == nil {
+			return nil, true, Errorf(CodeTableExists, "table '%s' already exists on this server, outside the cluster", table)
+		}
+	}
+	if fn := nondeterministicCall(st.Node); fn != "" {
+		return nil, true, Errorf(CodeUnsupported, "%s() in a write to a cluster's table: each member would compute another value; use NOW() (the time the statement began, carried to every member) or a literal", strings.ToUpper(fn))
+	}
+	if table == membersTable {
+		return nil, true, Errorf(CodeCluster, "'%s' is the cluster's own table of its members", table)
+	}
+	out, err := s.propose(ctx, c, replEntry{Op: opSQL, SQL: st.Text})
+	if err != nil {
+		return nil, true, err
+	}
+	s.pending = append(s.pending, out.warnings...)
+	if out.err != nil {
+		return nil, true, out.err
+	}
+	if out.res != nil && out.res.InsertID != 0 {
+		s.lastInsertID = out.res.InsertID
+	}
+	return out.res, true, nil
+}
+
+// propose sends ent through c's log with the session's determinism
+// (time, user, connection, user variables) and waits for it to be applied
+// here.
+func (s *Session) propose(ctx context.Context, c *replCluster, ent replEntry) (*applyOutcome, error) {
+	ent.Now, ent.User, ent.Conn = s.began.UnixNano(), s.user, s.id
+	if ent.Op == opSQL && len(s.userVars) > 0 {
+		ent.Vars = map[string][2]string{}
+		for name, v := range s.userVars {
+			ent.Vars[name] = encodeVar(v)
+		}
+	}
+	return c.propose(ctx, ent)
+}
+
+func (c *replCluster) propose(ctx context.Context, ent replEntry) (*applyOutcome, error) {
+	data, err := json.Marshal(ent)
+	if err != nil {
+		return nil, Errorf(CodeInternal, "cluster %s: encoding an entry: %v", c.name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
+	defer cancel()
+	res, err := c.node.Propose(ctx, data)
+	switch {
+	case errors.Is(err, cluster.ErrNoLeader):
+		return nil, Errorf(CodeClusterUnavailable, "cluster '%s' has no leader (a majority of its members is not reachable): nothing was written", c.name)
+	case errors.Is(err, cluster.ErrOutcomeUnknown):
+		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': the write was sent but not confirmed within %s; it may or may not be applied", c.name, proposeTimeout)
+	case errors.Is(err, cluster.ErrStopped):
+		return nil, Errorf(CodeClusterUnavailable, "cluster '%s' is stopped on this server: %v", c.name, c.node.Err())
+	case err != nil:
+		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': %v", c.name, err)
+	}
+	out, _ := res.Result.(*applyOutcome)
+	if out == nil {
+		out = &applyOutcome{}
+	}
+	return out, nil
+}
+
+// execCluster runs a statement that manages a cluster.
+func (s *Session) execCluster(ctx context.Context, cs *dialect.ClusterStmt) (*Result, error) {
+	rp := s.engine.repl
+	if rp == nil {
+		return nil, errNoReplication
+	}
+	c, exists := rp.cluster(cs.Name)
+	if !exists && cs.Action != dialect.ClusterCreate && cs.Action != dialect.ClusterJoin {
+		return nil, Errorf(CodeCluster, "unknown cluster '%s'", cs.Name)
+	}
+	if exists && (cs.Action == dialect.ClusterCreate || cs.Action == dialect.ClusterJoin) {
+		return nil, Errorf(CodeCluster, "cluster '%s' already exists on this server", cs.Name)
+	}
+	if cs.Path != "" {
+		return nil, Errorf(CodeUnsupported, "%s: path is not taken: glint keeps each cluster under its data directory, in clusters/%s", cs.Action, cs.Name)
+	}
+	switch cs.Action {
+	case dialect.ClusterCreate:
+		if cs.Nodes != nil {
+			return nil, Errorf(CodeUnsupported, "CREATE CLUSTER: nodes is not taken: a cluster starts with this server alone, and the others JOIN CLUSTER %s AT '%s'", cs.Name, rp.cfg.Advertise)
+		}
+		return &Result{}, rp.create(ctx, cs.Name)
+	case dialect.ClusterJoin:
+		addrs := cs.Nodes
+		if cs.At != "" {
+			addrs = []string{cs.At}
+		}
+		return &Result{}, rp.join(ctx, cs.Name, addrs)
+	case dialect.ClusterAddTable:
+		return s.addTable(ctx, c, cs.Table)
+	case dialect.ClusterDropTable:
+		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s DROP %s: taking a table out of a cluster is not built yet; DROP TABLE %s:%s drops it on every member", cs.Name, cs.Table, cs.Name, cs.Table)
+	case dialect.ClusterUpdateNodes:
+		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s UPDATE nodes: glint keeps the member list in the cluster's own log, always current; there is nothing to update", cs.Name)
+	case dialect.ClusterDelete:
+		return &Result{}, rp.leave(ctx, c)
+	case dialect.ClusterBootstrap:
+		return &Result{}, rp.bootstrap(c)
+	}
+	return nil, Errorf(CodeInternal, "cluster statement %s", cs.Action)
+}
+
+// create makes cluster name with this server its only member.
+func (rp *replication) create(ctx context.Context, name string) error {
+	if !validClusterName(name) {
+		return Errorf(CodeCluster, "'%s' is not a valid cluster name: letters, digits and _, starting with a letter or _", name)
+	}
+	c, err := rp.open(name, nil, true)
+	if err != nil {
+		return Errorf(CodeCluster, "CREATE CLUSTER %s: %v", name, err)
+	}
+	for _, ent := range []replEntry{{Op: opInit}, {Op: opMember, ID: c.node.ID(), Addr: rp.cfg.Advertise}} {
+		out, err := c.propose(ctx, ent)
+		if err == nil {
+			err = out.err
+		}
+		if err != nil {
+			rp.remove(c)
+			return err
+		}
+	}
+	rp.cfg.Logger.Info("cluster created", "cluster", name, "node", c.node.ID(), "addr", rp.cfg.Advertise)
+	return nil
+}
+
+func validClusterName(name string) bool {
+	for i, r := range name {
+		switch {
+		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case r >= '0' && r <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return name != ""
+}
+
+// remove closes c and deletes this server's copy of it.
+func (rp *replication) remove(c *replCluster) {
+	rp.mu.Lock()
+	delete(rp.clusters, c.name)
+	rp.mu.Unlock()
+	c.close()
+	if err := os.RemoveAll(c.dir); err != nil {
+		rp.cfg.Logger.Error("cluster: removing its directory", "cluster", c.name, "err", err)
+	}
+}
+
+// joinRequest is what a node that joins asks a member, and joinAnswer the
+// member's answer.
+type joinRequest struct {
+	Op   string `json:"op"` // "join"
+	ID   uint64 `json:"id"`
+	Addr string `json:"addr"`
+}
+
+type joinAnswer struct {
+	Members map[uint64]string `json:"members"`
+}
+
+// join makes this server a member of cluster name through one of the
+// members at addrs: it asks to be added as a learner, then waits until it
+// has caught up and votes.
+func (rp *replication) join(ctx context.Context, name string, addrs []string) error {
+	if !validClusterName(name) {
+		return Errorf(CodeCluster, "'%s' is not a valid cluster name", name)
+	}
+	c, err := rp.open(name, []uint64{}, true)
+	if err != nil {
+		return Errorf(CodeCluster, "JOIN CLUSTER %s: %v", name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
+	defer cancel()
+	req, _ := json.Marshal(joinRequest{Op: "join", ID: c.node.ID(), Addr: rp.cfg.Advertise})
+	var errs []string
+	var answer joinAnswer
+	asked := false
+	for _, addr := range addrs {
+		b, err := cluster.Request(ctx, rp.tcp, addr, name, req)
+		if err == nil {
+			err = json.Unmarshal(b, &answer)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", addr, err))
+			continue
+		}
+		asked = true
+		break
+	}
+	if !asked {
+		rp.remove(c)
+		return Errorf(CodeCluster, "JOIN CLUSTER %s: no member took this server: %s", name, strings.Join(errs, "; "))
+	}
+	c.mu.Lock()
+	for id, addr := range answer.Members {
+		c.addrs[id] = addr
+		c.tr.SetPeer(id, addr)
+	}
+	c.mu.Unlock()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st := c.node.Status()
+		if slices.Contains(st.Voters, st.ID) {
+			rp.cfg.Logger.Info("cluster joined", "cluster", name, "node", st.ID, "applied", st.Applied)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return Errorf(CodeClusterUnavailable, "JOIN CLUSTER %s: added as a learner, still catching up after %s (applied %d of %d); it goes on in the background, and SHOW STATUS LIKE 'cluster_%s_%%' tells its state", name, joinTimeout, st.Applied, st.Commit, name)
+		case <-c.node.Done():
+			return Errorf(CodeClusterUnavailable, "JOIN CLUSTER %s: the node stopped: %v", name, c.node.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// handleRequest answers the requests of other servers: a join.
+func (rp *replication) handleRequest(ctx context.Context, name string, b []byte) ([]byte, error) {
+	var req joinRequest
+	if err := json.Unmarshal(b, &req); err != nil || req.Op != "join" {
+		return nil, fmt.Errorf("a request this server does not know")
+	}
+	c, ok := rp.cluster(name)
+	if !ok {
+		return nil, fmt.Errorf("cluster '%s' is not on %s", name, rp.cfg.Advertise)
+	}
+	if req.ID == 0 || req.Addr == "" {
+		return nil, fmt.Errorf("a join without the node's ID and address")
+	}
+	out, err := c.propose(ctx, replEntry{Op: opMember, ID: req.ID, Addr: req.Addr})
+	if err == nil {
+		err = out.err
+	}
+	if err == nil {
+		err = c.node.AddLearner(ctx, req.ID, []byte(req.Addr))
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.mu.RLock()
+	members := map[uint64]string{}
+	for id, addr := range c.addrs {
+		members[id] = addr
+	}
+	c.mu.RUnlock()
+	rp.cfg.Logger.Info("cluster: a node joins", "cluster", name, "node", req.ID, "addr", req.Addr)
+	return json.Marshal(joinAnswer{Members: members})
+}
+
+// leave takes this server out of cluster c (DELETE CLUSTER): the other
+// members go on without it; its copy of the cluster's tables is deleted
+// here. The last member deletes the cluster.
+func (rp *replication) leave(ctx context.Context, c *replCluster) error {
+	st := c.node.Status()
+	if len(st.Voters)+len(st.Learners) > 1 {
+		ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
+		defer cancel()
+		if err := c.node.RemoveNode(ctx, st.ID); err != nil {
+			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v", c.name, err)
+		}
+		if _, err := c.propose(ctx, replEntry{Op: opForget, ID: st.ID}); err != nil {
+			rp.cfg.Logger.Warn("cluster: forgetting this node's address", "cluster", c.name, "err", err)
+		}
+	}
+	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
+	rp.remove(c)
+	return nil
+}
+
+// bootstrap restarts this server's member of c as the only member of a new
+// group with the log it has (SET CLUSTER c GLOBAL 'pc.bootstrap' = 1): the
+// way out of a lost quorum, never taken by itself.
+func (rp *replication) bootstrap(c *replCluster) error {
+	rp.cfg.Logger.Error("cluster: forcing a new cluster of this node alone (pc.bootstrap): writes only the lost members held are gone, and they must not come back with their old data",
+		"cluster", c.name, "node", c.node.ID())
+	rp.mu.Lock()
+	delete(rp.clusters, c.name)
+	rp.mu.Unlock()
+	c.un()
+	c.node.Close()
+	raft := rp.cfg.Raft
+	rp.cfg.Raft = func(o *cluster.Options) {
+		if raft != nil {
+			raft(o)
+		}
+		o.ForceNewCluster = true
+	}
+	c.tr.Close()
+	c.mu.Lock()
+	c.db.Close()
+	c.mu.Unlock()
+	_, err := rp.open(c.name, nil, false)
+	rp.cfg.Raft = raft
+	if err != nil {
+		return Errorf(CodeCluster, "pc.bootstrap of cluster %s: %v", c.name, err)
+	}
+	return nil
+}
+
+// addTable puts this server's table t into cluster c (ALTER CLUSTER c ADD
+// t): every member creates it, then this server drops its own.
+func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*Result, error) {
+	t, err := s.engine.db.Table(name)
+	if err != nil {
+		if c.r.clusterOf(name) != "" {
+			return nil, Errorf(CodeCluster, "table '%s' is already in cluster '%s'", name, c.r.clusterOf(name))
+		}
+		return nil, s.tableError(name, err)
+	}
+	if n := t.Snapshot().Count(); n > 0 {
+		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s ADD %s: the table holds %d document(s), and copying a table's documents into a cluster is not built yet; add it empty, or create it in the cluster (CREATE TABLE %s:%s ...) and write through %s:%s", c.name, name, n, c.name, name, c.name, name)
+	}
+	schema := *t.Schema()
+	schema.Name = c.name + dialect.ClusterTableSep + name
+	out, err := s.propose(ctx, c, replEntry{Op: opSQL, SQL: createTableText(&schema)})
+	if err == nil {
+		err = out.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.engine.db.DropTable(name); err != nil {
+		return nil, asError(err)
+	}
+	return &Result{}, nil
+}
+
+// clusterCounters are SHOW STATUS's rows of the clusters.
+func (rp *replication) counters() []counter {
+	var out []counter
+	for _, cn := range rp.names() {
+		c, _ := rp.cluster(cn)
+		st := c.node.Status()
+		p := "cluster_" + cn + "_"
+		status := "primary"
+		if st.Leader == 0 {
+			status = "non-primary"
+		}
+		node := "synced"
+		switch {
+		case st.State == cluster.StateLearner || st.State == cluster.StateNone:
+			node = "joining"
+		case st.Leader == 0:
+			node = "disconnected"
+		}
+		c.mu.RLock()
+		var nodes []string
+		for _, id := range append(slices.Clone(st.Voters), st.Learners...) {
+			if a := c.addrs[id]; a != "" {
+				nodes = append(nodes, a)
+			}
+		}
+		c.mu.RUnlock()
+		var tables []string
+		for _, t := range c.currentDB().TableNames() {
+			if t != membersTable {
+				tables = append(tables, t)
+			}
+		}
+		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+		out = append(out,
+			counter{"cluster_name", cn},
+			counter{p + "status", status},
+			counter{p + "node_state", node},
+			counter{p + "node_id", u(st.ID)},
+			counter{p + "role", string(st.State)},
+			counter{p + "leader", u(st.Leader)},
+			counter{p + "term", u(st.Term)},
+			counter{p + "size", strconv.Itoa(len(st.Voters) + len(st.Learners))},
+			counter{p + "voters", strconv.Itoa(len(st.Voters))},
+			counter{p + "nodes_view", strings.Join(nodes, ",")},
+			counter{p + "last_committed", u(st.Commit)},
+			counter{p + "last_applied", u(st.Applied)},
+			counter{p + "indexes_count", strconv.Itoa(len(tables))},
+			counter{p + "indexes", strings.Join(tables, ",")},
+		)
+	}
+	return out
+}
+
+// linearize makes a read of the table of from linearizable: when the table
+// is a cluster's, this member learns the cluster's commit index from the
+// leader (raft's ReadIndex, shared by concurrent reads) and waits until it
+// has applied it. A table of this server alone is read as is: no other
+// server writes it.
+func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) error {
+	name, err := tableOf(from)
+	if err != nil {
+		return err
+	}
+	cn, _, ok := dialect.SplitClusterTable(name)
+	if !ok {
+		cn = s.engine.repl.clusterOf(name)
+	}
+	c, found := s.engine.repl.cluster(cn)
+	if !found {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
+	defer cancel()
+	if _, err := c.node.ReadIndex(ctx); err != nil {
+		return Errorf(CodeClusterUnavailable, "cluster '%s': a linearizable read needs its leader, which did not answer within %s: %v", c.name, proposeTimeout, err)
+	}
+	return nil
+}
+
+// nondeterministic are the functions whose value differs from member to
+// member for the same statement.
+var nondeterministic = map[string]bool{"sysdate": true, "rand": true, "uuid": true, "uuid_short": true}
+
+// nondeterministicCall names a call of n to one of them, "" when none.
+func nondeterministicCall(n ast.Node) string {
+	v := &callFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type callFinder struct{ found string }
+
+func (v *callFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && nondeterministic[f.FnName.L] && v.found == "" {
+		v.found = f.FnName.L
+	}
+	return n, v.found != ""
+}
+
+func (v *callFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
