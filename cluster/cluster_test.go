@@ -300,3 +300,30 @@ func TestRestartRestoresReceivedImage(t *testing.T) {
 	defer cancel()
 	require.ErrorIs(t, node.AddLearner(ctx, 5, nil), ErrNoLeader, "no leader: never sent")
 }
+
+// TestProposalLostWithItsLeader: a follower forwards a proposal to a leader
+// that is cut off at once; the others elect a new leader, and the follower,
+// seeing an entry of the new term applied, hands its proposal to raft
+// again: it is applied once, long before the caller's deadline (without
+// the retry it ends as an unknown outcome at the deadline).
+func TestProposalLostWithItsLeader(t *testing.T) {
+	c := newTestCluster(t, 1, 3, Faults{})
+	c.propose(1, "add warm")
+	lead := c.leader()
+	var rest []uint64
+	for _, id := range c.live() {
+		if id != lead {
+			rest = append(rest, id)
+		}
+	}
+	c.nw.Partition([]uint64{lead}, rest)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.node(rest[0]).Propose(ctx, []byte("add lost-with-its-leader"))
+	require.NoError(t, err)
+	require.Equal(t, "ok", res.Result)
+	require.NoError(t, ctx.Err())
+	c.nw.Heal()
+	st := c.converge()
+	require.True(t, st.Set["lost-with-its-leader"])
+}

@@ -52,6 +52,14 @@
 // raft took it, the end of the context makes the outcome unknown
 // (ErrOutcomeUnknown), since the entry may still commit.
 //
+// The envelope also carries the term the proposer was in when it handed
+// the entry to raft. A leader that dies or steps down loses what was
+// forwarded to it; once the proposer applies an entry of a later term, no
+// entry of the earlier term can commit anymore, so it hands its pending
+// proposals to raft again (retryStale). A copy that still arrives late is
+// appended in a later term than it carries, and every member skips it in
+// apply (the state machine sees an empty entry), so nothing applies twice.
+//
 // # Durability and restart
 //
 // The raft log lives in its own badger database, synced as raft requires

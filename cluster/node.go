@@ -57,6 +57,7 @@ type Node struct {
 
 	// Owned by the loop.
 	smApplied    uint64 // the state machine's applied index
+	appliedTerm  uint64 // the term of the last entry applied (retryStale)
 	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
 	raftTerm     uint64 // its term
 	confState    *pb.ConfState
@@ -102,13 +103,18 @@ const (
 	propWaiting   proposalState = iota // not handed to raft yet
 	propAccepted                       // handed to raft: outcome unknown until applied
 	propAbandoned                      // the caller gave up before it was handed to raft
+	propDone                           // applied here: its outcome went to the caller
 )
 
 type proposal struct {
 	req  uint64
-	data []byte            // a normal entry's enveloped data, or
+	body []byte            // a normal entry's data, as the caller gave it, or
 	cc   *pb.ConfChangeV2  // a membership change
 	done chan proposalDone // buffered 1
+	// term is the term this node was in when it last handed the normal
+	// entry to raft; the entry carries it, and a copy appended in another
+	// term is skipped by every member (see apply).
+	term uint64
 
 	mu    sync.Mutex // held while handing the proposal to raft
 	state proposalState
@@ -378,7 +384,7 @@ type Outcome struct {
 // stops.
 func (n *Node) Propose(ctx context.Context, data []byte) (Outcome, error) {
 	p := n.newProposal()
-	p.data = envelope(n.id, p.req, data)
+	p.body = data
 	return n.submit(ctx, p)
 }
 
@@ -558,7 +564,8 @@ func (n *Node) propose(p *proposal) {
 	if p.cc != nil {
 		err = n.rn.ProposeConfChange(p.cc)
 	} else {
-		err = n.rn.Propose(p.data)
+		p.term = n.rn.BasicStatus().GetTerm()
+		err = n.rn.Propose(envelopeTerm(n.id, p.req, p.term, p.body))
 	}
 	if err != nil {
 		n.unsent = append(n.unsent, p)
@@ -755,16 +762,23 @@ func (n *Node) setApplied(i uint64) {
 // apply hands one committed entry to raft (membership) and to the state
 // machine, and its result to the waiting Propose.
 func (n *Node) apply(e *pb.Entry) error {
-	var origin, req uint64
+	var origin, req, term uint64
 	var data []byte
 	var change *MemberChange
 	var outcome error
+	stale := false
 	switch e.GetType() {
 	case pb.EntryNormal:
 		if len(e.GetData()) > 0 {
 			var err error
-			if origin, req, data, err = unwrap(e.GetData()); err != nil {
+			if origin, req, term, data, err = unwrapTerm(e.GetData()); err != nil {
 				return fmt.Errorf("cluster: node %d: entry %d: %w", n.id, e.GetIndex(), err)
+			}
+			// A proposal appended in another term than the one it was
+			// handed to raft in is a copy the proposer may have sent
+			// again (see retryStale): every member skips it alike.
+			if stale = term != 0 && term != e.GetTerm(); stale {
+				data = nil
 			}
 		}
 	case pb.EntryConfChange, pb.EntryConfChangeV2:
@@ -793,18 +807,56 @@ func (n *Node) apply(e *pb.Entry) error {
 		n.smApplied = e.GetIndex()
 		n.setApplied(e.GetIndex())
 	}
-	if origin == n.id {
+	if origin == n.id && !stale {
 		n.pendMu.Lock()
 		p := n.pending[req]
 		n.pendMu.Unlock()
-		if p != nil {
+		if p != nil && p.finish() {
 			select {
 			case p.done <- proposalDone{outcome: Outcome{Index: e.GetIndex(), Result: result}, err: outcome}:
 			default:
 			}
 		}
 	}
+	if t := e.GetTerm(); t > n.appliedTerm {
+		n.appliedTerm = t
+		n.retryStale(t)
+	}
 	return nil
+}
+
+// finish marks p applied, unless a copy of it was applied already.
+func (p *proposal) finish() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.state == propDone {
+		return false
+	}
+	p.state = propDone
+	return true
+}
+
+// retryStale hands raft again the normal proposals of this node that were
+// handed to it in a term before t and are not applied: once an entry of
+// term t is applied, every entry of an earlier term that will ever commit
+// is applied, so those proposals were lost (forwarded to a leader that
+// died, or dropped by one that stepped down). The copies a late delivery
+// might still append are of a later term than they carry, and apply skips
+// them. Without this, a write sent while its leader dies waits for its
+// caller's deadline and ends as an unknown outcome.
+func (n *Node) retryStale(t uint64) {
+	n.pendMu.Lock()
+	var lost []*proposal
+	for _, p := range n.pending {
+		p.mu.Lock()
+		if p.cc == nil && p.state == propAccepted && p.term < t {
+			p.state = propWaiting
+			lost = append(lost, p)
+		}
+		p.mu.Unlock()
+	}
+	n.pendMu.Unlock()
+	n.unsent = append(n.unsent, lost...)
 }
 
 // applyConfChange checks a committed membership change against the
@@ -946,6 +998,35 @@ func envelope(origin, req uint64, data []byte) []byte {
 	b = binary.AppendUvarint(b, origin)
 	b = binary.AppendUvarint(b, req)
 	return append(b, data...)
+}
+
+// envelopeTerm is the envelope of a normal entry (version 2): origin,
+// request id and the term the proposer handed it to raft in.
+func envelopeTerm(origin, req, term uint64, data []byte) []byte {
+	b := make([]byte, 0, 1+3*binary.MaxVarintLen64+len(data))
+	b = append(b, 2)
+	b = binary.AppendUvarint(b, origin)
+	b = binary.AppendUvarint(b, req)
+	b = binary.AppendUvarint(b, term)
+	return append(b, data...)
+}
+
+// unwrapTerm reads an envelope of either version; term is 0 in version 1.
+func unwrapTerm(b []byte) (origin, req, term uint64, data []byte, err error) {
+	if len(b) == 0 || b[0] != 2 {
+		origin, req, data, err = unwrap(b)
+		return origin, req, 0, data, err
+	}
+	var v [3]uint64
+	b = b[1:]
+	for i, what := range []string{"origin", "request id", "term"} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, 0, 0, nil, errors.New("entry envelope: bad " + what)
+		}
+		v[i], b = n, b[k:]
+	}
+	return v[0], v[1], v[2], b, nil
 }
 
 func unwrap(b []byte) (origin, req uint64, data []byte, err error) {

@@ -341,7 +341,8 @@ func Request(ctx context.Context, cfg TCPConfig, addr, cluster string, req []byt
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
 	defer stop()
-	if err := writeFrame(w, req); err == nil {
+	err = writeFrame(w, req)
+	if err == nil {
 		err = w.Flush()
 	}
 	if err != nil {
@@ -518,7 +519,8 @@ func (t *TCPTransport) dial(addr string, kind byte) (net.Conn, *bufio.Writer, er
 	}
 	w := bufio.NewWriterSize(c, 64<<10)
 	c.SetDeadline(time.Now().Add(t.cfg.DialTimeout + t.cfg.WriteTimeout))
-	if err := writePreamble(w, kind, t.cluster); err == nil {
+	err = writePreamble(w, kind, t.cluster)
+	if err == nil {
 		err = w.Flush()
 	}
 	if err == nil {
