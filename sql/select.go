@@ -124,6 +124,12 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		if err := s.linearize(ctx, n.From); err != nil {
 			return nil, err
 		}
+		// Plan again: waiting may have installed a snapshot, which
+		// replaces the cluster's database, and the plan's table would
+		// be the one before it.
+		if p, err = s.planSelect(n, options, within); err != nil {
+			return nil, err
+		}
 	}
 	run := s.runSelect
 	if p.group != nil {
