@@ -105,31 +105,19 @@ func (k *keys) newValue() int64 {
 	return k.value
 }
 
-// ids hands out the set workload's unique ids.
-type ids struct {
+// counter hands out 1, 2, 3, ...: the set workload's unique ids, and
+// process ids (a client gets a new one after an operation of unknown
+// outcome).
+type counter struct {
 	mu   sync.Mutex
 	next int64
 }
 
-func (s *ids) take() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.next++
-	return s.next
-}
-
-// processes hands out process ids: a client gets a new one after an
-// operation of unknown outcome.
-type processes struct {
-	mu   sync.Mutex
-	next int
-}
-
-func (p *processes) take() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.next++
-	return p.next - 1
+func (c *counter) take() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	return c.next
 }
 
 // client runs one workload's operations on one node until ctx ends.
@@ -141,9 +129,9 @@ type client struct {
 	cfg       *Config
 	hist      *History
 	rng       *rand.Rand
-	procs     *processes
+	procs     *counter
 	keys      *keys
-	ids       *ids
+	ids       *counter
 	readWhere string // appended to the register's SELECT (a read option)
 }
 
@@ -165,7 +153,7 @@ func (c *client) run(ctx context.Context) error {
 		case <-time.After(time.Duration(5+c.rng.Intn(20)) * time.Millisecond):
 		}
 	}
-	process := c.procs.take()
+	process := int(c.procs.take()) - 1
 	for ctx.Err() == nil {
 		if conn == nil {
 			// connected before the operation is invoked: a connection that
@@ -205,7 +193,7 @@ func (c *client) run(ctx context.Context) error {
 		}
 		c.hist.Complete(inv, typ, got, err)
 		if typ == Unknown && !read {
-			process = c.procs.take() // the old process may still be pending
+			process = int(c.procs.take()) - 1 // the old process may still be pending
 		}
 		if err != nil {
 			var me *mysql.MySQLError

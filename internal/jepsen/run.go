@@ -168,9 +168,9 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	defer stop()
 	var wg sync.WaitGroup
 	errs := make(chan error, 1+len(cfg.Workloads)*cfg.Clients)
-	procs := &processes{}
+	procs := &counter{}
 	regKeys := newKeys(cfg.RegisterKeys, cfg.OpsPerKey, 1)
-	setIDs := &ids{}
+	setIDs := &counter{}
 	readWhere := ""
 	if cfg.ReadOption != "" {
 		readWhere = " " + strings.TrimSpace(cfg.ReadOption)
