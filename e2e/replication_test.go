@@ -123,6 +123,8 @@ func TestReplicationThreeNodes(t *testing.T) {
 	exec(dbA, "CREATE TABLE books (title text, n int)")
 	exec(dbA, "ALTER CLUSTER c ADD books")
 	fails(dbA, "INSERT INTO books (id, title, n) VALUES (1, 'x', 1)", "table 'books' is in cluster 'c': write to it as c:books")
+	fails(dbA, "CREATE TABLE books (title text)", "table 'books' already exists, in cluster 'c'")
+	exec(dbA, "CREATE TABLE IF NOT EXISTS books (title text)")
 	fails(dbA, "INSERT INTO nope:books (id) VALUES (1)", "unknown cluster 'nope'")
 	exec(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'The quick brown fox', 1), (2, 'A lazy dog', 2)")
 	fails(dbA, "INSERT INTO c:books (id, title, n) VALUES (1, 'again', 1)", "")

@@ -157,7 +157,10 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 			}
 		}
 		if create, ok := st.Node.(*ast.CreateTableStmt); ok && s.engine.repl != nil {
-			if cn := s.engine.repl.clusterOf(name); cn != "" && !create.IfNotExists {
+			if cn := s.engine.repl.clusterOf(name); cn != "" {
+				if create.IfNotExists {
+					return &Result{}, true, nil // it exists: nothing to do, as for any table
+				}
 				return nil, true, Errorf(CodeTableExists, "table '%s' already exists, in cluster '%s'", name, cn)
 			}
 		}
