@@ -34,11 +34,7 @@ func BenchmarkReplicatedWrite(b *testing.B) {
 	}
 	var leader, follower *sql.DB
 	for _, n := range nodes {
-		var k, role string
-		if err := n.DB(b).QueryRow("SHOW STATUS LIKE 'cluster_c_role'").Scan(&k, &role); err != nil {
-			b.Fatal(err)
-		}
-		if role == "leader" {
+		if MustQuery(b, n.DB(b), "SHOW STATUS LIKE 'cluster_c_role'").Map()["cluster_c_role"] == "leader" {
 			leader = n.DB(b)
 		} else {
 			follower = n.DB(b)

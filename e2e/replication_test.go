@@ -4,7 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,44 +31,17 @@ func startReplNode(t testing.TB, ip string) *replNode {
 // status reads one SHOW STATUS counter ("" when absent).
 func status(t *testing.T, db *sql.DB, name string) string {
 	t.Helper()
-	var k, v string
-	err := db.QueryRow("SHOW STATUS LIKE '"+name+"'").Scan(&k, &v)
-	if err == sql.ErrNoRows {
-		return ""
-	}
-	require.NoError(t, err)
-	return v
+	return MustQuery(t, db, "SHOW STATUS LIKE '"+name+"'").Map()[name]
 }
 
-// rows renders a query's rows, one line each, for byte-for-byte comparison.
-func rows(t *testing.T, db *sql.DB, q string) string {
+// rows is a query's rows, for comparison value by value.
+func rows(t *testing.T, db *sql.DB, q string) [][]string {
 	t.Helper()
-	rs, err := db.Query(q)
-	require.NoError(t, err, q)
-	defer rs.Close()
-	cols, err := rs.Columns()
-	require.NoError(t, err)
-	var b strings.Builder
-	for rs.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		require.NoError(t, rs.Scan(ptrs...))
-		for i, v := range vals {
-			if i > 0 {
-				b.WriteString("\t")
-			}
-			b.Write(v)
-		}
-		b.WriteString("\n")
-	}
-	require.NoError(t, rs.Err())
-	return b.String()
+	return MustQuery(t, db, q).Values
 }
 
-// eventually retries f until it holds (the test's own timeout bounds it).
+// eventually retries f until it holds. Not require.Eventually: f fails the
+// test through require, which must run on the test's goroutine.
 func eventually(t *testing.T, what string, f func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -92,7 +65,7 @@ func requireConverged(t *testing.T, nodes ...*replNode) {
 	for _, q := range replQueries {
 		want := rows(t, nodes[0].DB(t), q)
 		for _, n := range nodes[1:] {
-			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return rows(t, n.DB(t), q) == want })
+			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return slices.EqualFunc(rows(t, n.DB(t), q), want, slices.Equal) })
 		}
 	}
 }
@@ -142,13 +115,13 @@ func TestReplicationThreeNodes(t *testing.T) {
 	// applied where it was sent: read-your-writes on that member.
 	for i, db := range []*sql.DB{dbA, dbB, dbC} {
 		exec(db, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'written on node %d', %d)", 10+i, i, i%2))
-		require.Equal(t, fmt.Sprintf("%d\n", 10+i), rows(t, db, fmt.Sprintf("SELECT id FROM books WHERE id = %d", 10+i)))
+		require.Equal(t, [][]string{{fmt.Sprint(10 + i)}}, rows(t, db, fmt.Sprintf("SELECT id FROM books WHERE id = %d", 10+i)))
 	}
 	// A linearizable read on one member sees a write acknowledged by
 	// another, however far behind the reader was.
 	for i := range 20 {
 		exec(dbA, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'read anywhere', 1)", 100+i))
-		require.Equal(t, fmt.Sprintf("%d\n", 100+i), rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
+		require.Equal(t, [][]string{{fmt.Sprint(100 + i)}}, rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
 	}
 	fails(dbC, "SELECT id FROM books OPTION consistency='strong'", "OPTION consistency takes 'local'")
 	exec(dbB, "UPDATE c:books SET n = 7 WHERE id = 2")
