@@ -134,25 +134,7 @@ func TestParseCacheSameAnswers(t *testing.T) {
 	}
 	require.Equal(t, len(stmts), s.engine.parsed.len())
 
-	var wg sync.WaitGroup
-	errs := make(chan string, 4*3*len(stmts))
-	for range 4 {
-		other := s.engine.NewSession("root")
-		wg.Go(func() {
-			for range 3 {
-				for i, q := range stmts {
-					if got := render(other.Exec(context.Background(), q)); got != first[i] {
-						errs <- fmt.Sprintf("%s:\nfirst:\n%s\nthen:\n%s", q, first[i], got)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
-	}
+	requireSameAnswers(t, s, stmts, first)
 }
 
 // A prepared statement's texts, its arguments bound, are cached too.
@@ -250,6 +232,15 @@ func TestParseCacheShapes(t *testing.T) {
 		want = append(want, render(ref.Exec(context.Background(), stmt)))
 		require.NotContains(t, want[i], "error")
 	}
+	requireSameAnswers(t, s, stmts, want)
+	require.Equal(t, 2, s.engine.shapes.Len(), "one shape per query")
+}
+
+// requireSameAnswers runs stmts three times on each of four new sessions
+// of s's engine at once, sharing its caches, and requires each answer to
+// be want's.
+func requireSameAnswers(t *testing.T, s *Session, stmts, want []string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan string, 4*3*len(stmts))
 	for range 4 {
@@ -269,5 +260,4 @@ func TestParseCacheShapes(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	require.Equal(t, 2, s.engine.shapes.Len(), "one shape per query")
 }
