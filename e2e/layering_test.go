@@ -16,6 +16,7 @@ import (
 // each other.
 var layers = map[string]int{
 	"docstore":                 0,
+	"internal/lend":            0,
 	"index/tokenize/htmlstrip": 0,
 	"index/tokenize":           1,
 	"index/query":              2,

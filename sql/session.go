@@ -76,7 +76,7 @@ func (s *Session) sqlParser() *parser.Parser {
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	if e := s.engine.parsed.lend(query); e != nil {
 		defer s.engine.parsed.give(e)
-		return s.execStatement(ctx, e.st)
+		return s.execStatement(ctx, e.Value)
 	}
 	pieces := dialect.Split(query)
 	if len(pieces) == 0 {
@@ -102,7 +102,7 @@ func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
 	var err error
 	if e := s.engine.parsed.lend(text); e != nil {
 		defer s.engine.parsed.give(e)
-		rs, err = s.execStatement(ctx, e.st)
+		rs, err = s.execStatement(ctx, e.Value)
 	} else if pieces := dialect.Split(text); len(pieces) == 1 && pieces[0].Text == text {
 		rs, err = s.execPiece(ctx, pieces[0], true)
 	} else {

@@ -1,9 +1,7 @@
 package sql
 
 import (
-	"container/list"
-	"sync"
-
+	"github.com/glint-search/glint/internal/lend"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -37,27 +35,20 @@ const maxCachedText = 4 << 10
 // whatever the statements, and a search of 50 bytes still gets all 1024.
 const textPerEntry = 256
 
-// parseCache is a bounded LRU of parsed statements by text. It is safe for
-// concurrent use; the zero value (or a nil one) caches nothing.
+// parseCache is a bounded LRU of parsed statements by text, each lent to
+// one statement at a time (lend.Cache). It is safe for concurrent use; a
+// nil one caches nothing.
 type parseCache struct {
-	mu      sync.Mutex
-	size    int                      // most statements
-	bytes   int                      // their texts' bytes, at most size * textPerEntry
-	entries map[string]*list.Element // of *cachedStatement
-	lru     list.List                // front: the most recently used
+	c *lend.Cache[*dialect.Statement]
 }
 
-type cachedStatement struct {
-	text string
-	st   *dialect.Statement
-	lent bool // a statement runs it; guarded by parseCache.mu
-}
+type cachedStatement = lend.Entry[*dialect.Statement]
 
 func newParseCache(size int) *parseCache {
 	if size <= 0 {
 		return nil
 	}
-	return &parseCache{size: size, entries: make(map[string]*list.Element, size)}
+	return &parseCache{c: lend.New[*dialect.Statement](size, textPerEntry)}
 }
 
 // cacheable reports whether a statement parsed from text may be kept: a
@@ -79,19 +70,7 @@ func (c *parseCache) lend(text string) *cachedStatement {
 	if c == nil || len(text) > maxCachedText {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[text]
-	if !ok {
-		return nil
-	}
-	e := el.Value.(*cachedStatement)
-	if e.lent {
-		return nil
-	}
-	e.lent = true
-	c.lru.MoveToFront(el)
-	return e
+	return c.c.Lend(text)
 }
 
 // add keeps st, just parsed from text, and returns its entry lent to the
@@ -101,34 +80,15 @@ func (c *parseCache) add(text string, st *dialect.Statement) *cachedStatement {
 	if c == nil || !cacheable(text, st) {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[text]; ok {
-		return nil
-	}
-	e := &cachedStatement{text: text, st: st, lent: true}
-	c.entries[text] = c.lru.PushFront(e)
-	c.bytes += len(text)
-	for c.lru.Len() > c.size || c.bytes > c.size*textPerEntry {
-		last := c.lru.Remove(c.lru.Back()).(*cachedStatement)
-		delete(c.entries, last.text)
-		c.bytes -= len(last.text)
-	}
-	if _, kept := c.entries[text]; !kept {
-		return nil // longer than the whole budget: dropped at once
-	}
-	return e
+	return c.c.Add(text, st)
 }
 
 // give ends the loan of e (nil does nothing). An entry evicted while it was
 // lent is simply dropped.
 func (c *parseCache) give(e *cachedStatement) {
-	if e == nil {
-		return
+	if c != nil {
+		c.c.Give(e)
 	}
-	c.mu.Lock()
-	e.lent = false
-	c.mu.Unlock()
 }
 
 // len is the number of statements cached.
@@ -136,7 +96,5 @@ func (c *parseCache) len() int {
 	if c == nil {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
+	return c.c.Len()
 }

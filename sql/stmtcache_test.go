@@ -26,7 +26,7 @@ func TestParseCacheLRU(t *testing.T) {
 	c.give(c.add(b, parsedStatement(t, b)))
 	e := c.lend(a) // a is now the most recently used
 	require.NotNil(t, e)
-	require.Equal(t, a, e.st.Text)
+	require.Equal(t, a, e.Value.Text)
 	c.give(e)
 	c.give(c.add(d, parsedStatement(t, d))) // drops b
 	require.Equal(t, 2, c.len())
@@ -50,7 +50,7 @@ func TestParseCacheBytes(t *testing.T) {
 	huge := long(2 * textPerEntry * 2)
 	require.Nil(t, c.add(huge, parsedStatement(t, huge)), "over the whole budget")
 	require.Equal(t, 0, c.len())
-	require.Equal(t, 0, c.bytes)
+	require.Equal(t, 0, c.c.Bytes())
 }
 
 func TestParseCacheLendsOnce(t *testing.T) {
