@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -326,4 +327,29 @@ func TestProposalLostWithItsLeader(t *testing.T) {
 	c.nw.Heal()
 	st := c.converge()
 	require.True(t, st.Set["lost-with-its-leader"])
+}
+
+// TestMessageForAnotherNode: a message that reaches a node but names
+// another node ID (its address once belonged to a member whose disk was
+// wiped) is dropped, not stepped: a heartbeat committing entries this node
+// never had would otherwise stop it as a corrupted log.
+func TestMessageForAnotherNode(t *testing.T) {
+	c := newTestCluster(t, 1, 3, Faults{})
+	lead := c.leader()
+	c.propose(lead, "put k v")
+	var follower uint64
+	for _, id := range c.live() {
+		if id != lead {
+			follower = id
+			break
+		}
+	}
+	st := c.node(follower).Status()
+	c.node(follower).Step(&pb.Message{Type: pb.MsgHeartbeat.Enum(), To: proto.Uint64(99), From: proto.Uint64(lead),
+		Term: proto.Uint64(st.Term), Commit: proto.Uint64(st.Commit + 1000)})
+	require.Error(t, c.node(follower).ReceiveSnapshot(&pb.Message{Type: pb.MsgSnap.Enum(), To: proto.Uint64(99)}, strings.NewReader("")))
+	c.propose(lead, "put k w")
+	c.converge()
+	require.NoError(t, c.node(follower).Err(), "the node goes on")
+	require.Equal(t, "w", c.sm(follower).get("k"))
 }

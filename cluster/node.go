@@ -321,8 +321,17 @@ func (n *Node) Status() Status {
 	return s
 }
 
-// Step implements Handler.
+// Step implements Handler. A message for another node ID is dropped: the
+// transport finds a node by its address, and an address can outlive the
+// member that had it (a wiped server joins again from it as a new node,
+// while the others still write to the old one until its removal reaches
+// them). Stepped, such a message would tell this node of a log it never
+// had, which raft takes for a corrupted log.
 func (n *Node) Step(m *pb.Message) {
+	if m.GetTo() != n.id {
+		n.log.Debug("dropped a message for another node", "to", m.GetTo(), "from", m.GetFrom(), "type", m.GetType())
+		return
+	}
 	select {
 	case n.recvc <- m:
 	default:
@@ -334,6 +343,9 @@ func (n *Node) Step(m *pb.Message) {
 // state machine from the file when raft hands the snapshot over.
 func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	md := m.GetSnapshot().GetMetadata()
+	if m.GetTo() != n.id {
+		return fmt.Errorf("cluster: node %d: a snapshot for node %d", n.id, m.GetTo())
+	}
 	if m.GetType() != pb.MsgSnap || md.GetIndex() == 0 {
 		return fmt.Errorf("cluster: node %d: snapshot stream with a %v message at index %d", n.id, m.GetType(), md.GetIndex())
 	}
