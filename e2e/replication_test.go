@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -166,4 +167,58 @@ func TestReplicationOff(t *testing.T) {
 	require.ErrorContains(t, err, "replication is off on this server")
 	_, err = s.DB(t).Exec("INSERT INTO c:t (id) VALUES (1)")
 	require.ErrorContains(t, err, "replication is off on this server")
+}
+
+// TestReplicationWipedRejoin: a member whose disk is wiped comes back and
+// joins again from the same address, as a new node. The member it was is
+// taken out, so the cluster is three again, not four with one that never
+// answers: it still takes writes when one more member dies.
+func TestReplicationWipedRejoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers")
+	}
+	a := startReplNode(t, "127.0.0.1")
+	b := startReplNode(t, "127.0.0.2")
+	c := startReplNode(t, "127.0.0.3")
+	exec := func(db *sql.DB, q string) {
+		t.Helper()
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	exec(a.DB(t), "CREATE CLUSTER c")
+	exec(a.DB(t), "CREATE TABLE books (title text, n int)")
+	exec(a.DB(t), "ALTER CLUSTER c ADD books")
+	exec(b.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
+	exec(c.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
+	exec(a.DB(t), "INSERT INTO c:books (id, title, n) VALUES (1, 'before the wipe', 1)")
+	oldID := status(t, c.DB(t), "cluster_c_node_id")
+	require.NotEmpty(t, oldID)
+
+	c.Kill(t)
+	require.NoError(t, os.RemoveAll(c.DataDir))
+	require.NoError(t, os.MkdirAll(c.DataDir, 0o755))
+	c.Restart(t)
+	_, err := c.DB(t).Exec("SELECT * FROM books")
+	require.ErrorContains(t, err, "unknown table", "the wiped node holds nothing")
+	exec(a.DB(t), "INSERT INTO c:books (id, title, n) VALUES (2, 'while it was away', 2)")
+	exec(c.DB(t), "JOIN CLUSTER c AT '"+b.repl+"'")
+	require.NotEqual(t, oldID, status(t, c.DB(t), "cluster_c_node_id"), "a wiped node joins as a new node")
+	for _, n := range []*replNode{a, b, c} {
+		eventually(t, "three members on "+n.MySQLAddr, func() bool { return status(t, n.DB(t), "cluster_c_size") == "3" })
+	}
+	requireConverged(t, a, b, c)
+
+	// One more member dies: two of three still make a quorum.
+	survivors := []*replNode{a, c}
+	if status(t, b.DB(t), "cluster_c_role") != "leader" {
+		b.Kill(t)
+	} else {
+		a.Kill(t)
+		survivors = []*replNode{b, c}
+	}
+	eventually(t, "a write with one member down", func() bool {
+		_, err := survivors[1].DB(t).Exec("REPLACE INTO c:books (id, title, n) VALUES (3, 'one member down', 3)")
+		return err == nil
+	})
+	requireConverged(t, survivors...)
 }

@@ -414,6 +414,9 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	if req.ID == 0 || req.Addr == "" {
 		return nil, fmt.Errorf("a join without the node's ID and address")
 	}
+	if err := rp.replaceStale(ctx, c, req.ID, req.Addr); err != nil {
+		return nil, err
+	}
 	out, err := c.propose(ctx, replEntry{Op: opMember, ID: req.ID, Addr: req.Addr})
 	if err == nil {
 		err = out.err
@@ -432,6 +435,38 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	c.mu.RUnlock()
 	rp.cfg.Logger.Info("cluster: a node joins", "cluster", name, "node", req.ID, "addr", req.Addr)
 	return json.Marshal(joinAnswer{Members: members})
+}
+
+// replaceStale takes out of c the members other than id whose address is
+// addr: a server that joins from the address of a member it is not has
+// lost that member's state (its data directory was wiped or replaced), and
+// the old member can never answer again. Left in, it would keep counting
+// toward every quorum while it cannot vote, so a three-node cluster with one
+// wiped and rejoined node would stop at the next single failure.
+func (rp *replication) replaceStale(ctx context.Context, c *replCluster, id uint64, addr string) error {
+	c.mu.RLock()
+	var stale []uint64
+	for mid, a := range c.addrs {
+		if a == addr && mid != id {
+			stale = append(stale, mid)
+		}
+	}
+	c.mu.RUnlock()
+	slices.Sort(stale)
+	st := c.node.Status()
+	for _, old := range stale {
+		if slices.Contains(st.Voters, old) || slices.Contains(st.Learners, old) {
+			if err := c.node.RemoveNode(ctx, old); err != nil && !errors.Is(err, cluster.ErrNotMember) {
+				return fmt.Errorf("node %d was at %s before: taking it out first: %w", old, addr, err)
+			}
+		}
+		if _, err := c.propose(ctx, replEntry{Op: opForget, ID: old}); err != nil {
+			return fmt.Errorf("node %d was at %s before: forgetting its address: %w", old, addr, err)
+		}
+		rp.cfg.Logger.Warn("cluster: a node joins from the address of an old member, which is taken out (its data is gone)",
+			"cluster", c.name, "old", old, "new", id, "addr", addr)
+	}
+	return nil
 }
 
 // leave takes this server out of cluster c (DELETE CLUSTER): the other
