@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -369,9 +370,10 @@ type TCPTransport struct {
 	cfg     TCPConfig
 	cluster string
 
-	mu     sync.Mutex
-	peers  map[uint64]*tcpPeer
-	closed bool
+	mu      sync.Mutex
+	peers   map[uint64]*tcpPeer
+	retired []*tcpPeer // removed peers whose goroutine may still be ending (Close waits for them)
+	closed  bool
 }
 
 // NewTCPTransport returns a transport for cluster with no peers yet.
@@ -387,7 +389,7 @@ func (t *TCPTransport) SetPeer(id uint64, addr string) {
 		t.mu.Unlock()
 		return
 	}
-	p := &tcpPeer{t: t, addr: addr, queue: make(chan []byte, t.cfg.QueueLen), done: make(chan struct{})}
+	p := &tcpPeer{t: t, addr: addr, queue: make(chan []byte, t.cfg.QueueLen), done: make(chan struct{}), exited: make(chan struct{})}
 	t.peers[id] = p
 	p.wg.Add(1)
 	go p.run()
@@ -397,15 +399,21 @@ func (t *TCPTransport) SetPeer(id uint64, addr string) {
 	}
 }
 
-// RemovePeer forgets node id; its queued messages are dropped.
+// RemovePeer forgets node id; its queued messages are dropped. It does not
+// wait for the peer's goroutine, which may be in the middle of a dial or a
+// write to a server that is going away: the state machine calls it while
+// it applies a member's removal, and must not stall the log for that.
 func (t *TCPTransport) RemovePeer(id uint64) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	p := t.peers[id]
-	delete(t.peers, id)
-	t.mu.Unlock()
-	if p != nil {
-		p.stop()
+	if p == nil {
+		return
 	}
+	delete(t.peers, id)
+	p.once.Do(func() { close(p.done) })
+	t.retired = slices.DeleteFunc(t.retired, (*tcpPeer).ended)
+	t.retired = append(t.retired, p)
 }
 
 // Close stops every peer's goroutine.
@@ -414,8 +422,13 @@ func (t *TCPTransport) Close() {
 	t.closed = true
 	peers := t.peers
 	t.peers = map[uint64]*tcpPeer{}
+	retired := t.retired
+	t.retired = nil
 	t.mu.Unlock()
 	for _, p := range peers {
+		p.stop()
+	}
+	for _, p := range retired {
 		p.stop()
 	}
 }
@@ -536,12 +549,23 @@ func (t *TCPTransport) dial(addr string, kind byte) (net.Conn, *bufio.Writer, er
 
 // tcpPeer is the queue and connection of one peer.
 type tcpPeer struct {
-	t     *TCPTransport
-	addr  string
-	queue chan []byte
-	done  chan struct{}
-	once  sync.Once
-	wg    sync.WaitGroup
+	t      *TCPTransport
+	addr   string
+	queue  chan []byte
+	done   chan struct{}
+	exited chan struct{} // closed when run returns
+	once   sync.Once
+	wg     sync.WaitGroup
+}
+
+// ended reports whether p's goroutine has returned.
+func (p *tcpPeer) ended() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 func (p *tcpPeer) stop() {
@@ -553,6 +577,7 @@ func (p *tcpPeer) stop() {
 // backoff; while the peer cannot be reached its queued messages are dropped.
 func (p *tcpPeer) run() {
 	defer p.wg.Done()
+	defer close(p.exited)
 	backoff := 50 * time.Millisecond
 	for {
 		select {
