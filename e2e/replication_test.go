@@ -66,7 +66,8 @@ func requireConverged(t *testing.T, nodes ...*replNode) {
 	for _, q := range replQueries {
 		want := rows(t, nodes[0].DB(t), q)
 		for _, n := range nodes[1:] {
-			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return slices.EqualFunc(rows(t, n.DB(t), q), want, slices.Equal) })
+			db := n.DB(t) // one pool for the whole wait, not one per try
+			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return slices.EqualFunc(rows(t, db, q), want, slices.Equal) })
 		}
 	}
 }

@@ -41,6 +41,9 @@ const (
 	opSQL    = "sql"    // a write statement on a table of the cluster
 )
 
+// forgetGrace is how long the transport keeps a removed member's peer.
+const forgetGrace = 5 * time.Second
+
 // membersTable keeps a cluster's members' addresses in its own database,
 // so that they are replicated, snapshotted and restored with its tables.
 const membersTable = "__glint_members"
@@ -61,6 +64,17 @@ func (sm *clusterSM) Apply(e cluster.Entry) (any, error) {
 	c := sm.c
 	db := c.currentDB()
 	ctx := context.Background() // an entry is applied whatever happens to the client
+	if e.Change != nil && e.Change.Kind == cluster.Remove {
+		// A member removed for good: every member forgets its address in
+		// the same step (the removed node itself cannot propose anything
+		// once it is out).
+		ent := replEntry{Op: opForget, ID: e.Change.Node}
+		err := db.Apply(ctx, e.Index, func(ctx context.Context) error { return c.writeMember(ctx, db, ent) })
+		if err == nil {
+			c.noteMember(ent)
+		}
+		return nil, notApplied(err)
+	}
 	if e.Data == nil {
 		return nil, notApplied(db.Apply(ctx, e.Index, nil))
 	}
@@ -180,7 +194,13 @@ func (c *replCluster) noteMember(ent replEntry) {
 	defer c.mu.Unlock()
 	if ent.Op == opForget {
 		delete(c.addrs, ent.ID)
-		c.tr.RemovePeer(ent.ID)
+		// The transport keeps the peer a while: the removed node must
+		// still hear that its removal is committed (the leader says so in
+		// the messages it queued with the commit), or it would wait for it
+		// in vain. The leader sends it nothing new once the removal is
+		// applied.
+		tr := c.tr
+		time.AfterFunc(forgetGrace, func() { tr.RemovePeer(ent.ID) })
 		return
 	}
 	c.addrs[ent.ID] = ent.Addr

@@ -455,12 +455,12 @@ func (rp *replication) replaceStale(ctx context.Context, c *replCluster, id uint
 	slices.Sort(stale)
 	st := c.node.Status()
 	for _, old := range stale {
+		// (Applying the removal forgets its address on every member.)
 		if slices.Contains(st.Voters, old) || slices.Contains(st.Learners, old) {
 			if err := c.node.RemoveNode(ctx, old); err != nil && !errors.Is(err, cluster.ErrNotMember) {
 				return fmt.Errorf("node %d was at %s before: taking it out first: %w", old, addr, err)
 			}
-		}
-		if _, err := c.propose(ctx, replEntry{Op: opForget, ID: old}); err != nil {
+		} else if _, err := c.propose(ctx, replEntry{Op: opForget, ID: old}); err != nil {
 			return fmt.Errorf("node %d was at %s before: forgetting its address: %w", old, addr, err)
 		}
 		rp.cfg.Logger.Warn("cluster: a node joins from the address of an old member, which is taken out (its data is gone)",
@@ -477,11 +477,10 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 	if len(st.Voters)+len(st.Learners) > 1 {
 		ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 		defer cancel()
+		// (Every member forgets this server's address as it applies the
+		// removal.)
 		if err := c.node.RemoveNode(ctx, st.ID); err != nil {
 			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v", c.name, err)
-		}
-		if _, err := c.propose(ctx, replEntry{Op: opForget, ID: st.ID}); err != nil {
-			rp.cfg.Logger.Warn("cluster: forgetting this node's address", "cluster", c.name, "err", err)
 		}
 	}
 	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
