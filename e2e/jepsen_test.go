@@ -103,6 +103,7 @@ func TestJepsenClusterShort(t *testing.T) {
 	}{
 		{"kill and stop", []string{jepsen.NemesisKill, jepsen.NemesisPause}},
 		{"partition and cut", []string{jepsen.NemesisPartition, jepsen.NemesisCut}},
+		{"wipe and membership", []string{jepsen.NemesisWipe, jepsen.NemesisMember}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runJepsen(t, jepsen.Config{
@@ -114,6 +115,7 @@ func TestJepsenClusterShort(t *testing.T) {
 			require.NotNil(t, res.Register)
 			assert.True(t, res.Register.Linearizable)
 			require.Len(t, res.Sets, 3, "a final read on every node")
+			assert.True(t, res.ConvergeChecked && res.Converged, "every node answers the searches alike")
 			for _, set := range res.Sets {
 				assert.Empty(t, set.Lost)
 				assert.Positive(t, set.Acknowledged)

@@ -236,3 +236,17 @@ func TestCheckWholeHistory(t *testing.T) {
 		"set: node 2 (the table is gone): 3 acknowledged, 0 failed, 0 unknown; read 0: 3 lost [1 2 3], 0 unexpected [], 0 unknown recovered",
 	}, res.Violations)
 }
+
+// TestConvergeDifference: the convergence check's report names the first
+// row where two nodes' answers part, and how many rows each gave.
+func TestConvergeDifference(t *testing.T) {
+	got := difference("Q", "1\ta\n2\tb\n", "1\ta\n2\tc\n3\td\n", 2)
+	assert.Equal(t, `node 2 answers Q unlike node 0 (3 rows against 2); first at row 2: node 0 "2\tb", node 2 "2\tc"`, got)
+	got = difference("Q", "1\ta\n2\tb\n", "1\ta\n", 1)
+	assert.Equal(t, `node 1 answers Q unlike node 0 (1 rows against 2); first at row 2: node 0 "2\tb", node 1 (no row)`, got)
+	assert.Equal(t, bodyOf(42), bodyOf(42), "a row's body is the same on every run")
+	assert.NotEqual(t, bodyOf(42), bodyOf(43))
+	for _, w := range strings.Fields(bodyOf(7)) {
+		assert.Contains(t, vocab, w)
+	}
+}

@@ -223,7 +223,7 @@ func (c *client) next(process int) (Op, string, bool) {
 		op.Kind = Add
 		op.Key = c.ids.take()
 		op.Value = op.Key
-		return op, fmt.Sprintf("INSERT INTO %s (id, v) VALUES (%d, %d)", c.table, op.Key, op.Value), false
+		return op, fmt.Sprintf("INSERT INTO %s (id, v, body) VALUES (%d, %d, '%s')", c.table, op.Key, op.Value, bodyOf(op.Key)), false
 	}
 }
 

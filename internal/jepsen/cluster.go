@@ -118,7 +118,7 @@ func (n *Net) Close() {
 // ClusterConfig says how to run the nodes of one run.
 type ClusterConfig struct {
 	Glintd  string
-	Nodes   int    // 1 today; 3 or 5 once glintd replicates (PeerArgs)
+	Nodes   int    // 1, or 3 or 5 with PeerArgs (Replicated)
 	DataDir string // each node's data directory is DataDir/node<i>
 	Args    []string
 	// Hosts are the loopback addresses the nodes listen on, one per node
@@ -142,7 +142,13 @@ type ClusterConfig struct {
 	// Setup runs once all nodes are up (CREATE CLUSTER, JOIN CLUSTER ...
 	// later); nil does nothing.
 	Setup func(ctx context.Context, c *Cluster) error
-	Seed  int64
+	// Leave takes a running node out of the cluster (DELETE CLUSTER on it),
+	// and Rejoin brings a node that left, or whose data was wiped, back in
+	// (JOIN CLUSTER through another node). The wipe nemesis of a cluster
+	// rejoins the wiped node; the member nemesis needs both. Replicated sets
+	// them.
+	Leave, Rejoin func(ctx context.Context, c *Cluster, node int) error
+	Seed          int64
 }
 
 // Cluster is the nodes of a run, the proxies between them, and those in

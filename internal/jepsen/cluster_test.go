@@ -98,7 +98,7 @@ func TestParseNemeses(t *testing.T) {
 		assert.Empty(t, got)
 	}
 	_, err = ParseNemeses("kill,kil")
-	assert.EqualError(t, err, `jepsen: unknown nemesis "kil" (known: kill, stop, partition, cut, wipe, delay, loss)`)
+	assert.EqualError(t, err, `jepsen: unknown nemesis "kil" (known: kill, stop, partition, cut, wipe, delay, loss, member)`)
 	_, err = ParseNemeses("kill,kill")
 	assert.EqualError(t, err, `jepsen: nemesis "kill" given twice`)
 }
@@ -173,10 +173,12 @@ func TestSummary(t *testing.T) {
 	results := []*Result{
 		{Seed: 1, Ops: 10, Ok: 8, Fail: 1, Unkn: 1, Faults: map[string]int{"kill": 2},
 			Register: &RegisterResult{Linearizable: true}, Sets: []SetResult{{RecoveredUnknown: 1}},
-			Failovers: []time.Duration{100 * ms, 300 * ms}, Restarts: []time.Duration{80 * ms, 90 * ms}},
+			Failovers: []time.Duration{100 * ms, 300 * ms}, Restarts: []time.Duration{80 * ms, 90 * ms},
+			ConvergeChecked: true, Converged: true},
 		{Seed: 2, Ops: 5, Ok: 5, Faults: map[string]int{"kill": 1, "stop": 1},
 			Register: &RegisterResult{}, Sets: []SetResult{{Lost: []int64{4, 5}}},
-			Failovers: []time.Duration{200 * ms}, Violations: []string{"x"}, Artifacts: "out/seed-2"},
+			Failovers: []time.Duration{200 * ms}, Violations: []string{"x"}, Artifacts: "out/seed-2",
+			ConvergeChecked: true},
 	}
 	s := Summarize(results)
 	assert.False(t, s.OK())
@@ -190,6 +192,7 @@ func TestSummary(t *testing.T) {
 		"unexpected ids                  0",
 		"unknown adds that happened      1",
 		"linearizability violations      1 (0 undecided)",
+		"nodes diverged (convergence)    1 of 2 cluster runs",
 		"failover (kill -9 to next ack)  n=3 p50 200 ms p99 300 ms max 300 ms",
 		"restart (kill -9 to ready)      n=2 p50 80 ms p99 90 ms max 90 ms",
 		"failed seeds                    [2]",

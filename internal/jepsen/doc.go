@@ -20,13 +20,18 @@
 //     node.go runs one glintd on fixed loopback ports (e2e/daemon starts it).
 //   - client.go: the workloads' clients and how driver errors become outcomes.
 //   - nemesis.go: kill -9, SIGSTOP, partition, one-way cut, wipe, slow and
-//     lossy links, on a seeded schedule.
-//   - run.go: one seeded run; summary.go adds runs up.
+//     lossy links, a member leaving and joining again, on a seeded schedule.
+//   - converge.go: after the faults, every node of a cluster must answer
+//     the same searches (WEIGHT() and HIGHLIGHT() included) byte for byte
+//     alike over the set's rows, whose bodies are words of a fixed
+//     vocabulary.
+//   - run.go: one seeded run; summary.go adds runs up; glint.go makes a
+//     run's nodes one glintd cluster (Replicated).
 //
-// glintd does not replicate yet. One node is tested today (no acknowledged
-// write lost across kill -9, a linearizable register); clusters plug in
-// through ClusterConfig's PeerArgs, Leader and Setup and Config's
-// ReadOption and Indeterminate, and Nodes > 1 is refused until then.
+// One node tests durability (no acknowledged write lost across kill -9) and
+// a linearizable register; with Replicated, three or five glintd replicate
+// through per-pair fault proxies, and a wiped node or one that left joins
+// again through ClusterConfig's Rejoin.
 //
 // Example:
 //

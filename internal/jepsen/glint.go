@@ -37,6 +37,24 @@ func Replicated(cfg *Config, name string) {
 		}
 		return nil
 	}
+	cc.Leave = func(ctx context.Context, c *Cluster, node int) error {
+		return execOn(ctx, c.Nodes[node].MySQLAddr, "DELETE CLUSTER "+name, 30*time.Second)
+	}
+	cc.Rejoin = func(ctx context.Context, c *Cluster, node int) error {
+		// through the next node (any member takes a join), retried while
+		// the cluster elects a leader or the node comes up
+		other := c.Nodes[(node+1)%len(c.Nodes)]
+		join := fmt.Sprintf("JOIN CLUSTER %s AT '%s'", name, other.PeerAddr)
+		return retry(ctx, 60*time.Second, func(ctx context.Context) error {
+			err := execOn(ctx, c.Nodes[node].MySQLAddr, join, 5*time.Second)
+			if err != nil && strings.Contains(err.Error(), "already exists") {
+				// an earlier try got it in as a learner, still catching up
+				// when it timed out: it goes on by itself
+				return nil
+			}
+			return err
+		})
+	}
 	cc.Leader = func(ctx context.Context, c *Cluster) (int, error) {
 		for i, n := range c.Nodes {
 			if role, err := statusOf(ctx, n.MySQLAddr, "cluster_"+name+"_role"); err == nil && role == "leader" {

@@ -18,10 +18,11 @@ const (
 	NemesisWipe      = "wipe"      // kill -9 a node, remove its data directory, start it again (clusters only)
 	NemesisDelay     = "delay"     // every link slow: 50 ms plus up to 100 ms of jitter each way (one node: the clients' links)
 	NemesisLoss      = "loss"      // every link lossy: 2% of chunks reset their connection (one node: the clients' links)
+	NemesisMember    = "member"    // a node (the leader when known) leaves the cluster and joins it again 2-5 s later (clusters only)
 )
 
 // AllNemeses lists every nemesis.
-var AllNemeses = []string{NemesisKill, NemesisPause, NemesisPartition, NemesisCut, NemesisWipe, NemesisDelay, NemesisLoss}
+var AllNemeses = []string{NemesisKill, NemesisPause, NemesisPartition, NemesisCut, NemesisWipe, NemesisDelay, NemesisLoss, NemesisMember}
 
 // The faults of the delay and loss nemeses.
 var (
@@ -56,6 +57,10 @@ func checkNemeses(names []string, cfg ClusterConfig, allowDataLoss bool) error {
 		switch {
 		case name == NemesisWipe && cfg.Nodes == 1 && !allowDataLoss:
 			return fmt.Errorf("jepsen: nemesis %q needs a cluster: wiping the only node's data loses it by design", name)
+		case name == NemesisWipe && cfg.Nodes > 1 && cfg.Rejoin == nil:
+			return fmt.Errorf("jepsen: nemesis %q needs ClusterConfig.Rejoin: a wiped node must join the cluster again", name)
+		case name == NemesisMember && (cfg.Nodes == 1 || cfg.Leave == nil || cfg.Rejoin == nil):
+			return fmt.Errorf("jepsen: nemesis %q needs a cluster with ClusterConfig.Leave and Rejoin", name)
 		case (name == NemesisPartition || name == NemesisCut || name == NemesisDelay || name == NemesisLoss) && cfg.Nodes == 1 && !cfg.ClientProxies:
 			return fmt.Errorf("jepsen: nemesis %q on one node needs ClientProxies (a proxy between the clients and the node)", name)
 		}
@@ -154,6 +159,17 @@ func (n *nemesis) fault(ctx context.Context, name string) error {
 			}
 		}
 		n.hist.Note(NemesisStop, name, node, "started")
+	case NemesisMember:
+		d := n.span(2, 5)
+		if err := n.c.Config.Leave(bg, n.c, node); err != nil {
+			return err
+		}
+		n.hist.Note(NemesisStart, name, node, fmt.Sprintf("left the cluster for %v", d.Round(time.Millisecond)))
+		sleep(ctx, d)
+		if err := n.c.Config.Rejoin(bg, n.c, node); err != nil {
+			return err
+		}
+		n.hist.Note(NemesisStop, name, node, "joined again")
 	case NemesisPause:
 		d := n.span(5, 15)
 		n.hist.Note(NemesisStart, name, node, fmt.Sprintf("SIGSTOP for %v", d.Round(time.Millisecond)))

@@ -49,8 +49,10 @@ type Config struct {
 	Out           string // where a failed run leaves its history, porcupine's HTML and the nodes' output; "" keeps nothing
 }
 
-// DefaultCreateTable makes the workloads' tables: one integer attribute.
-const DefaultCreateTable = "CREATE TABLE IF NOT EXISTS %s (v bigint)"
+// DefaultCreateTable makes the workloads' tables: one integer attribute
+// and a text field, which the set workload fills (bodyOf) and a cluster's
+// convergence check searches. A CreateTable of one's own needs both.
+const DefaultCreateTable = "CREATE TABLE IF NOT EXISTS %s (body text, v bigint)"
 
 func (c *Config) defaults() error {
 	if c.Clients == 0 {
@@ -106,6 +108,8 @@ type Result struct {
 	Sets                []SetResult     // one per node
 	Failovers           []time.Duration // from each kill -9 to the next acknowledged write
 	Restarts            []time.Duration // from each kill -9 to the node's ready lines (its down time included)
+	ConvergeChecked     bool            // a cluster's nodes were asked the convergence queries (checkConverged)
+	Converged           bool            // and answered them alike
 	Violations          []string        // empty: the run passed
 	Artifacts           string          // the directory holding the failed run's files
 }
@@ -185,8 +189,11 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 	}
 	nem := &nemesis{c: c, hist: hist, rng: rand.New(rand.NewSource(rng.Int63())), names: cfg.Nemeses, scale: cfg.Scale}
-	if len(c.Nodes) == 1 && cfg.CreateTable != "" {
+	switch {
+	case len(c.Nodes) == 1 && cfg.CreateTable != "":
 		nem.afterWipe = createTables // a wiped lone node comes back empty, as a rejoin that lost its data would
+	case len(c.Nodes) > 1 && c.Config.Rejoin != nil:
+		nem.afterWipe = func(ctx context.Context, node int) error { return c.Config.Rejoin(ctx, c, node) }
 	}
 	// the faults stop for the last fifth of the run, so that the clients
 	// see the system recover from the last one (and every kill has a write
@@ -230,6 +237,14 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	res = checked
 	res.Seed = cfg.Seed
+	if len(c.Nodes) > 1 && slices.Contains(cfg.Workloads, WorkloadSet) {
+		diverged, err := checkConverged(ctx, c, cfg.SetTable, cfg.ReadOption)
+		if err != nil {
+			return nil, err
+		}
+		res.ConvergeChecked, res.Converged = true, len(diverged) == 0
+		res.Violations = append(res.Violations, diverged...)
+	}
 	if len(res.Violations) > 0 && cfg.Out != "" {
 		res.Artifacts, err = saveArtifacts(cfg.Out, c, ops, res)
 		if err != nil {

@@ -19,6 +19,8 @@ type Summary struct {
 	RecoveredUnknown       int
 	NonLinearizable        int // runs whose register history is not linearizable
 	Inconclusive           int // runs porcupine could not decide in time
+	ConvergeChecked        int // cluster runs whose nodes were asked the convergence queries
+	Diverged               int // and answered some of them differently
 	Faults                 map[string]int
 	Failovers              []time.Duration
 	Restarts               []time.Duration
@@ -55,6 +57,12 @@ func Summarize(results []*Result) Summary {
 				s.Inconclusive++
 			} else if !r.Register.Linearizable {
 				s.NonLinearizable++
+			}
+		}
+		if r.ConvergeChecked {
+			s.ConvergeChecked++
+			if !r.Converged {
+				s.Diverged++
 			}
 		}
 		for name, n := range r.Faults {
@@ -98,6 +106,7 @@ func (s Summary) Write(w io.Writer) error {
 		{"unexpected ids", fmt.Sprint(s.Unexpected)},
 		{"unknown adds that happened", fmt.Sprint(s.RecoveredUnknown)},
 		{"linearizability violations", fmt.Sprintf("%d (%d undecided)", s.NonLinearizable, s.Inconclusive)},
+		{"nodes diverged (convergence)", fmt.Sprintf("%d of %d cluster runs", s.Diverged, s.ConvergeChecked)},
 		{"failover (kill -9 to next ack)", fmt.Sprintf("n=%d p50 %s p99 %s max %s", len(s.Failovers),
 			ms(Percentile(s.Failovers, 50)), ms(Percentile(s.Failovers, 99)), ms(Percentile(s.Failovers, 100)))},
 		{"restart (kill -9 to ready)", fmt.Sprintf("n=%d p50 %s p99 %s max %s", len(s.Restarts),
