@@ -42,9 +42,10 @@ type TextMatcher struct {
 	mems  sync.Pool // memDocs between texts (match, doneMem)
 }
 
-// TextMatcher compiles q for matching texts. With anyField, field limits
-// (@title, @title[N]) are ignored and every text is matched on its own as
-// arbitrary text (HIGHLIGHT() of an attribute or of TO_STRING()).
+// TextMatcher compiles q for matching texts. With anyField, the fields a
+// limit names (@title) are ignored but its position limit (@title[N]) is
+// not, and every text is matched on its own as arbitrary text (HIGHLIGHT()
+// of an attribute or of TO_STRING(), CALL SNIPPETS).
 func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error) {
 	p := &plan{sentence: -1, paragraph: -1}
 	m := &TextMatcher{s: s, p: p, anyField: anyField}

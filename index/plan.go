@@ -330,7 +330,12 @@ func (c *compiler) node(n query.Node, sc scope) (node, error) {
 		return c.node(n.Child, sub)
 	case query.Field:
 		if c.anyField {
-			return c.node(n.Child, sc)
+			// A text that is no field of the table ignores which fields a
+			// limit names, but not how far into the text it reaches: in
+			// @body[3] word, only the first three positions count.
+			sub := sc
+			sub.maxPos = uint32(max(n.MaxPos, 0))
+			return c.node(n.Child, sub)
 		}
 		sub := sc
 		fs, err := c.fields(n)

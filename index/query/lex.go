@@ -141,8 +141,16 @@ func (l *lexer) scan1() (token, error) {
 	if l.i >= len(l.text) {
 		return token{kind: tEOF, pos: start}, nil
 	}
+	if t, ok := l.exception(start); ok {
+		return t, nil
+	}
 	r, size := l.peek(0)
 	rest := l.text[l.i:]
+	if strings.HasPrefix(rest, "REGEX(") {
+		// The reference's REGEX(/pattern/) operator; read as the word
+		// "REGEX" and the pattern's letters it would match something else.
+		return token{}, errAt(start, "the REGEX(/pattern/) operator is not supported; use a wildcard (te*) instead")
+	}
 	for _, op := range opWords {
 		if !strings.HasPrefix(rest, op.word) {
 			continue
@@ -229,6 +237,24 @@ func (l *lexer) scan1() (token, error) {
 	// Any other character separates words.
 	l.i += size
 	return token{}, errSkip
+}
+
+// exception reads, at start, the source of one of the table's exceptions
+// that holds a character that is not a word character (":)", "AT&T", "MS
+// Windows") as one word: the tokenizer finds exceptions before it looks at
+// operators and separators. A source made of word characters only is read
+// as an ordinary word (and still mapped when the word is tokenized).
+func (l *lexer) exception(start int) (token, bool) {
+	end, ok := l.tok.ExceptionAt(l.text, start)
+	if !ok {
+		return token{}, false
+	}
+	src := l.text[start:end]
+	if strings.IndexFunc(src, func(r rune) bool { return !l.tok.IsWordRune(r) }) < 0 {
+		return token{}, false
+	}
+	l.i = end
+	return token{kind: tWord, pos: start, text: src, word: lexWord{text: src, pos: start}}, true
 }
 
 // number reads a run of ASCII digits.
@@ -329,6 +355,12 @@ func (l *lexer) phrase(start int) (token, error) {
 	for {
 		for l.i < len(l.text) {
 			r, size := l.peek(0)
+			if r != '"' {
+				if wt, ok := l.exception(l.i); ok {
+					t.words = append(t.words, wt.word)
+					continue
+				}
+			}
 			if r == '"' || r == '\\' || l.isWordRune(r) || r == '^' || r == '=' {
 				break
 			}

@@ -293,3 +293,29 @@ func TestParsePathological(t *testing.T) {
 		}
 	}
 }
+
+// TestParseExceptionWords: the source of an exception is read as one query
+// word wherever it starts, even when it holds characters that otherwise
+// separate words or are operators, because the tokenizer looks for
+// exceptions first. A source of word characters only is an ordinary word.
+func TestParseExceptionWords(t *testing.T) {
+	files := map[string]string{"/exc.txt": ":) => smiley\nAT&T => att\nMS Windows => mswin\nWindows => win\n"}
+	cfg, err := tokenize.ParseSettings([]tokenize.Setting{{Name: "exceptions", Value: "/exc.txt"}},
+		func(path string) ([]byte, error) { return []byte(files[path]), nil })
+	require.NoError(t, err)
+	tok, err := tokenize.New(cfg)
+	require.NoError(t, err)
+	for _, c := range []struct{ query, want string }{
+		{":)cats|dogs", "AND(smiley@1, OR(cats@2, dogs@3))"},
+		{"AT&T|MS Windows", "OR(att@1, mswin@2)"},
+		{`"x :) y"`, "PHRASE(x@1 smiley@2 y@3)"},
+		{`"buy AT&T now"`, "PHRASE(buy@1 att@2 now@3)"},
+		{"Windows* rocks", "AND(windows*@1, rocks@2)"},
+		{"a :)", "AND(a@1, smiley@2)"},
+	} {
+		n, err := Parse(c.query, tok)
+		require.NoError(t, err, c.query)
+		require.NoError(t, check(n, c.query), c.query)
+		require.Equal(t, c.want, String(n), c.query)
+	}
+}

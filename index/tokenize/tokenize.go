@@ -522,6 +522,26 @@ func (t *Tokenizer) IsWordRune(r rune) bool {
 	return c != cSep && c != cBound
 }
 
+// ExceptionAt reports whether the source of one of the table's exceptions
+// starts at text[i:], and where it ends. The query lexer reads such a source
+// as one word even when it holds separators or operator characters (":)",
+// "AT&T", "MS Windows"), because the reference's tokenizer looks for
+// exceptions before anything else, in queries as in documents.
+func (t *Tokenizer) ExceptionAt(text string, i int) (end int, ok bool) {
+	if t.r == nil || t.r.exc == nil || i < 0 || i >= len(text) {
+		return 0, false
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	if r < utf8.RuneSelf && !t.r.exc.first[r] || r >= utf8.RuneSelf && t.r.exc.byFirst[r] == nil {
+		return 0, false
+	}
+	k, j := t.r.exc.match(t.r.tab, text, i, r)
+	if k < 0 {
+		return 0, false
+	}
+	return j, true
+}
+
 // IsPhraseBoundary reports whether r is one of the table's phrase_boundary
 // characters.
 func (t *Tokenizer) IsPhraseBoundary(r rune) bool {
