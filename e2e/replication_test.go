@@ -41,6 +41,13 @@ func rows(t *testing.T, db *sql.DB, q string) [][]string {
 	return MustQuery(t, db, q).Values
 }
 
+// mustExec runs a statement that must succeed.
+func mustExec(t *testing.T, db *sql.DB, q string) {
+	t.Helper()
+	_, err := db.Exec(q)
+	require.NoError(t, err, q)
+}
+
 // eventually retries f until it holds. Not require.Eventually: f fails the
 // test through require, which must run on the test's goroutine.
 func eventually(t *testing.T, what string, f func() bool) {
@@ -80,11 +87,7 @@ func TestReplicationThreeNodes(t *testing.T) {
 	b := startReplNode(t, "127.0.0.2")
 	c := startReplNode(t, "127.0.0.3")
 	dbA, dbB, dbC := a.DB(t), b.DB(t), c.DB(t)
-	exec := func(db *sql.DB, q string) {
-		t.Helper()
-		_, err := db.Exec(q)
-		require.NoError(t, err, q)
-	}
+	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
 	fails := func(db *sql.DB, q, msg string) {
 		t.Helper()
 		_, err := db.Exec(q)
@@ -181,11 +184,7 @@ func TestReplicationWipedRejoin(t *testing.T) {
 	a := startReplNode(t, "127.0.0.1")
 	b := startReplNode(t, "127.0.0.2")
 	c := startReplNode(t, "127.0.0.3")
-	exec := func(db *sql.DB, q string) {
-		t.Helper()
-		_, err := db.Exec(q)
-		require.NoError(t, err, q)
-	}
+	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
 	exec(a.DB(t), "CREATE CLUSTER c")
 	exec(a.DB(t), "CREATE TABLE books (title text, n int)")
 	exec(a.DB(t), "ALTER CLUSTER c ADD books")

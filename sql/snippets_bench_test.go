@@ -25,15 +25,15 @@ func BenchmarkCallSnippets(b *testing.B) { benchCallSnippets(b, "") }
 // stemmed to be matched, which the unstemmed workload does not pay.
 func BenchmarkCallSnippetsStemmed(b *testing.B) { benchCallSnippets(b, "morphology='stem_en'") }
 
-// benchCallSnippets runs the snippets workload on a table with the given
-// settings.
-func benchCallSnippets(b *testing.B, settings string) {
+// cachedCorpus reads a corpus of the benchmark's cache and its queries
+// (go run ./bench/cmd/corpus), or skips the benchmark without them.
+func cachedCorpus(b *testing.B, name string) ([]benchcorpus.Doc, []benchcorpus.Query) {
 	dir := filepath.Join("..", "bench", "cache", "corpora")
-	docs, err := benchcorpus.ReadFile(filepath.Join(dir, "brown.jsonl"))
+	docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
 	if err != nil {
 		b.Skip(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "brown.queries.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, name+".queries.json"))
 	if err != nil {
 		b.Skip(err)
 	}
@@ -41,6 +41,13 @@ func benchCallSnippets(b *testing.B, settings string) {
 	if err := json.Unmarshal(raw, &queries); err != nil {
 		b.Fatal(err)
 	}
+	return docs, queries
+}
+
+// benchCallSnippets runs the snippets workload on a table with the given
+// settings.
+func benchCallSnippets(b *testing.B, settings string) {
+	docs, queries := cachedCorpus(b, "brown")
 	db, _ := index.Open(index.DefaultOptions("").WithInMemory(true))
 	defer db.Close()
 	s := NewEngine(db).NewSession("root")
@@ -126,6 +133,47 @@ func BenchmarkHighlightText(b *testing.B) {
 				f := table.field("", text, m.Fields[0], false)
 				highlight.Highlight(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts}).Join()
 				m.Release()
+			}
+		})
+	}
+}
+
+// BenchmarkCallSnippetsLadder is the race's ladder step of 1 KB without the
+// protocol: CALL SNIPPETS of the ladder's smallest document with the next
+// query of the ladder's set, limit 256, on a plain table and on one that
+// stems English words. It needs the cached benchmark corpus (go run
+// ./bench/cmd/corpus).
+func BenchmarkCallSnippetsLadder(b *testing.B) {
+	docs, queries := cachedCorpus(b, "ladder")
+	quote := func(s string) string {
+		return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", "''") + "'"
+	}
+	text := docs[0].Content
+	for _, d := range docs {
+		if len(d.Content) < len(text) {
+			text = d.Content
+		}
+	}
+	var stmts []string
+	for _, q := range queries {
+		stmts = append(stmts, fmt.Sprintf("CALL SNIPPETS((%s), 't', %s, 256 AS limit, 1 AS query_mode)", quote(text), quote(q.Text)))
+	}
+	for _, tc := range []struct{ name, settings string }{{"plain", ""}, {"stem_en", "morphology='stem_en'"}} {
+		b.Run(tc.name, func(b *testing.B) {
+			db, _ := index.Open(index.DefaultOptions("").WithInMemory(true))
+			defer db.Close()
+			s := NewEngine(db).NewSession("root")
+			if _, err := s.Exec(context.Background(), "CREATE TABLE t (title text, content text) "+tc.settings); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := s.Exec(context.Background(), stmts[i%len(stmts)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
 			}
 		})
 	}
