@@ -37,9 +37,18 @@ func (s *Snapshot) Schema() *Schema { return s.schema }
 // indexed with: parse queries and highlight with it.
 func (s *Snapshot) Tokenizer() *tokenize.Tokenizer { return s.t.tok }
 
-// ParseQuery parses the text of MATCH() with the table's tokenizer.
+// ParseQuery parses the text of MATCH() with the table's tokenizer. The
+// tree may be shared with other callers (the table keeps recent ones): it
+// must not be changed.
 func (s *Snapshot) ParseQuery(text string) (query.Node, error) {
-	return query.Parse(text, s.t.tok)
+	if n, ok := s.t.parsed.get(text); ok {
+		return n, nil
+	}
+	n, err := query.Parse(text, s.t.tok)
+	if err == nil {
+		s.t.parsed.put(text, n)
+	}
+	return n, err
 }
 
 // Count is the number of live documents.

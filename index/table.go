@@ -19,6 +19,7 @@ type Table struct {
 	layout *layout
 	tok    *tokenize.Tokenizer
 	snap   atomic.Pointer[Snapshot]
+	parsed queryCache // MATCH() texts parsed with tok
 
 	mergeMu     sync.Mutex  // held by a merge (merge.go)
 	mergeQueued atomic.Bool // the table waits for merges or is being merged
