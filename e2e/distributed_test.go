@@ -47,6 +47,7 @@ var distQueries = []string{
 	"SELECT DISTINCT price FROM {t} WHERE MATCH('alpha') ORDER BY price DESC LIMIT 5",
 	"SELECT COUNT(DISTINCT price), GROUP_CONCAT(id) FROM {t} WHERE MATCH('\"kappa iota\"')",
 	"SELECT price, GROUP_CONCAT(id SEPARATOR ' '), COUNT(DISTINCT price) FROM {t} WHERE MATCH('theta') GROUP BY price HAVING COUNT(*) > 1 AND MIN(price) < 15 LIMIT 4",
+	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha | gamma') GROUP BY price WITHIN GROUP ORDER BY WEIGHT() ASC, id DESC LIMIT 8",
 }
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")

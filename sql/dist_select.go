@@ -119,9 +119,6 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	start := time.Now()
 	s.metaQuery = nil
 	s.meta = nil
-	if within != nil {
-		return nil, Errorf(CodeUnsupported, "WITHIN GROUP ORDER BY over distributed table '%s' is not supported yet: query its shards (%s)", d.name, d.shardsText())
-	}
 	do, rest, err := parseDistOptions(options)
 	if err != nil {
 		return nil, err
@@ -162,7 +159,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		return s.selectForwarded(ctx, d, n, rest, do, timeout, start)
 	}
 	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
-		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
+		return s.selectDistributedGroups(ctx, d, q, within, do, timeout, start)
 	}
 	// Phase one: ids and sort keys of each shard's best offset+count.
 	round, err := s.firstRound(ctx, d, q, do, timeout, q.phaseOne)

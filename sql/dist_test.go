@@ -125,6 +125,14 @@ var distQueries = []string{
 	"SELECT GROUP_CONCAT(price SEPARATOR '|'), COUNT(*) FROM {t} WHERE MATCH('eta theta')",
 	"SELECT cat, GROUP_CONCAT(id) AS ids, COUNT(DISTINCT price) AS d FROM {t} GROUP BY cat HAVING d > 3 ORDER BY d DESC, cat ASC",
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('iota') GROUP BY price HAVING price > 10 ORDER BY COUNT(*) DESC, price ASC",
+	// WITHIN GROUP ORDER BY picks each group's best document, which orders
+	// the groups without ORDER BY.
+	"SELECT price, COUNT(*) FROM {t} GROUP BY price WITHIN GROUP ORDER BY cat ASC, id DESC LIMIT 6",
+	"SELECT cat, COUNT(*) FROM {t} WHERE MATCH('alpha | beta') GROUP BY cat WITHIN GROUP ORDER BY price DESC",
+	"SELECT cat, MAX(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY cat WITHIN GROUP ORDER BY WEIGHT() ASC, price ASC LIMIT 1, 3",
+	"SELECT cat, GROUP_CONCAT(id), COUNT(DISTINCT price) FROM {t} WHERE MATCH('delta') GROUP BY cat WITHIN GROUP ORDER BY price ASC",
+	"SELECT price, COUNT(*) FROM {t} GROUP BY price WITHIN GROUP ORDER BY cat ASC HAVING COUNT(*) > 1 ORDER BY price DESC",
+	"SELECT cat, COUNT(*) FROM {t} GROUP BY cat WITHIN GROUP ORDER BY title ASC",
 }
 
 var distWords = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
