@@ -234,6 +234,20 @@ func TestDistributedEqualsUnion(t *testing.T) {
 					require.Equal(t, uint64(rows), after-before, "highlights of %s", dq)
 				}
 			}
+			if shards > 1 {
+				return
+			}
+			// A one-shard table sends the statement whole, WITHIN GROUP
+			// ORDER BY in its place: the columns of each group's best
+			// document are the shard's.
+			for _, q := range []string{
+				"SELECT cat, id, price FROM {t} GROUP BY cat WITHIN GROUP ORDER BY price DESC, id ASC",
+				"SELECT cat, id, WEIGHT() FROM {t} WHERE MATCH('alpha') GROUP BY cat WITHIN GROUP ORDER BY price ASC HAVING COUNT(*) > 2 ORDER BY cat DESC LIMIT 1, 3",
+			} {
+				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
+				require.NotContains(t, want, "error", q)
+				require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")+" OPTION global_idf=1"), q)
+			}
 		})
 	}
 }
