@@ -48,6 +48,7 @@ var distQueries = []string{
 	"SELECT COUNT(DISTINCT price), GROUP_CONCAT(id) FROM {t} WHERE MATCH('\"kappa iota\"')",
 	"SELECT price, GROUP_CONCAT(id SEPARATOR ' '), COUNT(DISTINCT price) FROM {t} WHERE MATCH('theta') GROUP BY price HAVING COUNT(*) > 1 AND MIN(price) < 15 LIMIT 4",
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha | gamma') GROUP BY price WITHIN GROUP ORDER BY WEIGHT() ASC, id DESC LIMIT 8",
+	"SELECT price, id, title, WEIGHT() FROM {t} WHERE MATCH('beta') GROUP BY price ORDER BY price ASC LIMIT 6",
 }
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")

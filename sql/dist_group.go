@@ -27,8 +27,10 @@ import (
 // (GROUP_CONCAT in id order: one table's order of the matches, which
 // index.SearchResult.Matches and Snapshot.Scan give in id order). WITHIN
 // GROUP ORDER BY picks each group's best document, on the shards and then
-// among theirs, which orders the groups without ORDER BY; the columns of a
-// group's best document are errors.
+// among theirs, which orders the groups without ORDER BY; a column of a
+// group's best document is the value the shard with the best one gave
+// (HIGHLIGHT() and SNIPPET() there are errors: the shards would run them
+// for every group).
 
 // distGroupLimit is how many groups a shard returns at most; past it, the
 // merged counts of the groups a shard left out are short, and a warning
@@ -37,7 +39,7 @@ const distGroupLimit = 100_000
 
 // distAgg is how one column of the shards' grouped statement merges.
 type distAgg struct {
-	fn       string // "" (a key), count, sum, min, max, avg, count_distinct, group_concat
+	fn       string // "" (a key), count, sum, min, max, avg, count_distinct, group_concat, best (the best document's)
 	sum, cnt int    // avg: the hidden SUM and COUNT columns
 	extra    int    // count_distinct: the extra GROUP BY key that is its argument
 	sep      string // group_concat: the separator
@@ -180,8 +182,11 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		agg, isAgg := f.Expr.(*ast.AggregateFuncExpr)
 		switch {
 		case !isAgg && isKey[exprText]:
+		case !isAgg && !hasAggregate(f.Expr) && !highlights(f.Expr):
+			// A column of the group's best document: the winning shard's.
+			a = distAgg{fn: "best"}
 		case !isAgg:
-			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys and COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT", fieldName(f), d.name)
+			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys, COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT, and columns of each group's best document without aggregates, HIGHLIGHT() or SNIPPET()", fieldName(f), d.name)
 		default:
 			if a, err = aggregate(agg, fieldName(f)); err != nil {
 				return nil, err
@@ -369,6 +374,11 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 				}
 				if found && (!g.found || better) {
 					g.weight, g.id, g.found, g.within = weight, id, true, wkeys
+					for i, a := range aggs {
+						if a.fn == "best" {
+							g.vals[i] = row[i]
+						}
+					}
 				}
 			}
 			for i, a := range aggs {
@@ -572,6 +582,25 @@ func addValues(a, b any) any {
 	fb, _ := toFloat(b)
 	return fa + fb
 }
+
+// highlights reports whether e calls HIGHLIGHT() or SNIPPET(): a shard
+// would run them for every group's best document, not the page's.
+func highlights(e ast.Node) bool {
+	v := &highlightFinder{}
+	e.Accept(v)
+	return v.found
+}
+
+type highlightFinder struct{ found bool }
+
+func (v *highlightFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && (f.FnName.L == "highlight" || f.FnName.L == "snippet") {
+		v.found = true
+	}
+	return n, v.found
+}
+
+func (v *highlightFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bestBefore reports whether a document (weight, id) is a better best
 // document of a group than (weight2, id2): as a SELECT without ORDER BY
