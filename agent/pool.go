@@ -23,7 +23,8 @@ type Options struct {
 	// IdlePerAgent is how many idle connections are kept per agent
 	// address (default 8).
 	IdlePerAgent int
-	// IdleTimeout closes a connection idle this long (default 1 minute).
+	// IdleTimeout: a connection idle this long is not used again but
+	// closed, when the pool next calls its agent (default 1 minute).
 	IdleTimeout time.Duration
 }
 
