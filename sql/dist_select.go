@@ -105,7 +105,6 @@ type distQuery struct {
 	hasMatch bool
 	matchQ   string // the MATCH() query, for global statistics
 	forward  []string
-	fields   string // the select list as text, for phase two
 	offset   int
 	count    int
 	want     int
@@ -333,27 +332,16 @@ func (s *Session) setDistMeta(q *distQuery, found int, terms []index.TermStat, s
 func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, run []bool, timeout time.Duration, strict, fixed bool, stmts func(i int) func(string) []string) ([][]*Result, error) {
 	out := make([][]*Result, len(shards))
 	errs := make([]error, len(shards))
-	// Every shard but the last one asked goes to a caller goroutine; the
-	// last one is asked on this goroutine.
-	last := -1
-	for i := range shards {
-		if run[i] {
-			last = i
-		}
-	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
-		if !run[i] || i == last {
+		if !run[i] {
 			continue
 		}
 		wg.Add(1)
-		s.engine.callers.run(func() {
+		go func() {
 			defer wg.Done()
 			out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i))
-		})
-	}
-	if last >= 0 {
-		out[last], errs[last] = s.ask(ctx, d, shards[last], timeout, fixed, stmts(last))
+		}()
 	}
 	wg.Wait()
 	// The error of the first shard (in the table's order) whose statement
@@ -384,15 +372,6 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 // compile renders the parts of the SELECT the shards' statements share.
 func (q *distQuery) compile() error {
 	n := q.n
-	fields := make([]string, len(n.Fields.Fields))
-	for i, f := range n.Fields.Fields {
-		text, err := restore(f)
-		if err != nil {
-			text = "id" // restore fails only on nodes the planner rejects anyway
-		}
-		fields[i] = text
-	}
-	q.fields = strings.Join(fields, ", ")
 	if n.Where != nil {
 		w, err := restore(n.Where)
 		if err != nil {
@@ -463,7 +442,18 @@ func (q *distQuery) phaseOne(table string) string {
 // phase one held there (token; "" for the table's current one).
 func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 	var b strings.Builder
-	b.WriteString("SELECT id, " + q.fields + " FROM " + quoteName(table))
+	b.WriteString("SELECT id, ")
+	for i, f := range q.n.Fields.Fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		text, err := restore(f)
+		if err != nil {
+			text = "id" // restore fails only on nodes the planner rejects anyway
+		}
+		b.WriteString(text)
+	}
+	b.WriteString(" FROM " + quoteName(table))
 	cond := ""
 	if len(ids) > 0 {
 		list := make([]string, len(ids))

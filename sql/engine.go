@@ -38,11 +38,10 @@ type Engine struct {
 	parsed *parseCache     // statements parsed lately, by text; nil: none (SetParseCache)
 	shapes *dialect.Shapes // CALLs parsed lately, by shape; nil: none (SetParseCache)
 
-	repl    *replication  // the replication clusters (StartReplication); nil: none
-	remote  Remote        // asks the agents of distributed tables; nil: none
-	health  mirrorHealth  // the agents' mirrors that failed lately
-	callers shardCallers  // the goroutines that ask shards
-	held    heldSnapshots // snapshots held for a coordinator's phase two
+	repl   *replication  // the replication clusters (StartReplication); nil: none
+	remote Remote        // asks the agents of distributed tables; nil: none
+	health mirrorHealth  // the agents' mirrors that failed lately
+	held   heldSnapshots // snapshots held for a coordinator's phase two
 }
 
 // Listener is what the server's MySQL listener does that @@variables
