@@ -1,8 +1,8 @@
 // Package agent is how a glintd coordinator talks to the agents of its
 // distributed tables: the MySQL listeners of other glintd servers. A Pool
-// keeps a pool of connections per agent address (database/sql with the
-// go-sql-driver/mysql client) and satisfies sql.Remote, which the SQL
-// layer's distributed searches ask through:
+// keeps idle connections per agent address (go-sql-driver/mysql's, used
+// through database/sql/driver without database/sql) and satisfies
+// sql.Remote, which the SQL layer's distributed searches ask through:
 //
 //	pool := agent.New(agent.Options{User: "root"})
 //	defer pool.Close()

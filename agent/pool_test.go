@@ -3,10 +3,15 @@ package agent
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/server"
 	"github.com/glint-search/glint/sql"
 	"github.com/stretchr/testify/require"
 )
@@ -14,24 +19,29 @@ import (
 func TestColumnValues(t *testing.T) {
 	for _, c := range []struct {
 		mysqlType string
-		text      string
+		read      any // as the driver reads it
 		want      any
 	}{
-		{"BIGINT", "-5", int64(-5)},
-		{"UNSIGNED BIGINT", "18446744073709551615", uint64(18446744073709551615)},
-		{"INT", "7", int64(7)},
-		{"DOUBLE", "9.25", 9.25},
-		{"FLOAT", "0.1", 0.1},
-		{"VARCHAR", "a,b", "a,b"},
-		{"JSON", `{"a":1}`, `{"a":1}`},
+		{"BIGINT", int64(-5), int64(-5)},
+		{"UNSIGNED BIGINT", uint64(18446744073709551615), uint64(18446744073709551615)},
+		{"UNSIGNED INT", int64(7), uint64(7)},
+		{"INT", int64(7), int64(7)},
+		{"DOUBLE", 9.25, 9.25},
+		{"FLOAT", float32(0.1), 0.1},
+		{"DECIMAL", []byte("1.5"), 1.5},
+		{"VARCHAR", []byte("a,b"), "a,b"},
+		{"JSON", []byte(`{"a":1}`), `{"a":1}`},
+		{"VARCHAR", int64(3), "3"},
 	} {
 		col := sql.Column{Name: "c", Type: columnType(c.mysqlType)}
-		got, err := value(col, c.text)
+		got, err := value(col, c.read)
 		require.NoError(t, err, c.mysqlType)
 		require.Equal(t, c.want, got, c.mysqlType)
 	}
-	_, err := value(sql.Column{Name: "n", Type: sql.ColInt}, "x")
+	_, err := value(sql.Column{Name: "n", Type: sql.ColInt}, []byte("x"))
 	require.ErrorContains(t, err, `agent: column "n"`)
+	_, err = value(sql.Column{Name: "u", Type: sql.ColUint}, int64(-1))
+	require.ErrorContains(t, err, `agent: column "u"`)
 }
 
 // TestUnreachable: a mirror that refuses connections is an error that is
@@ -67,4 +77,82 @@ func TestUnreachable(t *testing.T) {
 	_, err = p.Query(ctx, hang.Addr().String(), 5*time.Second, "SELECT 1")
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 3*time.Second)
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int32
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+// startAgent serves a glint engine's MySQL protocol on addr ("" for any
+// port) and returns its listener and a function that stops it.
+func startAgent(t testing.TB, addr string) (*countingListener, func()) {
+	t.Helper()
+	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
+	require.NoError(t, err)
+	eng := sql.NewEngine(db)
+	srv := server.New(server.SessionFunc(func(user string) server.Session { return eng.NewSession(user) }),
+		server.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	require.NoError(t, err)
+	cl := &countingListener{Listener: ln}
+	done := make(chan struct{})
+	go func() { _ = srv.ServeMySQL(cl); close(done) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+		<-done
+		require.NoError(t, db.Close())
+	}
+	t.Cleanup(stop)
+	return cl, stop
+}
+
+// TestPoolKeepsConnections: the calls to an agent reuse one connection;
+// an error the agent answers leaves it usable; a kept connection the agent
+// closed (it restarted) is replaced without failing the call.
+func TestPoolKeepsConnections(t *testing.T) {
+	p := New(Options{})
+	defer p.Close()
+	ln, stop := startAgent(t, "")
+	addr := ln.Addr().String()
+	for i := range 3 {
+		res, err := p.Query(context.Background(), addr, time.Second, "SELECT 1 AS a, 'x' AS b", "SELECT 2.5 AS c")
+		require.NoError(t, err, i)
+		require.Len(t, res, 2)
+		require.Equal(t, [][]any{{int64(1), "x"}}, res[0].Rows)
+		require.Equal(t, []sql.Column{{Name: "a", Type: sql.ColInt}, {Name: "b", Type: sql.ColString}}, res[0].Columns)
+		require.Equal(t, [][]any{{2.5}}, res[1].Rows)
+	}
+	_, err := p.Query(context.Background(), addr, time.Second, "SELECT * FROM nosuch")
+	var ae *sql.AgentError
+	require.ErrorAs(t, err, &ae)
+	_, err = p.Query(context.Background(), addr, time.Second, "SELECT 1")
+	require.NoError(t, err)
+	require.Equal(t, int32(1), ln.accepted.Load(), "one connection for every call")
+
+	stop()
+	again, _ := startAgent(t, addr)
+	res, err := p.Query(context.Background(), addr, time.Second, "SELECT 3")
+	require.NoError(t, err, "a connection to the stopped agent is not used")
+	require.Equal(t, [][]any{{int64(3)}}, res[0].Rows)
+	require.Equal(t, int32(1), again.accepted.Load())
 }

@@ -47,6 +47,8 @@ var distQueries = []string{
 	"SELECT DISTINCT price FROM {t} WHERE MATCH('alpha') ORDER BY price DESC LIMIT 5",
 	"SELECT COUNT(DISTINCT price), GROUP_CONCAT(id) FROM {t} WHERE MATCH('\"kappa iota\"')",
 	"SELECT price, GROUP_CONCAT(id SEPARATOR ' '), COUNT(DISTINCT price) FROM {t} WHERE MATCH('theta') GROUP BY price HAVING COUNT(*) > 1 AND MIN(price) < 15 LIMIT 4",
+	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha | gamma') GROUP BY price WITHIN GROUP ORDER BY WEIGHT() ASC, id DESC LIMIT 8",
+	"SELECT price, id, title, WEIGHT() FROM {t} WHERE MATCH('beta') GROUP BY price ORDER BY price ASC LIMIT 6",
 }
 
 var distWords = strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa")
@@ -63,8 +65,9 @@ func highlights(t *testing.T, servers []*Server) int {
 	return n
 }
 
-// TestDistributedEqualsUnion: a distributed table over S = 1, 2, 4 shards
-// on separate glintd processes answers every query as one table holding
+// TestDistributedEqualsUnion: a distributed table over S = 1, 2, 4, 8
+// shards on separate glintd processes (two shards on each for S = 8)
+// answers every query as one table holding
 // the union of the shards: ids, order, WEIGHT() (with global_idf),
 // HIGHLIGHT() and SNIPPET() strings, and SHOW META; and the servers
 // highlight exactly the rows returned.
@@ -102,8 +105,9 @@ func TestDistributedEqualsUnion(t *testing.T) {
 	}
 	insert(coord, "u", docs)
 
-	// Shard k of S lives on server k, except for S = 1: one agent alone.
-	for _, S := range []int{1, 2, 4} {
+	// Shard k of S lives on server k mod 4, except for S = 1: one agent
+	// alone.
+	for _, S := range []int{1, 2, 4, 8} {
 		ddl := fmt.Sprintf("CREATE TABLE d%d type='distributed'", S)
 		parts := make([][]doc, S)
 		for _, d := range docs {
@@ -111,7 +115,7 @@ func TestDistributedEqualsUnion(t *testing.T) {
 			parts[k] = append(parts[k], d)
 		}
 		for k := range S {
-			srv := k
+			srv := k % len(servers)
 			if S == 1 {
 				srv = 1
 			}
@@ -128,7 +132,7 @@ func TestDistributedEqualsUnion(t *testing.T) {
 		MustExec(t, coord, ddl)
 	}
 
-	for _, S := range []int{1, 2, 4} {
+	for _, S := range []int{1, 2, 4, 8} {
 		for _, q := range distQueries {
 			want := MustQuery(t, coord, strings.ReplaceAll(q, "{t}", "u"))
 			wantMeta := MustQuery(t, coord, "SHOW META")
@@ -159,7 +163,7 @@ func TestDistributedEqualsUnion(t *testing.T) {
 	} {
 		want := servers[0].HTTPAnswer(t, "POST /search", strings.ReplaceAll(strings.ReplaceAll(body, "{t}", "u"), `, "options": {"global_idf": 1}`, ""))
 		require.Contains(t, want, "200\n")
-		for _, S := range []int{1, 2, 4} {
+		for _, S := range []int{1, 2, 4, 8} {
 			before := highlights(t, servers)
 			got := servers[0].HTTPAnswer(t, "POST /search", strings.ReplaceAll(body, "{t}", fmt.Sprintf("d%d", S)))
 			require.Equal(t, want, got, body)

@@ -26,8 +26,11 @@ import (
 // or every document's value, of each group and counts or joins them itself
 // (GROUP_CONCAT in id order: one table's order of the matches, which
 // index.SearchResult.Matches and Snapshot.Scan give in id order). WITHIN
-// GROUP ORDER BY and the
-// columns of a group's best document are errors.
+// GROUP ORDER BY picks each group's best document, on the shards and then
+// among theirs, which orders the groups without ORDER BY; a column of a
+// group's best document is the value the shard with the best one gave
+// (HIGHLIGHT() and SNIPPET() there are errors: the shards would run them
+// for every group).
 
 // distGroupLimit is how many groups a shard returns at most; past it, the
 // merged counts of the groups a shard left out are short, and a warning
@@ -36,7 +39,7 @@ const distGroupLimit = 100_000
 
 // distAgg is how one column of the shards' grouped statement merges.
 type distAgg struct {
-	fn       string // "" (a key), count, sum, min, max, avg, count_distinct, group_concat
+	fn       string // "" (a key), count, sum, min, max, avg, count_distinct, group_concat, best (the best document's)
 	sum, cnt int    // avg: the hidden SUM and COUNT columns
 	extra    int    // count_distinct: the extra GROUP BY key that is its argument
 	sep      string // group_concat: the separator
@@ -48,7 +51,8 @@ type distGroup struct {
 	key    []any // the GROUP BY values
 	weight int64 // of the best document
 	id     uint64
-	found  bool // some shard had a match in the group
+	within []any // the best document's WITHIN GROUP ORDER BY keys
+	found  bool  // some shard had a match in the group
 	sums   []any
 	counts []int64
 	sets   map[int]map[any]struct{} // count_distinct: the values seen, by item
@@ -76,7 +80,7 @@ func (e distGroupRef) eval(*row) (any, error) {
 	return (*e.cur).vals[e.item], nil
 }
 
-func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *distQuery, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
+func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *distQuery, within *ast.OrderByClause, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
 	n := q.n
 	if n.Distinct {
 		// SELECT DISTINCT a, b is GROUP BY a, b, with one table's errors.
@@ -178,8 +182,11 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		agg, isAgg := f.Expr.(*ast.AggregateFuncExpr)
 		switch {
 		case !isAgg && isKey[exprText]:
+		case !isAgg && !hasAggregate(f.Expr) && !highlights(f.Expr):
+			// A column of the group's best document: the winning shard's.
+			a = distAgg{fn: "best"}
 		case !isAgg:
-			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys and COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT", fieldName(f), d.name)
+			return nil, Errorf(CodeUnsupported, "'%s' over distributed table '%s': a grouped select list holds its GROUP BY keys, COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT, and columns of each group's best document without aggregates, HIGHLIGHT() or SNIPPET()", fieldName(f), d.name)
 		default:
 			if a, err = aggregate(agg, fieldName(f)); err != nil {
 				return nil, err
@@ -245,8 +252,31 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 	}
 
-	nItems, nKeys, nExtras, nHidden := len(items), len(keys), len(extras), len(hidden)
-	list := append(append(append(append(append([]string{}, items...), keys...), extras...), hidden...), "WEIGHT()", "id")
+	// WITHIN GROUP ORDER BY goes to the shards, which pick each group's best
+	// document by it and return its keys (before its WEIGHT() and id); the
+	// coordinator picks the best of the shards' by the same order, then id.
+	var withinKeys []string
+	var withinOrder []orderKey
+	withinText := ""
+	if within != nil {
+		var parts []string
+		for _, item := range within.Items {
+			text, err := restore(item.Expr)
+			if err != nil {
+				return nil, err
+			}
+			withinKeys = append(withinKeys, text)
+			withinOrder = append(withinOrder, orderKey{desc: item.Desc})
+			dir := " ASC"
+			if item.Desc {
+				dir = " DESC"
+			}
+			parts = append(parts, text+dir)
+		}
+		withinText = " WITHIN GROUP ORDER BY " + strings.Join(parts, ", ")
+	}
+	nItems, nKeys, nExtras, nHidden, nWithin := len(items), len(keys), len(extras), len(hidden), len(withinKeys)
+	list := append(append(append(append(append(append([]string{}, items...), keys...), extras...), hidden...), withinKeys...), "WEIGHT()", "id")
 	groupBy := ""
 	if n.GroupBy != nil {
 		gb, err := restore(n.GroupBy)
@@ -268,7 +298,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		if q.where != "" {
 			b.WriteString(" WHERE " + q.where)
 		}
-		b.WriteString(groupBy)
+		b.WriteString(groupBy + withinText)
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
 		b.WriteString(q.optionTail(distGroupLimit))
 		return b.String()
@@ -301,9 +331,10 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 			}
 			weight, id := asInt(row[len(row)-2]), asUint(row[len(row)-1])
 			found := row[len(row)-1] != nil
+			wkeys := row[len(row)-2-nWithin : len(row)-2]
 			g, ok := groups[kb.String()]
 			if !ok {
-				g = &distGroup{vals: append([]any(nil), row[:nItems]...), key: key, weight: weight, id: id, found: found,
+				g = &distGroup{vals: append([]any(nil), row[:nItems]...), key: key, weight: weight, id: id, found: found, within: wkeys,
 					sums: make([]any, nHidden), counts: make([]int64, nHidden),
 					sets: map[int]map[any]struct{}{}, parts: map[int][]concatPart{}}
 				for _, a := range aggs {
@@ -337,8 +368,17 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 						g.counts[a.cnt] += asInt(hid[a.cnt])
 					}
 				}
-				if found && (!g.found || bestBefore(q.hasMatch, weight, id, g.weight, g.id)) {
-					g.weight, g.id, g.found = weight, id, true
+				better := bestBefore(q.hasMatch, weight, id, g.weight, g.id)
+				if within != nil {
+					better = withinBefore(withinOrder, wkeys, g.within, func() bool { return id < g.id })
+				}
+				if found && (!g.found || better) {
+					g.weight, g.id, g.found, g.within = weight, id, true, wkeys
+					for i, a := range aggs {
+						if a.fn == "best" {
+							g.vals[i] = row[i]
+						}
+					}
 				}
 			}
 			for i, a := range aggs {
@@ -542,6 +582,25 @@ func addValues(a, b any) any {
 	fb, _ := toFloat(b)
 	return fa + fb
 }
+
+// highlights reports whether e calls HIGHLIGHT() or SNIPPET(): a shard
+// would run them for every group's best document, not the page's.
+func highlights(e ast.Node) bool {
+	v := &highlightFinder{}
+	e.Accept(v)
+	return v.found
+}
+
+type highlightFinder struct{ found bool }
+
+func (v *highlightFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && (f.FnName.L == "highlight" || f.FnName.L == "snippet") {
+		v.found = true
+	}
+	return n, v.found
+}
+
+func (v *highlightFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // bestBefore reports whether a document (weight, id) is a better best
 // document of a group than (weight2, id2): as a SELECT without ORDER BY

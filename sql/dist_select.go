@@ -118,9 +118,6 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	start := time.Now()
 	s.metaQuery = nil
 	s.meta = nil
-	if within != nil {
-		return nil, Errorf(CodeUnsupported, "WITHIN GROUP ORDER BY over distributed table '%s' is not supported yet: query its shards (%s)", d.name, d.shardsText())
-	}
 	do, rest, err := parseDistOptions(options)
 	if err != nil {
 		return nil, err
@@ -157,11 +154,11 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if do.queryTimeout > 0 {
 		timeout = do.queryTimeout
 	}
-	if len(d.locals)+len(d.agents) == 1 && within == nil {
-		return s.selectForwarded(ctx, d, n, rest, do, timeout, start)
+	if len(d.locals)+len(d.agents) == 1 {
+		return s.selectForwarded(ctx, d, n, within, rest, do, timeout, start)
 	}
 	if n.Distinct || n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
-		return s.selectDistributedGroups(ctx, d, q, do, timeout, start)
+		return s.selectDistributedGroups(ctx, d, q, within, do, timeout, start)
 	}
 	// Phase one: ids and sort keys of each shard's best offset+count.
 	round, err := s.firstRound(ctx, d, q, do, timeout, q.phaseOne)
@@ -717,7 +714,7 @@ func quoteString(s string) string {
 // statement goes to it whole (its table named instead), in one round, and
 // its answer and SHOW META are the answer. There is nothing to merge, and
 // the page's rows are the only ones the shard highlights.
-func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
+func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.SelectStmt, within *ast.OrderByClause, options []dialect.Setting, do distOptions, timeout time.Duration, start time.Time) (*Result, error) {
 	var opts []string
 	for _, opt := range options {
 		text, err := optionText(opt)
@@ -729,7 +726,7 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	stmt := func(table string) []string {
 		one := *n
 		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}}}
-		text, err := restore(&one)
+		text, err := forwardedText(&one, within)
 		if err != nil {
 			text = "SELECT" // the shard reports the syntax error; restore fails only on nodes the planner rejects
 		}
@@ -759,6 +756,41 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		s.meta = append(s.meta, metaRow{name, value})
 	}
 	return answers[0][0], nil
+}
+
+// forwardedText writes n back as dialect SQL, with WITHIN GROUP ORDER BY
+// (which the dialect takes between GROUP BY and HAVING) when within is
+// not nil.
+func forwardedText(n *ast.SelectStmt, within *ast.OrderByClause) (string, error) {
+	if within == nil {
+		return restore(n)
+	}
+	head := *n
+	head.Having, head.OrderBy, head.Limit = nil, nil, nil
+	text, err := restore(&head)
+	if err != nil {
+		return "", err
+	}
+	parts := []string{text}
+	add := func(prefix string, node ast.Node) error {
+		t, err := restore(node)
+		parts = append(parts, prefix+t)
+		return err
+	}
+	err = add("WITHIN GROUP ", within)
+	if err == nil && n.Having != nil {
+		err = add("", n.Having)
+	}
+	if err == nil && n.OrderBy != nil {
+		err = add("", n.OrderBy)
+	}
+	if err == nil && n.Limit != nil {
+		err = add("", n.Limit)
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(parts, " "), nil
 }
 
 // shardWarnings passes up the warnings the shards gave (result set at of

@@ -125,6 +125,21 @@ var distQueries = []string{
 	"SELECT GROUP_CONCAT(price SEPARATOR '|'), COUNT(*) FROM {t} WHERE MATCH('eta theta')",
 	"SELECT cat, GROUP_CONCAT(id) AS ids, COUNT(DISTINCT price) AS d FROM {t} GROUP BY cat HAVING d > 3 ORDER BY d DESC, cat ASC",
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('iota') GROUP BY price HAVING price > 10 ORDER BY COUNT(*) DESC, price ASC",
+	// WITHIN GROUP ORDER BY picks each group's best document, which orders
+	// the groups without ORDER BY.
+	"SELECT price, COUNT(*) FROM {t} GROUP BY price WITHIN GROUP ORDER BY cat ASC, id DESC LIMIT 6",
+	"SELECT cat, COUNT(*) FROM {t} WHERE MATCH('alpha | beta') GROUP BY cat WITHIN GROUP ORDER BY price DESC",
+	"SELECT cat, MAX(price) FROM {t} WHERE MATCH('beta | gamma') GROUP BY cat WITHIN GROUP ORDER BY WEIGHT() ASC, price ASC LIMIT 1, 3",
+	"SELECT cat, GROUP_CONCAT(id), COUNT(DISTINCT price) FROM {t} WHERE MATCH('delta') GROUP BY cat WITHIN GROUP ORDER BY price ASC",
+	"SELECT price, COUNT(*) FROM {t} GROUP BY price WITHIN GROUP ORDER BY cat ASC HAVING COUNT(*) > 1 ORDER BY price DESC",
+	"SELECT cat, COUNT(*) FROM {t} GROUP BY cat WITHIN GROUP ORDER BY title ASC",
+	// Columns of each group's best document: the shard's that holds it.
+	"SELECT cat, id, price, COUNT(*) FROM {t} WHERE MATCH('alpha | delta') GROUP BY cat",
+	"SELECT price, id, cat * 10 AS c FROM {t} GROUP BY price WITHIN GROUP ORDER BY cat DESC ORDER BY c ASC, price DESC LIMIT 2, 6",
+	"SELECT cat, id, WEIGHT(), title FROM {t} WHERE MATCH('beta') GROUP BY cat WITHIN GROUP ORDER BY WEIGHT() ASC",
+	"SELECT cat, id AS best, GROUP_CONCAT(id), COUNT(DISTINCT price) FROM {t} WHERE MATCH('gamma') GROUP BY cat WITHIN GROUP ORDER BY price DESC HAVING best > 10",
+	"SELECT id, price, COUNT(*) FROM {t} WHERE MATCH('epsilon')",
+	"SELECT id, COUNT(*) FROM {t} WHERE MATCH('nosuchword')",
 }
 
 var distWords = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
@@ -226,6 +241,20 @@ func TestDistributedEqualsUnion(t *testing.T) {
 					require.Equal(t, uint64(rows), after-before, "highlights of %s", dq)
 				}
 			}
+			if shards > 1 {
+				return
+			}
+			// A one-shard table sends the statement whole, WITHIN GROUP
+			// ORDER BY in its place: the columns of each group's best
+			// document are the shard's.
+			for _, q := range []string{
+				"SELECT cat, id, price FROM {t} GROUP BY cat WITHIN GROUP ORDER BY price DESC, id ASC",
+				"SELECT cat, id, WEIGHT() FROM {t} WHERE MATCH('alpha') GROUP BY cat WITHIN GROUP ORDER BY price ASC HAVING COUNT(*) > 2 ORDER BY cat DESC LIMIT 1, 3",
+			} {
+				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
+				require.NotContains(t, want, "error", q)
+				require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")+" OPTION global_idf=1"), q)
+			}
 		})
 	}
 }
@@ -269,6 +298,13 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "error WrongValue: distributed table 'd', local 'p0': GROUP BY 'title': a full-text field cannot be grouped by; group by attributes\n", exec(t, s, "SELECT title, COUNT(*) FROM d GROUP BY title HAVING COUNT(*) > 1"))
 	require.Equal(t, "error Unsupported: HAVING over distributed table 'd': 'title' is not a select-list item, a GROUP BY key or an aggregate\n", exec(t, s, "SELECT COUNT(*) FROM d GROUP BY id HAVING title > 1"))
 	require.Equal(t, "error Unsupported: sum(distinct id) over distributed table 'd': DISTINCT is supported in COUNT() only\n", exec(t, s, "SELECT SUM(DISTINCT id) FROM d"))
+	for _, q := range []string{
+		"SELECT id, HIGHLIGHT() FROM d WHERE MATCH('a') GROUP BY id",
+		"SELECT id, SNIPPET(title, 'a') AS sn, COUNT(*) FROM d GROUP BY id",
+		"SELECT id, SUM(id) + id AS x FROM d GROUP BY id",
+	} {
+		require.Contains(t, exec(t, s, q), "a grouped select list holds its GROUP BY keys, COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT, and columns of each group's best document without aggregates, HIGHLIGHT() or SNIPPET()", q)
+	}
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
 	require.Equal(t, "error BadOption: OPTION hold_snapshot is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself\n", exec(t, s, "SELECT id FROM d OPTION hold_snapshot=1"))
 

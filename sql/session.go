@@ -87,14 +87,27 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
-		// A text of one statement is kept in the parse cache by that text.
-		rs, err := s.execPiece(ctx, p, len(pieces) == 1 && p.Text == query)
+		// Each statement is kept in the parse cache by its own text, so
+		// that one sent again within other statements (a coordinator's
+		// search, SHOW WARNINGS, SHOW META in one packet) is not parsed
+		// again.
+		rs, err := s.execCachedPiece(ctx, p)
 		if err != nil {
 			return results, err
 		}
 		results = append(results, rs...)
 	}
 	return results, nil
+}
+
+// execCachedPiece runs one statement that Split cut out, parsed from the
+// parse cache when its text is there.
+func (s *Session) execCachedPiece(ctx context.Context, p dialect.Piece) ([]*Result, error) {
+	if e := s.engine.parsed.lend(p.Text); e != nil {
+		defer s.engine.parsed.give(e)
+		return s.execStatement(ctx, e.Value)
+	}
+	return s.execPiece(ctx, p, true)
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {

@@ -107,6 +107,29 @@ func TestSetParseCache(t *testing.T) {
 	require.Equal(t, 1, s.engine.parsed.len())
 }
 
+// Each statement of a text holding several is kept by its own text (a
+// coordinator sends its search, SHOW WARNINGS and SHOW META in one text),
+// and a text holding it again, alone or with others, answers the same.
+func TestParseCacheMultiStatement(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text)")
+	mustExec(t, s, "INSERT INTO t (id, title) VALUES (1, 'red fox'), (2, 'red dog')")
+	search := "SELECT id, WEIGHT() FROM t WHERE MATCH('red') ORDER BY id ASC LIMIT 0, 20 OPTION max_matches=20"
+	multi := search + "; SHOW WARNINGS; SHOW META LIKE 'total%'"
+	before := s.engine.parsed.len()
+	first := render(s.Exec(context.Background(), multi))
+	require.NotContains(t, first, "error")
+	require.Equal(t, before+2, s.engine.parsed.len(), "the search and SHOW META (a SELECT) are kept; SHOW WARNINGS is not")
+	e := s.engine.parsed.lend(search)
+	require.NotNil(t, e, "kept by the statement's own text")
+	s.engine.parsed.give(e)
+	require.Equal(t, first, render(s.Exec(context.Background(), multi)))
+	require.Equal(t, first, render(s.Exec(context.Background(), multi+";")))
+	alone := render(s.Exec(context.Background(), search))
+	require.True(t, strings.HasPrefix(first, alone), "%s\n%s", first, alone)
+	require.Equal(t, before+2, s.engine.parsed.len())
+}
+
 // The statements whose plans copy and change parts of the parsed tree give
 // the same answer each time they run from the cache, on any connection.
 func TestParseCacheSameAnswers(t *testing.T) {
