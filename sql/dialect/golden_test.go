@@ -49,3 +49,22 @@ func TestGolden(t *testing.T) {
 		})
 	})
 }
+
+// BenchmarkParseShapedCall splits and parses a CALL SNIPPETS of one 1 KB
+// text as the ladder step of the race sends it, its shape kept: what a
+// statement costs before it runs.
+func BenchmarkParseShapedCall(b *testing.B) {
+	text := strings.Repeat(`The jury further said in term-end presentments that the City of Atlanta''s.\n`, 14)
+	stmt := "CALL SNIPPETS(('" + text + "'), 't', 'jury', 256 AS limit, 1 AS query_mode)"
+	p := parser.New()
+	shapes := NewShapes(100)
+	b.ReportAllocs()
+	for b.Loop() {
+		pieces := Split(stmt)
+		_, release, err := ParseShaped(p, pieces[0], shapes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+}

@@ -168,9 +168,9 @@ func versionedOpen(text string, i int) (end int, executed bool) {
 	return i + n, v <= VersionID
 }
 
-// significant returns the tokens that are neither white space nor comments.
-func significant(toks []token) []token {
-	out := make([]token, 0, len(toks))
+// appendSignificant appends to out the tokens of toks that are neither white
+// space nor comments.
+func appendSignificant(out, toks []token) []token {
 	for _, t := range toks {
 		if !t.trivia() {
 			out = append(out, t)

@@ -1,7 +1,9 @@
 package dialect
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -61,13 +63,30 @@ func (b *builder) output(end int) *output {
 // [from, to] and must not overlap; at one offset, insertions come before a
 // replacement, in the order given.
 func applyEdits(src string, from, to int, edits []edit) (*output, error) {
-	sort.SliceStable(edits, func(i, j int) bool {
-		if edits[i].start != edits[j].start {
-			return edits[i].start < edits[j].start
+	// (by offset; at one offset an insertion before a replacement)
+	byStart := func(a, b edit) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
 		}
-		return edits[i].end == edits[i].start && edits[j].end != edits[j].start
-	})
-	b := &builder{src: src}
+		ai, bi := a.end == a.start, b.end == b.start
+		switch {
+		case ai && !bi:
+			return -1
+		case bi && !ai:
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(edits, byStart) { // the rewrites make them mostly in order
+		slices.SortStableFunc(edits, byStart)
+	}
+	// The output's size and pieces are known: grown once.
+	size := max(to-from, 0)
+	for _, e := range edits {
+		size += len(e.text) - (e.end - e.start)
+	}
+	b := &builder{src: src, segs: make([]segment, 0, 2*len(edits)+1)}
+	b.buf.Grow(max(size, 0))
 	at := from
 	for _, e := range edits {
 		if e.start < at || e.end > to || e.end < e.start {

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"strings"
+	"sync"
 )
 
 // rewritten is one statement after the rewrite.
@@ -23,6 +24,9 @@ type rewriter struct {
 	edits []edit
 }
 
+// significantPool holds the storage of rewrite's significant tokens.
+var significantPool = sync.Pool{New: func() any { s := make([]token, 0, 64); return &s }}
+
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
 // settings, if any, is returned apart. Literals of the main part of at
@@ -39,7 +43,16 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			}
 		}
 	}
-	s := significant(toks)
+	// The significant tokens live as long as the rewrite (nothing it
+	// returns holds them): their storage is reused from one statement to
+	// the next.
+	sp := significantPool.Get().(*[]token)
+	s := appendSignificant((*sp)[:0], toks)
+	defer func() {
+		clear(s) // (no strings held past the statement)
+		*sp = s[:0]
+		significantPool.Put(sp)
+	}()
 	for len(s) > 0 && isPunct(src, s[len(s)-1], ';') {
 		s = s[:len(s)-1]
 	}
