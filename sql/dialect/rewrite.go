@@ -289,12 +289,25 @@ func (r *rewriter) word(i int, w string) bool {
 }
 
 // punct reports whether s[i] is the punctuation c.
-func (r *rewriter) punct(i int, c byte) bool {
-	return i >= 0 && i < len(r.s) && isPunct(r.src, r.s[i], c)
+func (r *rewriter) punct(i int, c byte) bool { return r.punctByte(i) == c }
+
+// punctByte is the character of s[i] if it is punctuation, 0 otherwise.
+func (r *rewriter) punctByte(i int) byte {
+	if i < 0 || i >= len(r.s) || r.s[i].kind != tokPunct {
+		return 0
+	}
+	return r.src[r.s[i].start]
 }
 
-func (r *rewriter) opens(i int) bool  { return r.punct(i, '(') || r.punct(i, '[') || r.punct(i, '{') }
-func (r *rewriter) closes(i int) bool { return r.punct(i, ')') || r.punct(i, ']') || r.punct(i, '}') }
+func (r *rewriter) opens(i int) bool {
+	c := r.punctByte(i)
+	return c == '(' || c == '[' || c == '{'
+}
+
+func (r *rewriter) closes(i int) bool {
+	c := r.punctByte(i)
+	return c == ')' || c == ']' || c == '}'
+}
 
 // closing returns the index of the bracket that closes the one at s[i], or -1.
 func (r *rewriter) closing(i, n int) int {
