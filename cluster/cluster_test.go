@@ -327,3 +327,30 @@ func TestProposalLostWithItsLeader(t *testing.T) {
 	st := c.converge()
 	require.True(t, st.Set["lost-with-its-leader"])
 }
+
+// TestSingleVoterCommitsAtOnce: a group of one commits a proposal as soon
+// as its own log holds it, not at the next tick (raft learns of its own
+// append only when the node advances, and has a Ready then that nothing
+// else would wake the node for).
+func TestSingleVoterCommitsAtOnce(t *testing.T) {
+	o := DefaultOptions(1, t.TempDir())
+	o.Peers = []uint64{1}
+	o.TickInterval = 200 * time.Millisecond
+	o.ElectionTicks, o.HeartbeatTicks = 2, 1
+	node, err := Open(o, newKVSM(&kvDisk{}), NewMemNetwork(1, Faults{}).Endpoint(1))
+	require.NoError(t, err)
+	defer node.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var times []time.Duration
+	for i := range 11 {
+		start := time.Now()
+		_, err := node.Propose(ctx, fmt.Appendf(nil, "put k%d v", i))
+		require.NoError(t, err)
+		if i > 0 { // the first waits for the election
+			times = append(times, time.Since(start))
+		}
+	}
+	slices.Sort(times)
+	assert.Less(t, times[len(times)/2], o.TickInterval/2, "median proposal time %v with a tick of %v: %v", times[len(times)/2], o.TickInterval, times)
+}

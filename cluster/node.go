@@ -503,7 +503,11 @@ func (n *Node) run() {
 		}
 		n.drain()
 		n.issueReads()
-		if n.rn.HasReady() {
+		// Advance can leave a Ready of its own: a group of one commits
+		// its entries once they are in its own log, which raft learns at
+		// Advance, and nothing else would wake the loop for it before the
+		// next tick.
+		for err == nil && n.rn.HasReady() {
 			err = n.handleReady()
 		}
 		n.publishStatus()
