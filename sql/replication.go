@@ -44,7 +44,17 @@ type Replication struct {
 	// Via maps members' addresses to the addresses this server dials
 	// them at (cluster.TCPConfig.Via).
 	Via map[string]string
+	// SnapshotRate bounds the bytes a second of each snapshot this server
+	// sends to a member (cluster.TCPConfig.SnapshotRate; 0: no bound).
+	SnapshotRate int64
+	// SnapshotEntries is how many entries a cluster applies between two
+	// snapshots (cluster.Options.SnapshotEntries; 0:
+	// DefaultSnapshotEntries).
+	SnapshotEntries uint64
 }
+
+// DefaultSnapshotEntries is the snapshot cadence of Replication.
+const DefaultSnapshotEntries = 10000
 
 // replication is the clusters of this server.
 type replication struct {
@@ -89,7 +99,10 @@ func (e *Engine) StartReplication(r Replication) error {
 		return fmt.Errorf("replication: %w", err)
 	}
 	rp := &replication{cfg: r, engine: e, clusters: map[string]*replCluster{}, served: make(chan error, 1)}
-	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via,
+	if r.SnapshotRate < 0 {
+		return fmt.Errorf("replication: snapshot rate %d bytes/s is negative (0: no bound)", r.SnapshotRate)
+	}
+	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via, SnapshotRate: r.SnapshotRate,
 		Logf: func(f string, a ...any) { r.Logger.Debug(fmt.Sprintf(f, a...)) }}
 	rp.srv = cluster.NewTCPServer(rp.tcp)
 	rp.srv.HandleRequests(rp.handleRequest)
@@ -212,6 +225,12 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 		opts.Peers = []uint64{id}
 	}
 	opts.Logger = rp.cfg.Logger.With("cluster", name)
+	if rp.cfg.SnapshotEntries > 0 {
+		// The log keeps no more entries behind a snapshot than the
+		// cadence: a short cadence is asked for to keep the log short.
+		opts.SnapshotEntries = rp.cfg.SnapshotEntries
+		opts.CatchUpEntries = min(opts.CatchUpEntries, opts.SnapshotEntries)
+	}
 	if rp.cfg.Raft != nil {
 		rp.cfg.Raft(&opts)
 	}
