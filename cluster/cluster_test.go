@@ -354,3 +354,49 @@ func TestSingleVoterCommitsAtOnce(t *testing.T) {
 	slices.Sort(times)
 	assert.Less(t, times[len(times)/2], o.TickInterval/2, "median proposal time %v with a tick of %v: %v", times[len(times)/2], o.TickInterval, times)
 }
+
+// TestJoinTakesOneSnapshot: a node that joins while writes go on installs
+// one snapshot, however long that takes: the leader keeps the entries after
+// it until the node has them, though it compacts its log meanwhile.
+func TestJoinTakesOneSnapshot(t *testing.T) {
+	c := newTestCluster(t, 7, 0, Faults{})
+	c.tune = func(o *Options) { o.CatchUpEntries = 100 }
+	c.start(1, []uint64{1})
+	lead := c.leader()
+	for i := range 300 {
+		c.propose(lead, fmt.Sprintf("put k%d v%d", i%5, i))
+	}
+	first, _ := c.node(lead).st.FirstIndex()
+	require.Greater(t, first, uint64(1), "the leader compacted its log")
+	c.mu.Lock()
+	c.disks[2] = &kvDisk{restoreDelay: time.Second}
+	c.mu.Unlock()
+	c.start(2, nil)
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		i := 0
+		defer func() { wrote <- i }()
+		for ; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := c.node(lead).Propose(ctxT(t), fmt.Appendf(nil, "add during%d", i)); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond) // writes go on, at a pace a follower keeps up with
+		}
+	}()
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 2, nil))
+	require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
+	close(stop)
+	n := <-wrote
+	require.Greater(t, n, 150, "writes went on during the join, past a snapshot's cadence (40) and the entries kept (100)")
+	st := c.converge()
+	assert.Len(t, st.Set, n+1) // converge adds one
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	assert.Equal(t, 1, c.disks[2].restores, "snapshots node 2 installed")
+}

@@ -59,6 +59,9 @@ type kvState struct {
 type kvDisk struct {
 	mu   sync.Mutex
 	data []byte
+
+	restoreDelay time.Duration // each Restore takes this long (a large image)
+	restores     int           // the Restores done
 }
 
 // kvSM is the test StateMachine. Commands: "put k v" sets register k, "add
@@ -158,7 +161,10 @@ func (s *kvSM) Restore(r io.Reader) error {
 	s.mu.Unlock()
 	s.disk.mu.Lock()
 	s.disk.data = b
+	s.disk.restores++
+	delay := s.disk.restoreDelay
 	s.disk.mu.Unlock()
+	time.Sleep(delay)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -67,7 +69,8 @@ type Node struct {
 	readBatch    *readBatch
 	readSeq      uint64
 	ticks        uint64
-	promoteAfter map[uint64]uint64 // learner -> tick before which no new promotion is proposed
+	promoteAfter map[uint64]uint64   // learner -> tick before which no new promotion is proposed
+	sending      map[uint64]sentSnap // peer -> the snapshot sent to it, until it holds it (holdLog)
 }
 
 // NodeState is a member's role as SHOW STATUS tells it.
@@ -195,6 +198,7 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		appliedCh:    make(chan struct{}),
 		removed:      map[uint64]bool{},
 		promoteAfter: map[uint64]uint64{},
+		sending:      map[uint64]sentSnap{},
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
@@ -542,6 +546,9 @@ func (n *Node) step(m *pb.Message) {
 }
 
 func (n *Node) reportSnapshot(s snapStatus) {
+	if s.failed {
+		delete(n.sending, s.to)
+	}
 	st := raft.SnapshotFinish
 	if s.failed {
 		st = raft.SnapshotFailure
@@ -617,7 +624,10 @@ func (n *Node) promoteLearners() {
 	last := st.Progress[n.id].Match
 	for id := range st.Config.Learners {
 		pr, ok := st.Progress[id]
-		if !ok || !pr.RecentActive || pr.Match+n.opts.PromoteLag < last || n.ticks < n.promoteAfter[id] {
+		// A learner still taking a snapshot (or probed after one) is not
+		// promoted however close its match looks: as a voter it would be
+		// half of a quorum that cannot answer while it installs the image.
+		if !ok || !pr.RecentActive || pr.State != tracker.StateReplicate || pr.Match+n.opts.PromoteLag < last || n.ticks < n.promoteAfter[id] {
 			continue
 		}
 		n.promoteAfter[id] = n.ticks + uint64(n.opts.ElectionTicks)
@@ -637,6 +647,15 @@ func (n *Node) handleReady() error {
 	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
 		return err
 	}
+	// A snapshot received is installed before the messages go: they
+	// include its acknowledgement, and a leader that took it for done
+	// would count on this node (promote it, wait for it in a quorum)
+	// while it installs a large image and answers nothing.
+	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
+		if err := n.restore(rd.Snapshot); err != nil {
+			return err
+		}
+	}
 	var msgs []*pb.Message
 	for _, m := range rd.Messages {
 		if m.GetType() == pb.MsgSnap {
@@ -647,11 +666,6 @@ func (n *Node) handleReady() error {
 	}
 	if len(msgs) > 0 {
 		n.tr.Send(msgs)
-	}
-	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
-		if err := n.restore(rd.Snapshot); err != nil {
-			return err
-		}
 	}
 	for _, rs := range rd.ReadStates {
 		if b := n.readBatch; b != nil && string(rs.RequestCtx) == string(b.ctx) {
@@ -678,6 +692,7 @@ func (n *Node) handleReady() error {
 // sendSnapshot streams the state machine's image with m, in the
 // background, and reports the outcome to raft.
 func (n *Node) sendSnapshot(m *pb.Message) {
+	n.sending[m.GetTo()] = sentSnap{index: m.GetSnapshot().GetMetadata().GetIndex(), tick: n.ticks}
 	n.snapWG.Add(1)
 	go func() {
 		defer n.snapWG.Done()
@@ -939,6 +954,40 @@ func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
 	return &cc, nil
 }
 
+// holdLog is the last index the log may be compacted to for the snapshots
+// sent: a peer that received one goes on from its index, and the entries
+// after it must still be there when it has installed the image (a large
+// image takes long; without them it would need another snapshot, and
+// another, while writes go on). A hold ends once the peer's log reaches
+// the snapshot, or the peer is gone or silent, or this node no longer
+// leads, or after holdSnapshotLog (a peer that died meanwhile does not
+// keep the log growing for good).
+func (n *Node) holdLog() uint64 {
+	hold := uint64(math.MaxUint64)
+	if len(n.sending) == 0 {
+		return hold
+	}
+	st := n.rn.Status()
+	maxTicks := uint64(holdSnapshotLog / n.opts.TickInterval)
+	for to, s := range n.sending {
+		pr, ok := st.Progress[to]
+		if st.RaftState != raft.StateLeader || !ok || pr.Match >= s.index || n.ticks-s.tick > maxTicks {
+			delete(n.sending, to)
+			continue
+		}
+		hold = min(hold, s.index)
+	}
+	return hold
+}
+
+// holdSnapshotLog bounds how long a snapshot sent holds the log back.
+const holdSnapshotLog = 10 * time.Minute
+
+// sentSnap is a snapshot sent to a peer: its index, and the tick it went.
+type sentSnap struct {
+	index, tick uint64
+}
+
 // maybeCompact records a snapshot and compacts the log every
 // SnapshotEntries applied entries; the state machine is synced first, since
 // the entries compacted away are not replayed anymore. The snapshot is at
@@ -957,7 +1006,11 @@ func (n *Node) maybeCompact() error {
 		return err
 	}
 	if n.raftApplied > n.opts.CatchUpEntries {
-		if err := n.st.Compact(n.raftApplied - n.opts.CatchUpEntries); err != nil {
+		// The log keeps the entries after a snapshot being sent: its
+		// receiver goes on from there, and would need another snapshot
+		// if they were gone by the time it installed this one.
+		to := min(n.raftApplied-n.opts.CatchUpEntries, n.holdLog())
+		if err := n.st.Compact(to); err != nil {
 			return err
 		}
 	}
