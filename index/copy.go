@@ -184,3 +184,9 @@ func (db *DB) AttachTableContext(ctx context.Context, from, to string, nextID ui
 	db.tables[lowerTo] = t
 	return nil
 }
+
+// HasTable reports whether table name (case-insensitive) exists.
+func (db *DB) HasTable(name string) bool {
+	_, err := db.Table(name)
+	return err == nil
+}

@@ -66,6 +66,7 @@ type replication struct {
 
 	mu       sync.RWMutex
 	clusters map[string]*replCluster
+	adding   map[string]string // table (lower case) -> the cluster ALTER CLUSTER ADD is copying it to
 }
 
 // replCluster is one cluster this server is a member of.
