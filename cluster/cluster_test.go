@@ -400,3 +400,31 @@ func TestJoinTakesOneSnapshot(t *testing.T) {
 	defer c.mu.Unlock()
 	assert.Equal(t, 1, c.disks[2].restores, "snapshots node 2 installed")
 }
+
+// TestJoinPrepared: a state machine that prepares an image as it comes
+// installs that one; when Prepare fails, the image is restored from the
+// file spooled beside it.
+func TestJoinPrepared(t *testing.T) {
+	for _, mode := range []string{"ok", "fail"} {
+		t.Run(mode, func(t *testing.T) {
+			c := newTestCluster(t, 8, 1, Faults{})
+			lead := c.leader()
+			for i := range 100 {
+				c.propose(lead, fmt.Sprintf("put k%d v%d", i%5, i))
+			}
+			c.mu.Lock()
+			c.disks[2] = &kvDisk{prepare: mode}
+			c.mu.Unlock()
+			c.start(2, nil)
+			require.NoError(t, c.node(lead).AddLearner(ctxT(t), 2, nil))
+			require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
+			st := c.converge()
+			assert.Equal(t, "v99", st.KV["k4"])
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			assert.Equal(t, 1, c.disks[2].restores, "images installed")
+			want := map[string]int{"ok": 1, "fail": 0}[mode]
+			assert.Equal(t, want, c.disks[2].prepared, "images installed as prepared")
+		})
+	}
+}

@@ -347,7 +347,10 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 		return fmt.Errorf("cluster: node %d: %w", n.id, err)
 	}
 	defer os.Remove(f.Name())
-	_, err = io.Copy(f, body)
+	start := time.Now()
+	src, prepared := n.prepare(md.GetTerm(), md.GetIndex(), body)
+	size, err := io.Copy(f, src)
+	perr := prepared(err)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -360,12 +363,63 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
+	took := time.Since(start)
+	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", size, "took", took.Round(time.Millisecond), "MB/s", int(float64(size)/1e6/took.Seconds()))
+	if perr != nil {
+		n.log.Info("snapshot not prepared as it came: it is restored from its file", "index", md.GetIndex(), "err", perr)
+	}
 	select {
 	case n.recvc <- m:
 		return nil
 	case <-n.donec:
 		return ErrStopped
 	}
+}
+
+// prepare tees body to the state machine's Prepare when it has one. The
+// returned reader is body's; done, called with the error of reading it
+// to the end (nil at EOF), waits for Prepare and returns its error.
+func (n *Node) prepare(term, index uint64, body io.Reader) (io.Reader, func(error) error) {
+	p, ok := n.sm.(Preparer)
+	if !ok {
+		return body, func(error) error { return nil }
+	}
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		err := p.Prepare(term, index, pr)
+		// A Prepare that stopped early must not hold the stream up.
+		pr.CloseWithError(errors.New("cluster: prepare stopped"))
+		errc <- err
+	}()
+	// A write to a closed pipe fails: the stream goes on to the file.
+	w := &dropWriter{w: pw}
+	return io.TeeReader(body, w), func(err error) error {
+		if err != nil {
+			pw.CloseWithError(err)
+		} else {
+			pw.Close()
+		}
+		perr := <-errc
+		if perr == nil && w.err != nil {
+			perr = w.err
+		}
+		return perr
+	}
+}
+
+// dropWriter writes to w until a write fails, then drops what comes,
+// keeping the error.
+type dropWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (d *dropWriter) Write(p []byte) (int, error) {
+	if d.err == nil {
+		_, d.err = d.w.Write(p)
+	}
+	return len(p), nil
 }
 
 func (n *Node) spoolPath(term, index uint64) string {
@@ -728,11 +782,19 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: snapshot %d accepted but its image is missing: %w", n.id, md.GetIndex(), err)
 	}
-	err = n.sm.Restore(f)
+	start := time.Now()
+	done := false
+	if p, ok := n.sm.(Preparer); ok {
+		done, err = p.RestorePrepared(md.GetTerm(), md.GetIndex())
+	}
+	if err == nil && !done {
+		err = n.sm.Restore(f)
+	}
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: restore snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
+	took := time.Since(start)
 	applied, err := n.sm.AppliedIndex()
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
@@ -749,7 +811,7 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.smApplied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	n.setApplied(applied)
-	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied)
+	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied, "took", took.Round(time.Millisecond), "prepared", done)
 	// Older images are of no use anymore; this one is kept until the next
 	// one, though the state machine already made it durable. A later one
 	// may be waiting for raft to take it.

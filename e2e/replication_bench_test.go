@@ -129,7 +129,7 @@ func BenchmarkJoin(b *testing.B) {
 	for i := range b.N {
 		joiner := startReplNode(b, fmt.Sprintf("127.0.0.%d", 2+i))
 		w := startJoinWriter(b, ldb, int64(1e9)+int64(i)*1e8)
-		time.Sleep(5 * time.Second) // the writer's baseline
+		time.Sleep(10 * time.Second) // the writer's baseline (after the load, the leader's storage settles)
 		w.mark()
 		start := time.Now()
 		MustExec(b, joiner.DB(b), "JOIN CLUSTER c AT '"+leaderRepl+"'")
@@ -148,6 +148,13 @@ func BenchmarkJoin(b *testing.B) {
 			b.ReportMetric(pct(phases[j], 99), name+"-p99-ms")
 		}
 		b.ReportMetric(pct(phases[1], 99)/pct(phases[0], 99), "p99-during/before")
+		for _, out := range []string{leader.Output(), joiner.Output()} {
+			for line := range strings.Lines(out) {
+				if strings.Contains(line, "snapshot") || strings.Contains(line, "promot") || strings.Contains(line, "joined") {
+					b.Log(strings.TrimSpace(line))
+				}
+			}
+		}
 		b.Logf("join of %.0f MB of tables (%d documents) in %v; writer %d/%d/%d statements before/during/after",
 			float64(tables)/1e6, loaded.docs, took.Round(time.Millisecond), len(phases[0]), len(phases[1]), len(phases[2]))
 	}

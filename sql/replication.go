@@ -78,9 +78,11 @@ type replCluster struct {
 	tr   *cluster.TCPTransport
 	un   func()
 
-	mu    sync.RWMutex // db is replaced when a snapshot is restored
-	db    *index.DB
-	addrs map[uint64]string // the members' addresses, from member entries
+	mu       sync.RWMutex // db is replaced when a snapshot is restored
+	db       *index.DB
+	addrs    map[uint64]string // the members' addresses, from member entries
+	prepMu   sync.Mutex        // held while prepared images are swapped in or removed
+	prepared string            // under prepMu: the directory of the image of a snapshot received, built as it came
 }
 
 // ErrNoReplication is the error of a cluster statement on a server

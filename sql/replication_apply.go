@@ -179,6 +179,7 @@ func (sm *clusterSM) Snapshot(w io.Writer) error {
 // and opens it.
 func (sm *clusterSM) Restore(r io.Reader) error {
 	c := sm.c
+	sm.dropPrepared()
 	tables := filepath.Join(c.dir, "tables")
 	tmp := tables + ".restore"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -187,6 +188,56 @@ func (sm *clusterSM) Restore(r io.Reader) error {
 	if _, err := index.Restore(context.Background(), c.r.dbOptions(tmp), r); err != nil {
 		return err
 	}
+	return sm.swapIn(tmp)
+}
+
+// Prepare builds the image of a snapshot as it is received, in a
+// directory of its own beside the tables (cluster.Preparer).
+func (sm *clusterSM) Prepare(term, at uint64, r io.Reader) error {
+	c := sm.c
+	sm.dropPrepared()
+	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
+	if _, err := index.Restore(context.Background(), c.r.dbOptions(dir), r); err != nil {
+		return err
+	}
+	c.prepMu.Lock()
+	c.prepared = dir
+	c.prepMu.Unlock()
+	return nil
+}
+
+// RestorePrepared swaps in the image Prepare built of snapshot (term,
+// index), if it did (cluster.Preparer).
+func (sm *clusterSM) RestorePrepared(term, at uint64) (bool, error) {
+	c := sm.c
+	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
+	c.prepMu.Lock()
+	defer c.prepMu.Unlock()
+	ok := c.prepared == dir
+	c.prepared = ""
+	if !ok {
+		return false, nil
+	}
+	return true, sm.swapIn(dir)
+}
+
+// dropPrepared removes the images prepared before (of snapshots given up,
+// or left by a crash).
+func (sm *clusterSM) dropPrepared() {
+	c := sm.c
+	c.prepMu.Lock()
+	defer c.prepMu.Unlock()
+	c.prepared = ""
+	old, _ := filepath.Glob(filepath.Join(c.dir, "tables.prepared-*"))
+	for _, dir := range old {
+		os.RemoveAll(dir)
+	}
+}
+
+// swapIn replaces the cluster's tables by the restored database in dir.
+func (sm *clusterSM) swapIn(tmp string) error {
+	c := sm.c
+	tables := filepath.Join(c.dir, "tables")
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.db.Close(); err != nil {
