@@ -67,6 +67,26 @@ type replication struct {
 	mu       sync.RWMutex
 	clusters map[string]*replCluster
 	adding   map[string]string // table (lower case) -> the cluster ALTER CLUSTER ADD is copying it to
+
+	// dbHold is held for reading by a SELECT while it runs, and for
+	// writing while a snapshot install closes a cluster's database and
+	// opens the one that replaces it: a read on a closed database would
+	// fail, or fault on its unmapped files.
+	dbHold sync.RWMutex
+}
+
+// holdDBs holds the clusters' databases for a SELECT of s, unless s holds
+// them already (a subquery): held is false then, and without replication.
+func (rp *replication) holdDBs(s *Session) (unlock func(), held bool) {
+	if rp == nil || s.holdsDBs {
+		return nil, false
+	}
+	rp.dbHold.RLock()
+	s.holdsDBs = true
+	return func() {
+		s.holdsDBs = false
+		rp.dbHold.RUnlock()
+	}, true
 }
 
 // replCluster is one cluster this server is a member of.

@@ -240,6 +240,9 @@ func (sm *clusterSM) swapIn(tmp string) error {
 	tables := filepath.Join(c.dir, "tables")
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// No read runs on the database while it is closed and replaced.
+	c.r.dbHold.Lock()
+	defer c.r.dbHold.Unlock()
 	if err := c.db.Close(); err != nil {
 		return err
 	}
