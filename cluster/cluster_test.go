@@ -353,3 +353,104 @@ func TestMessageForAnotherNode(t *testing.T) {
 	require.NoError(t, c.node(follower).Err(), "the node goes on")
 	require.Equal(t, "w", c.sm(follower).get("k"))
 }
+
+// TestSingleVoterCommitsAtOnce: a group of one commits a proposal as soon
+// as its own log holds it, not at the next tick (raft learns of its own
+// append only when the node advances, and has a Ready then that nothing
+// else would wake the node for).
+func TestSingleVoterCommitsAtOnce(t *testing.T) {
+	o := DefaultOptions(1, t.TempDir())
+	o.Peers = []uint64{1}
+	o.TickInterval = 200 * time.Millisecond
+	o.ElectionTicks, o.HeartbeatTicks = 2, 1
+	node, err := Open(o, newKVSM(&kvDisk{}), NewMemNetwork(1, Faults{}).Endpoint(1))
+	require.NoError(t, err)
+	defer node.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var times []time.Duration
+	for i := range 11 {
+		start := time.Now()
+		_, err := node.Propose(ctx, fmt.Appendf(nil, "put k%d v", i))
+		require.NoError(t, err)
+		if i > 0 { // the first waits for the election
+			times = append(times, time.Since(start))
+		}
+	}
+	slices.Sort(times)
+	assert.Less(t, times[len(times)/2], o.TickInterval/2, "median proposal time %v with a tick of %v: %v", times[len(times)/2], o.TickInterval, times)
+}
+
+// TestJoinTakesOneSnapshot: a node that joins while writes go on installs
+// one snapshot, however long that takes: the leader keeps the entries after
+// it until the node has them, though it compacts its log meanwhile.
+func TestJoinTakesOneSnapshot(t *testing.T) {
+	c := newTestCluster(t, 7, 0, Faults{})
+	c.tune = func(o *Options) { o.CatchUpEntries = 100 }
+	c.start(1, []uint64{1})
+	lead := c.leader()
+	for i := range 300 {
+		c.propose(lead, fmt.Sprintf("put k%d v%d", i%5, i))
+	}
+	first, _ := c.node(lead).st.FirstIndex()
+	require.Greater(t, first, uint64(1), "the leader compacted its log")
+	c.mu.Lock()
+	c.disks[2] = &kvDisk{restoreDelay: time.Second}
+	c.mu.Unlock()
+	c.start(2, nil)
+	stop := make(chan struct{})
+	wrote := make(chan int)
+	go func() {
+		i := 0
+		defer func() { wrote <- i }()
+		for ; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := c.node(lead).Propose(ctxT(t), fmt.Appendf(nil, "add during%d", i)); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond) // writes go on, at a pace a follower keeps up with
+		}
+	}()
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 2, nil))
+	require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
+	close(stop)
+	n := <-wrote
+	require.Greater(t, n, 150, "writes went on during the join, past a snapshot's cadence (40) and the entries kept (100)")
+	st := c.converge()
+	assert.Len(t, st.Set, n+1) // converge adds one
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	assert.Equal(t, 1, c.disks[2].restores, "snapshots node 2 installed")
+}
+
+// TestJoinPrepared: a state machine that prepares an image as it comes
+// installs that one; when Prepare fails, the image is restored from the
+// file spooled beside it.
+func TestJoinPrepared(t *testing.T) {
+	for _, mode := range []string{"ok", "fail"} {
+		t.Run(mode, func(t *testing.T) {
+			c := newTestCluster(t, 8, 1, Faults{})
+			lead := c.leader()
+			for i := range 100 {
+				c.propose(lead, fmt.Sprintf("put k%d v%d", i%5, i))
+			}
+			c.mu.Lock()
+			c.disks[2] = &kvDisk{prepare: mode}
+			c.mu.Unlock()
+			c.start(2, nil)
+			require.NoError(t, c.node(lead).AddLearner(ctxT(t), 2, nil))
+			require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
+			st := c.converge()
+			assert.Equal(t, "v99", st.KV["k4"])
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			assert.Equal(t, 1, c.disks[2].restores, "images installed")
+			want := map[string]int{"ok": 1, "fail": 0}[mode]
+			assert.Equal(t, want, c.disks[2].prepared, "images installed as prepared")
+		})
+	}
+}

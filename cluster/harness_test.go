@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,52 @@ type kvState struct {
 type kvDisk struct {
 	mu   sync.Mutex
 	data []byte
+
+	restoreDelay time.Duration // each Restore takes this long (a large image)
+	restores     int           // the Restores done
+
+	prepare  string // "ok": the state machine is a Preparer; "fail": one whose Prepare fails
+	prepared int    // the images RestorePrepared installed
+}
+
+// prepKVSM is a kvSM that prepares images as they come (cluster.Preparer).
+type prepKVSM struct {
+	*kvSM
+	mu    sync.Mutex
+	key   [2]uint64
+	image []byte
+}
+
+func (s *prepKVSM) Prepare(term, index uint64, r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.disk.mu.Lock()
+	fail := s.disk.prepare == "fail"
+	s.disk.mu.Unlock()
+	if fail {
+		return errors.New("prepare fails in this test")
+	}
+	s.mu.Lock()
+	s.key, s.image = [2]uint64{term, index}, b
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *prepKVSM) RestorePrepared(term, index uint64) (bool, error) {
+	s.mu.Lock()
+	b := s.image
+	ok := b != nil && s.key == [2]uint64{term, index}
+	s.image = nil
+	s.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	s.disk.mu.Lock()
+	s.disk.prepared++
+	s.disk.mu.Unlock()
+	return true, s.Restore(bytes.NewReader(b))
 }
 
 // kvSM is the test StateMachine. Commands: "put k v" sets register k, "add
@@ -158,7 +205,10 @@ func (s *kvSM) Restore(r io.Reader) error {
 	s.mu.Unlock()
 	s.disk.mu.Lock()
 	s.disk.data = b
+	s.disk.restores++
+	delay := s.disk.restoreDelay
 	s.disk.mu.Unlock()
+	time.Sleep(delay)
 	return nil
 }
 
@@ -231,7 +281,11 @@ func (c *testCluster) startWith(o Options) *Node {
 		c.disks[o.ID] = disk
 	}
 	sm := newKVSM(disk)
-	n, err := Open(o, sm, c.nw.Endpoint(o.ID))
+	var machine StateMachine = sm
+	if disk.prepare != "" {
+		machine = &prepKVSM{kvSM: sm}
+	}
+	n, err := Open(o, machine, c.nw.Endpoint(o.ID))
 	require.NoError(c.t, err)
 	c.nodes[o.ID], c.sms[o.ID] = n, sm
 	c.nw.Attach(o.ID, n)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
+	"go.etcd.io/raft/v3/tracker"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -67,7 +69,8 @@ type Node struct {
 	readBatch    *readBatch
 	readSeq      uint64
 	ticks        uint64
-	promoteAfter map[uint64]uint64 // learner -> tick before which no new promotion is proposed
+	promoteAfter map[uint64]uint64   // learner -> tick before which no new promotion is proposed
+	sending      map[uint64]sentSnap // peer -> the snapshot sent to it, until it holds it (holdLog)
 }
 
 // NodeState is a member's role as SHOW STATUS tells it.
@@ -195,6 +198,7 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		appliedCh:    make(chan struct{}),
 		removed:      map[uint64]bool{},
 		promoteAfter: map[uint64]uint64{},
+		sending:      map[uint64]sentSnap{},
 	}
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
@@ -355,7 +359,10 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 		return fmt.Errorf("cluster: node %d: %w", n.id, err)
 	}
 	defer os.Remove(f.Name())
-	_, err = io.Copy(f, body)
+	start := time.Now()
+	src, prepared := n.prepare(md.GetTerm(), md.GetIndex(), body)
+	size, err := io.Copy(f, src)
+	perr := prepared(err)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -368,12 +375,63 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
+	took := time.Since(start)
+	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", size, "took", took.Round(time.Millisecond), "MB/s", int(float64(size)/1e6/took.Seconds()))
+	if perr != nil {
+		n.log.Info("snapshot not prepared as it came: it is restored from its file", "index", md.GetIndex(), "err", perr)
+	}
 	select {
 	case n.recvc <- m:
 		return nil
 	case <-n.donec:
 		return ErrStopped
 	}
+}
+
+// prepare tees body to the state machine's Prepare when it has one. The
+// returned reader is body's; done, called with the error of reading it
+// to the end (nil at EOF), waits for Prepare and returns its error.
+func (n *Node) prepare(term, index uint64, body io.Reader) (io.Reader, func(error) error) {
+	p, ok := n.sm.(Preparer)
+	if !ok {
+		return body, func(error) error { return nil }
+	}
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		err := p.Prepare(term, index, pr)
+		// A Prepare that stopped early must not hold the stream up.
+		pr.CloseWithError(errors.New("cluster: prepare stopped"))
+		errc <- err
+	}()
+	// A write to a closed pipe fails: the stream goes on to the file.
+	w := &dropWriter{w: pw}
+	return io.TeeReader(body, w), func(err error) error {
+		if err != nil {
+			pw.CloseWithError(err)
+		} else {
+			pw.Close()
+		}
+		perr := <-errc
+		if perr == nil && w.err != nil {
+			perr = w.err
+		}
+		return perr
+	}
+}
+
+// dropWriter writes to w until a write fails, then drops what comes,
+// keeping the error.
+type dropWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (d *dropWriter) Write(p []byte) (int, error) {
+	if d.err == nil {
+		_, d.err = d.w.Write(p)
+	}
+	return len(p), nil
 }
 
 func (n *Node) spoolPath(term, index uint64) string {
@@ -515,7 +573,11 @@ func (n *Node) run() {
 		}
 		n.drain()
 		n.issueReads()
-		if n.rn.HasReady() {
+		// Advance can leave a Ready of its own: a group of one commits
+		// its entries once they are in its own log, which raft learns at
+		// Advance, and nothing else would wake the loop for it before the
+		// next tick.
+		for err == nil && n.rn.HasReady() {
 			err = n.handleReady()
 		}
 		n.publishStatus()
@@ -550,6 +612,9 @@ func (n *Node) step(m *pb.Message) {
 }
 
 func (n *Node) reportSnapshot(s snapStatus) {
+	if s.failed {
+		delete(n.sending, s.to)
+	}
 	st := raft.SnapshotFinish
 	if s.failed {
 		st = raft.SnapshotFailure
@@ -625,7 +690,10 @@ func (n *Node) promoteLearners() {
 	last := st.Progress[n.id].Match
 	for id := range st.Config.Learners {
 		pr, ok := st.Progress[id]
-		if !ok || !pr.RecentActive || pr.Match+n.opts.PromoteLag < last || n.ticks < n.promoteAfter[id] {
+		// A learner still taking a snapshot (or probed after one) is not
+		// promoted however close its match looks: as a voter it would be
+		// half of a quorum that cannot answer while it installs the image.
+		if !ok || !pr.RecentActive || pr.State != tracker.StateReplicate || pr.Match+n.opts.PromoteLag < last || n.ticks < n.promoteAfter[id] {
 			continue
 		}
 		n.promoteAfter[id] = n.ticks + uint64(n.opts.ElectionTicks)
@@ -645,6 +713,15 @@ func (n *Node) handleReady() error {
 	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
 		return err
 	}
+	// A snapshot received is installed before the messages go: they
+	// include its acknowledgement, and a leader that took it for done
+	// would count on this node (promote it, wait for it in a quorum)
+	// while it installs a large image and answers nothing.
+	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
+		if err := n.restore(rd.Snapshot); err != nil {
+			return err
+		}
+	}
 	var msgs []*pb.Message
 	for _, m := range rd.Messages {
 		if m.GetType() == pb.MsgSnap {
@@ -655,11 +732,6 @@ func (n *Node) handleReady() error {
 	}
 	if len(msgs) > 0 {
 		n.tr.Send(msgs)
-	}
-	if rd.Snapshot != nil && !raft.IsEmptySnap(rd.Snapshot) {
-		if err := n.restore(rd.Snapshot); err != nil {
-			return err
-		}
 	}
 	for _, rs := range rd.ReadStates {
 		if b := n.readBatch; b != nil && string(rs.RequestCtx) == string(b.ctx) {
@@ -686,6 +758,7 @@ func (n *Node) handleReady() error {
 // sendSnapshot streams the state machine's image with m, in the
 // background, and reports the outcome to raft.
 func (n *Node) sendSnapshot(m *pb.Message) {
+	n.sending[m.GetTo()] = sentSnap{index: m.GetSnapshot().GetMetadata().GetIndex(), tick: n.ticks}
 	n.snapWG.Add(1)
 	go func() {
 		defer n.snapWG.Done()
@@ -721,11 +794,19 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: snapshot %d accepted but its image is missing: %w", n.id, md.GetIndex(), err)
 	}
-	err = n.sm.Restore(f)
+	start := time.Now()
+	done := false
+	if p, ok := n.sm.(Preparer); ok {
+		done, err = p.RestorePrepared(md.GetTerm(), md.GetIndex())
+	}
+	if err == nil && !done {
+		err = n.sm.Restore(f)
+	}
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: restore snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
+	took := time.Since(start)
 	applied, err := n.sm.AppliedIndex()
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: state machine's applied index: %w", n.id, err)
@@ -742,7 +823,7 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.smApplied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	n.setApplied(applied)
-	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied)
+	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied, "took", took.Round(time.Millisecond), "prepared", done)
 	// Older images are of no use anymore; this one is kept until the next
 	// one, though the state machine already made it durable. A later one
 	// may be waiting for raft to take it.
@@ -947,6 +1028,40 @@ func decodeConfChange(e *pb.Entry) (*pb.ConfChangeV2, error) {
 	return &cc, nil
 }
 
+// holdLog is the last index the log may be compacted to for the snapshots
+// sent: a peer that received one goes on from its index, and the entries
+// after it must still be there when it has installed the image (a large
+// image takes long; without them it would need another snapshot, and
+// another, while writes go on). A hold ends once the peer's log reaches
+// the snapshot, or the peer is gone or silent, or this node no longer
+// leads, or after holdSnapshotLog (a peer that died meanwhile does not
+// keep the log growing for good).
+func (n *Node) holdLog() uint64 {
+	hold := uint64(math.MaxUint64)
+	if len(n.sending) == 0 {
+		return hold
+	}
+	st := n.rn.Status()
+	maxTicks := uint64(holdSnapshotLog / n.opts.TickInterval)
+	for to, s := range n.sending {
+		pr, ok := st.Progress[to]
+		if st.RaftState != raft.StateLeader || !ok || pr.Match >= s.index || n.ticks-s.tick > maxTicks {
+			delete(n.sending, to)
+			continue
+		}
+		hold = min(hold, s.index)
+	}
+	return hold
+}
+
+// holdSnapshotLog bounds how long a snapshot sent holds the log back.
+const holdSnapshotLog = 10 * time.Minute
+
+// sentSnap is a snapshot sent to a peer: its index, and the tick it went.
+type sentSnap struct {
+	index, tick uint64
+}
+
 // maybeCompact records a snapshot and compacts the log every
 // SnapshotEntries applied entries; the state machine is synced first, since
 // the entries compacted away are not replayed anymore. The snapshot is at
@@ -965,7 +1080,11 @@ func (n *Node) maybeCompact() error {
 		return err
 	}
 	if n.raftApplied > n.opts.CatchUpEntries {
-		if err := n.st.Compact(n.raftApplied - n.opts.CatchUpEntries); err != nil {
+		// The log keeps the entries after a snapshot being sent: its
+		// receiver goes on from there, and would need another snapshot
+		// if they were gone by the time it installed this one.
+		to := min(n.raftApplied-n.opts.CatchUpEntries, n.holdLog())
+		if err := n.st.Compact(to); err != nil {
 			return err
 		}
 	}

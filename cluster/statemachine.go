@@ -95,6 +95,23 @@ type StateMachine interface {
 	Restore(r io.Reader) error
 }
 
+// Preparer is a StateMachine that builds an image as it is received,
+// rather than after: the node hands Prepare the stream while it also
+// writes it to its spool file, and at the snapshot's turn asks
+// RestorePrepared first. The spool file stays the image of record (a
+// node that crashes meanwhile restores from it); a failed Prepare only
+// costs the time of a Restore from the file.
+type Preparer interface {
+	// Prepare reads the image of snapshot (term, index) from r to its end
+	// and makes ready what RestorePrepared of the same snapshot needs. It
+	// must not change the state.
+	Prepare(term, index uint64, r io.Reader) error
+	// RestorePrepared replaces the state by the image Prepare made of
+	// snapshot (term, index), as Restore would; false (and no change)
+	// when there is none.
+	RestorePrepared(term, index uint64) (bool, error)
+}
+
 // Handler receives what the transport delivers to one node; Node
 // implements it.
 type Handler interface {

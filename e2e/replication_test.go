@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -221,4 +222,99 @@ func TestReplicationWipedRejoin(t *testing.T) {
 		return err == nil
 	})
 	requireConverged(t, survivors...)
+}
+
+// TestReplicationAlterAddDrop: ALTER CLUSTER ADD of a table that holds
+// documents, on a member that is not the leader, copies it to every
+// member; ALTER CLUSTER DROP leaves each member a table of its own, alike.
+func TestReplicationAlterAddDrop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers")
+	}
+	a := startReplNode(t, "127.0.0.1")
+	b := startReplNode(t, "127.0.0.2")
+	c := startReplNode(t, "127.0.0.3")
+	dbA, dbB, dbC := a.DB(t), b.DB(t), c.DB(t)
+	nodes := []struct {
+		*replNode
+		db *sql.DB
+	}{{a, dbA}, {b, dbB}, {c, dbC}}
+	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
+	fails := func(db *sql.DB, q, msg string) {
+		t.Helper()
+		_, err := db.Exec(q)
+		require.Error(t, err, q)
+		require.Contains(t, err.Error(), msg, q)
+	}
+	exec(dbA, "CREATE CLUSTER c")
+	exec(dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
+	exec(dbC, "JOIN CLUSTER c AT '"+a.repl+"'")
+
+	// B's own table: several segments (one per INSERT), deletions,
+	// enough text for several copy entries.
+	exec(dbB, "CREATE TABLE shelf (title text, body text, n int)")
+	for i := range 6 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO shelf (id, title, body, n) VALUES ")
+		for j := range 300 {
+			id := i*300 + j + 1
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, "(%d, 'book %d of the shelf', '%s fox %d dog %d', %d)", id, id, strings.Repeat("words of a body ", 40), id%13, id%7, id%5)
+		}
+		exec(dbB, sb.String())
+	}
+	exec(dbB, "DELETE FROM shelf WHERE id IN (5, 600, 1799)")
+	queries := []string{
+		"SELECT COUNT(*) FROM shelf",
+		"SELECT id, title, n FROM shelf WHERE MATCH('fox 3 dog 4') ORDER BY id ASC LIMIT 50",
+		"SELECT n, COUNT(*) FROM shelf GROUP BY n ORDER BY n ASC",
+		"SELECT id, HIGHLIGHT({limit=40}) FROM shelf WHERE MATCH('book 17') ORDER BY id ASC",
+	}
+	want := map[string][][]string{}
+	for _, q := range queries {
+		want[q] = rows(t, dbB, q)
+	}
+	require.Equal(t, [][]string{{"1797"}}, want[queries[0]])
+
+	fails(dbB, "ALTER CLUSTER c ADD nope", "nope")
+	fails(dbB, "ALTER CLUSTER d ADD shelf", "unknown cluster 'd'")
+	exec(dbB, "ALTER CLUSTER c ADD shelf")
+	fails(dbB, "ALTER CLUSTER c ADD shelf", "table 'shelf' is already in cluster 'c'")
+	fails(dbB, "INSERT INTO shelf (id, title) VALUES (5000, 'x')", "write to it as c:shelf")
+	for _, n := range nodes {
+		eventually(t, "shelf in the cluster on "+n.MySQLAddr, func() bool { return status(t, n.db, "cluster_c_indexes") == "shelf" })
+		for _, q := range queries {
+			eventually(t, "the added table on "+n.MySQLAddr+": "+q, func() bool { return slices.EqualFunc(rows(t, n.db, q), want[q], slices.Equal) })
+		}
+		require.Empty(t, rows(t, n.db, "SHOW TABLES LIKE '\\_\\_glint%'"), "no table of glint's own shows")
+	}
+	// Writes through c:shelf, from any member, automatic ids after the
+	// copied ones.
+	exec(dbC, "INSERT INTO c:shelf (id, title, body, n) VALUES (5000, 'written after the add', 'fox', 1)")
+	exec(dbA, "INSERT INTO c:shelf (title, body, n) VALUES ('an automatic id', 'dog', 2)")
+	exec(dbB, "DELETE FROM c:shelf WHERE id = 1")
+	for _, n := range nodes {
+		q := "SELECT id FROM shelf WHERE id > 1800 OR id = 1 ORDER BY id ASC"
+		eventually(t, "writes after the add on "+n.MySQLAddr, func() bool {
+			return slices.EqualFunc(rows(t, n.db, q), [][]string{{"5000"}, {"5001"}}, slices.Equal)
+		})
+	}
+
+	// DROP: every member keeps the table as its own.
+	fails(dbA, "ALTER CLUSTER c DROP nope", "unknown table 'nope'")
+	exec(dbA, "CREATE TABLE mine (title text)")
+	fails(dbA, "ALTER CLUSTER c DROP mine", "table 'mine' is not in a cluster")
+	exec(dbA, "ALTER CLUSTER c DROP shelf")
+	fails(dbA, "ALTER CLUSTER c DROP shelf", "table 'shelf' is not in a cluster (it is this server's own)")
+	final := rows(t, dbA, "SELECT id, title, n FROM shelf WHERE MATCH('fox') ORDER BY id DESC LIMIT 20")
+	require.Len(t, final, 20)
+	for _, n := range nodes {
+		eventually(t, "shelf left the cluster on "+n.MySQLAddr, func() bool { return status(t, n.db, "cluster_c_indexes") == "" })
+		require.Equal(t, final, rows(t, n.db, "SELECT id, title, n FROM shelf WHERE MATCH('fox') ORDER BY id DESC LIMIT 20"))
+		require.Equal(t, [][]string{{"1798"}}, rows(t, n.db, "SELECT COUNT(*) FROM shelf"))
+		fails(n.db, "INSERT INTO c:shelf (id, title) VALUES (6000, 'x')", "shelf")
+		exec(n.db, "INSERT INTO shelf (id, title, body, n) VALUES (6000, 'a member writes its own copy', 'x', 1)")
+	}
 }

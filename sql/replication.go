@@ -44,7 +44,17 @@ type Replication struct {
 	// Via maps members' addresses to the addresses this server dials
 	// them at (cluster.TCPConfig.Via).
 	Via map[string]string
+	// SnapshotRate bounds the bytes a second of each snapshot this server
+	// sends to a member (cluster.TCPConfig.SnapshotRate; 0: no bound).
+	SnapshotRate int64
+	// SnapshotEntries is how many entries a cluster applies between two
+	// snapshots (cluster.Options.SnapshotEntries; 0:
+	// DefaultSnapshotEntries).
+	SnapshotEntries uint64
 }
+
+// DefaultSnapshotEntries is the snapshot cadence of Replication.
+const DefaultSnapshotEntries = 10000
 
 // replication is the clusters of this server.
 type replication struct {
@@ -56,6 +66,27 @@ type replication struct {
 
 	mu       sync.RWMutex
 	clusters map[string]*replCluster
+	adding   map[string]string // table (lower case) -> the cluster ALTER CLUSTER ADD is copying it to
+
+	// dbHold is held for reading by a SELECT while it runs, and for
+	// writing while a snapshot install closes a cluster's database and
+	// opens the one that replaces it: a read on a closed database would
+	// fail, or fault on its unmapped files.
+	dbHold sync.RWMutex
+}
+
+// holdDBs holds the clusters' databases for a SELECT of s, unless s holds
+// them already (a subquery): held is false then, and without replication.
+func (rp *replication) holdDBs(s *Session) (unlock func(), held bool) {
+	if rp == nil || s.holdsDBs {
+		return nil, false
+	}
+	rp.dbHold.RLock()
+	s.holdsDBs = true
+	return func() {
+		s.holdsDBs = false
+		rp.dbHold.RUnlock()
+	}, true
 }
 
 // replCluster is one cluster this server is a member of.
@@ -67,9 +98,11 @@ type replCluster struct {
 	tr   *cluster.TCPTransport
 	un   func()
 
-	mu    sync.RWMutex // db is replaced when a snapshot is restored
-	db    *index.DB
-	addrs map[uint64]string // the members' addresses, from member entries
+	mu       sync.RWMutex // db is replaced when a snapshot is restored
+	db       *index.DB
+	addrs    map[uint64]string // the members' addresses, from member entries
+	prepMu   sync.Mutex        // held while prepared images are swapped in or removed
+	prepared string            // under prepMu: the directory of the image of a snapshot received, built as it came
 }
 
 // ErrNoReplication is the error of a cluster statement on a server
@@ -89,7 +122,10 @@ func (e *Engine) StartReplication(r Replication) error {
 		return fmt.Errorf("replication: %w", err)
 	}
 	rp := &replication{cfg: r, engine: e, clusters: map[string]*replCluster{}, served: make(chan error, 1)}
-	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via,
+	if r.SnapshotRate < 0 {
+		return fmt.Errorf("replication: snapshot rate %d bytes/s is negative (0: no bound)", r.SnapshotRate)
+	}
+	rp.tcp = cluster.TCPConfig{ServerTLS: r.ServerTLS, ClientTLS: r.ClientTLS, Via: r.Via, SnapshotRate: r.SnapshotRate,
 		Logf: func(f string, a ...any) { r.Logger.Debug(fmt.Sprintf(f, a...)) }}
 	rp.srv = cluster.NewTCPServer(rp.tcp)
 	rp.srv.HandleRequests(rp.handleRequest)
@@ -212,6 +248,12 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 		opts.Peers = []uint64{id}
 	}
 	opts.Logger = rp.cfg.Logger.With("cluster", name)
+	if rp.cfg.SnapshotEntries > 0 {
+		// The log keeps no more entries behind a snapshot than the
+		// cadence: a short cadence is asked for to keep the log short.
+		opts.SnapshotEntries = rp.cfg.SnapshotEntries
+		opts.CatchUpEntries = min(opts.CatchUpEntries, opts.SnapshotEntries)
+	}
 	if rp.cfg.Raft != nil {
 		rp.cfg.Raft(&opts)
 	}

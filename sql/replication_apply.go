@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/glint-search/glint/cluster"
@@ -31,6 +32,14 @@ type replEntry struct {
 	Vars map[string][2]string `json:"vars,omitempty"`
 	ID   uint64               `json:"id,omitempty"` // opMember, opForget
 	Addr string               `json:"addr,omitempty"`
+
+	// A table copied in (opCopyBegin, opCopyKeys, opCopyEnd, opCopyDrop)
+	// or out (opDetach): see copyTableIn.
+	Table  string        `json:"table,omitempty"`   // the staging table; opDetach: the table
+	Name   string        `json:"name,omitempty"`    // opCopyEnd: the table's name
+	Schema *index.Schema `json:"schema,omitempty"`  // opCopyBegin
+	KVs    []index.KV    `json:"kvs,omitempty"`     // opCopyKeys
+	NextID uint64        `json:"next_id,omitempty"` // opCopyEnd
 }
 
 // The entries' kinds.
@@ -39,10 +48,24 @@ const (
 	opMember = "member" // member ID is at Addr
 	opForget = "forget" // member ID left
 	opSQL    = "sql"    // a write statement on a table of the cluster
+
+	opCopyBegin = "copy-begin" // create staging table Table with Schema
+	opCopyKeys  = "copy-keys"  // write KVs into staging table Table
+	opCopyEnd   = "copy-end"   // staging table Table becomes table Name
+	opCopyDrop  = "copy-drop"  // drop staging table Table (a copy given up)
+	opDetach    = "detach"     // table Table leaves the cluster: each member keeps it as its own
 )
 
 // forgetGrace is how long the transport keeps a removed member's peer.
 const forgetGrace = 5 * time.Second
+
+// copyPrefix starts the names of staging tables: tables being copied in,
+// hidden from SHOW TABLES and from statements.
+const copyPrefix = "__glint_copy_"
+
+// hiddenTable reports whether a cluster's table is its own (the members
+// table, staging tables), not the users'.
+func hiddenTable(name string) bool { return strings.HasPrefix(strings.ToLower(name), "__glint_") }
 
 // membersTable keeps a cluster's members' addresses in its own database,
 // so that they are replicated, snapshotted and restored with its tables.
@@ -95,6 +118,35 @@ func (sm *clusterSM) Apply(e cluster.Entry) (any, error) {
 		if err == nil {
 			c.noteMember(ent)
 		}
+	case opCopyBegin:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
+			if ent.Schema == nil || !strings.HasPrefix(ent.Table, copyPrefix) {
+				return Errorf(CodeInternal, "cluster %s: entry %d: a copy without its schema or staging table", c.name, e.Index)
+			}
+			schema := *ent.Schema
+			schema.Name = ent.Table
+			return asError(db.CreateTableContext(ctx, schema))
+		})
+	case opCopyKeys:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error { return asError(db.ImportKeysContext(ctx, ent.Table, ent.KVs)) })
+	case opCopyEnd:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
+			return asError(db.AttachTableContext(ctx, ent.Table, ent.Name, ent.NextID))
+		})
+	case opCopyDrop:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error { return asError(db.DropTableContext(ctx, ent.Table)) })
+	case opDetach:
+		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
+			if _, err := db.Table(ent.Table); err != nil {
+				return asError(err)
+			}
+			if err := copyTableOut(db, c.r.engine.db, ent.Table); err != nil {
+				// The cluster's table goes on every member alike; this
+				// member keeps no copy of it.
+				c.r.cfg.Logger.Error("ALTER CLUSTER DROP: this member keeps no copy of the table", "cluster", c.name, "table", ent.Table, "err", err)
+			}
+			return asError(db.DropTableContext(ctx, ent.Table))
+		})
 	case opSQL:
 		sess := c.r.engine.applySession(c, ent)
 		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
@@ -141,6 +193,7 @@ func (sm *clusterSM) Snapshot(w io.Writer) error {
 // and opens it.
 func (sm *clusterSM) Restore(r io.Reader) error {
 	c := sm.c
+	sm.dropPrepared()
 	tables := filepath.Join(c.dir, "tables")
 	tmp := tables + ".restore"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -149,8 +202,61 @@ func (sm *clusterSM) Restore(r io.Reader) error {
 	if _, err := index.Restore(context.Background(), c.r.dbOptions(tmp), r); err != nil {
 		return err
 	}
+	return sm.swapIn(tmp)
+}
+
+// Prepare builds the image of a snapshot as it is received, in a
+// directory of its own beside the tables (cluster.Preparer).
+func (sm *clusterSM) Prepare(term, at uint64, r io.Reader) error {
+	c := sm.c
+	sm.dropPrepared()
+	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
+	if _, err := index.Restore(context.Background(), c.r.dbOptions(dir), r); err != nil {
+		return err
+	}
+	c.prepMu.Lock()
+	c.prepared = dir
+	c.prepMu.Unlock()
+	return nil
+}
+
+// RestorePrepared swaps in the image Prepare built of snapshot (term,
+// index), if it did (cluster.Preparer).
+func (sm *clusterSM) RestorePrepared(term, at uint64) (bool, error) {
+	c := sm.c
+	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
+	c.prepMu.Lock()
+	defer c.prepMu.Unlock()
+	ok := c.prepared == dir
+	c.prepared = ""
+	if !ok {
+		return false, nil
+	}
+	return true, sm.swapIn(dir)
+}
+
+// dropPrepared removes the images prepared before (of snapshots given up,
+// or left by a crash).
+func (sm *clusterSM) dropPrepared() {
+	c := sm.c
+	c.prepMu.Lock()
+	defer c.prepMu.Unlock()
+	c.prepared = ""
+	old, _ := filepath.Glob(filepath.Join(c.dir, "tables.prepared-*"))
+	for _, dir := range old {
+		os.RemoveAll(dir)
+	}
+}
+
+// swapIn replaces the cluster's tables by the restored database in dir.
+func (sm *clusterSM) swapIn(tmp string) error {
+	c := sm.c
+	tables := filepath.Join(c.dir, "tables")
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// No read runs on the database while it is closed and replaced.
+	c.r.dbHold.Lock()
+	defer c.r.dbHold.Unlock()
 	if err := c.db.Close(); err != nil {
 		return err
 	}
@@ -289,6 +395,48 @@ func decodeVar(tv [2]string) any {
 		return v
 	case "s":
 		return tv[1]
+	}
+	return nil
+}
+
+// copyBatch is the bytes of keys one entry of a table copy carries.
+const copyBatch = 512 << 10
+
+// copyTableOut copies table name of a cluster's database into this
+// server's own (ALTER CLUSTER DROP): through a staging table, attached at
+// the end. A table of that name this server already has (a copy made
+// before a crash, as the entry is applied again) is kept.
+func copyTableOut(from, to *index.DB, name string) error {
+	if to.HasTable(name) {
+		return nil
+	}
+	src, err := from.Table(name)
+	if err != nil {
+		return err
+	}
+	stage := copyPrefix + name
+	if to.HasTable(stage) {
+		if err := to.DropTable(stage); err != nil {
+			return err
+		}
+	}
+	schema := *src.Schema()
+	schema.Name = stage
+	if err := to.CreateTable(schema); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	_, nextID, err := from.ExportTable(ctx, name, copyBatch, func(kvs []index.KV) error {
+		return to.ImportKeysContext(ctx, stage, kvs)
+	})
+	if err == nil {
+		err = to.AttachTableContext(ctx, stage, name, nextID)
+	}
+	if err != nil {
+		if derr := to.DropTable(stage); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return err
 	}
 	return nil
 }

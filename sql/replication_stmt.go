@@ -92,11 +92,11 @@ func (e *Engine) dbFor(name string) (*index.DB, string, error) {
 // tableNames are this server's tables and its clusters' (but for their
 // members tables), sorted.
 func (e *Engine) tableNames() []string {
-	names := e.db.TableNames()
+	names := slices.DeleteFunc(e.db.TableNames(), hiddenTable)
 	for _, cn := range e.repl.names() {
 		c, _ := e.repl.cluster(cn)
 		for _, t := range c.currentDB().TableNames() {
-			if t != membersTable {
+			if !hiddenTable(t) {
 				names = append(names, t)
 			}
 		}
@@ -155,6 +155,9 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 			if cn := s.engine.repl.clusterOf(name); cn != "" {
 				return nil, true, Errorf(CodeCluster, "table '%s' is in cluster '%s': write to it as %s:%s", name, cn, cn, name)
 			}
+			if cn := s.engine.repl.addingTo(name); cn != "" {
+				return nil, true, Errorf(CodeCluster, "table '%s' is being added to cluster '%s' (ALTER CLUSTER %s ADD %s): write to it as %s:%s once that is done", name, cn, cn, name, cn, name)
+			}
 		}
 		if create, ok := st.Node.(*ast.CreateTableStmt); ok && s.engine.repl != nil {
 			if cn := s.engine.repl.clusterOf(name); cn != "" {
@@ -190,6 +193,9 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 	}
 	if table == membersTable {
 		return nil, true, Errorf(CodeCluster, "'%s' is the cluster's own table of its members", table)
+	}
+	if hiddenTable(table) {
+		return nil, true, Errorf(CodeCluster, "'%s' is a table of the cluster's own (a table being copied in)", table)
 	}
 	out, err := s.propose(ctx, c, replEntry{Op: opSQL, SQL: st.Text})
 	if err != nil {
@@ -275,7 +281,7 @@ func (s *Session) execCluster(ctx context.Context, cs *dialect.ClusterStmt) (*Re
 	case dialect.ClusterAddTable:
 		return s.addTable(ctx, c, cs.Table)
 	case dialect.ClusterDropTable:
-		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s DROP %s: taking a table out of a cluster is not built yet; DROP TABLE %s:%s drops it on every member", cs.Name, cs.Table, cs.Name, cs.Table)
+		return s.detachTable(ctx, c, cs.Table)
 	case dialect.ClusterUpdateNodes:
 		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s UPDATE nodes: glint keeps the member list in the cluster's own log, always current; there is nothing to update", cs.Name)
 	case dialect.ClusterDelete:
@@ -519,31 +525,136 @@ func (rp *replication) bootstrap(c *replCluster) error {
 }
 
 // addTable puts this server's table t into cluster c (ALTER CLUSTER c ADD
-// t): every member creates it, then this server drops its own.
+// t): its keys are copied to every member through the cluster's log, into
+// a staging table, which then becomes t (see copyTableIn); then this
+// server drops its own.
 func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*Result, error) {
-	t, err := s.engine.db.Table(name)
-	if err != nil {
-		if c.r.clusterOf(name) != "" {
-			return nil, Errorf(CodeCluster, "table '%s' is already in cluster '%s'", name, c.r.clusterOf(name))
+	if hiddenTable(name) {
+		return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: '%s' names a table of glint's own", c.name, name, name)
+	}
+	if _, err := s.engine.db.Table(name); err != nil {
+		if cn := c.r.clusterOf(name); cn != "" {
+			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: table '%s' is already in cluster '%s'", c.name, name, name, cn)
+		}
+		if _, dist := s.engine.db.DistributedTable(name); dist {
+			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: '%s' is a distributed table; only tables of documents join a cluster", c.name, name, name)
 		}
 		return nil, s.tableError(name, err)
 	}
-	if n := t.Snapshot().Count(); n > 0 {
-		return nil, Errorf(CodeUnsupported, "ALTER CLUSTER %s ADD %s: the table holds %d document(s), and copying a table's documents into a cluster is not built yet; add it empty, or create it in the cluster (CREATE TABLE %s:%s ...) and write through %s:%s", c.name, name, n, c.name, name, c.name, name)
+	if c.currentDB().HasTable(name) {
+		return nil, Errorf(CodeTableExists, "ALTER CLUSTER %s ADD %s: the cluster has a table '%s' already", c.name, name, name)
 	}
-	schema := *t.Schema()
-	schema.Name = c.name + dialect.ClusterTableSep + name
-	out, err := s.propose(ctx, c, replEntry{Op: opSQL, SQL: createTableText(&schema)})
-	if err == nil {
-		err = out.err
+	if err := c.r.startAdding(c.name, name); err != nil {
+		return nil, err
 	}
-	if err != nil {
+	defer c.r.doneAdding(name)
+	if err := s.copyTableIn(ctx, c, name); err != nil {
 		return nil, err
 	}
 	if err := s.engine.db.DropTable(name); err != nil {
 		return nil, asError(err)
 	}
 	return &Result{}, nil
+}
+
+// copyTableIn copies this server's table name into cluster c: an entry
+// creates a staging table on every member, entries of about copyBatch
+// bytes carry its keys, and a last one gives the staging table its name.
+// The entries are applied in the log like any (a member that joins
+// meanwhile gets them, or a snapshot holding them). A copy that fails
+// midway drops its staging table (or the next ADD of the table does).
+func (s *Session) copyTableIn(ctx context.Context, c *replCluster, name string) error {
+	stage := copyPrefix + name
+	send := func(ent replEntry) error {
+		out, err := s.propose(ctx, c, ent)
+		if err == nil {
+			err = out.err
+		}
+		return err
+	}
+	if c.currentDB().HasTable(stage) {
+		if err := send(replEntry{Op: opCopyDrop, Table: stage}); err != nil {
+			return err
+		}
+	}
+	t, err := s.engine.db.Table(name)
+	if err != nil {
+		return s.tableError(name, err)
+	}
+	schema := *t.Schema()
+	if err := send(replEntry{Op: opCopyBegin, Table: stage, Schema: &schema}); err != nil {
+		return err
+	}
+	_, nextID, err := s.engine.db.ExportTable(ctx, name, copyBatch, func(kvs []index.KV) error {
+		return send(replEntry{Op: opCopyKeys, Table: stage, KVs: kvs})
+	})
+	if err == nil {
+		err = send(replEntry{Op: opCopyEnd, Table: stage, Name: name, NextID: nextID})
+	}
+	if err != nil {
+		if derr := send(replEntry{Op: opCopyDrop, Table: stage}); derr != nil {
+			c.r.cfg.Logger.Warn("ALTER CLUSTER ADD: the staging table stays until the next ADD of the table", "cluster", c.name, "table", name, "err", derr)
+		}
+		return asError(err)
+	}
+	return nil
+}
+
+// detachTable takes table name out of cluster c (ALTER CLUSTER c DROP t):
+// every member keeps a copy as a table of its own, and the cluster drops it.
+func (s *Session) detachTable(ctx context.Context, c *replCluster, name string) (*Result, error) {
+	if hiddenTable(name) {
+		return nil, Errorf(CodeCluster, "ALTER CLUSTER %s DROP %s: '%s' names a table of glint's own", c.name, name, name)
+	}
+	if !c.currentDB().HasTable(name) {
+		if cn := c.r.clusterOf(name); cn != "" {
+			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s DROP %s: table '%s' is in cluster '%s', not '%s'", c.name, name, name, cn, c.name)
+		}
+		if s.engine.db.HasTable(name) {
+			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s DROP %s: table '%s' is not in a cluster (it is this server's own)", c.name, name, name)
+		}
+		return nil, Errorf(CodeNoSuchTable, "ALTER CLUSTER %s DROP %s: unknown table '%s'", c.name, name, name)
+	}
+	if s.engine.db.HasTable(name) {
+		return nil, Errorf(CodeTableExists, "ALTER CLUSTER %s DROP %s: this server has a table '%s' of its own, which the cluster's would replace", c.name, name, name)
+	}
+	out, err := s.propose(ctx, c, replEntry{Op: opDetach, Table: name})
+	if err == nil {
+		err = out.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{}, nil
+}
+
+// startAdding notes that table name is being added to cluster cn: plain
+// writes to it are refused meanwhile (they would not be copied).
+func (rp *replication) startAdding(cn, name string) error {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	lower := strings.ToLower(name)
+	if other, busy := rp.adding[lower]; busy {
+		return Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: the table is being added to cluster '%s' already", cn, name, other)
+	}
+	if rp.adding == nil {
+		rp.adding = map[string]string{}
+	}
+	rp.adding[lower] = cn
+	return nil
+}
+
+func (rp *replication) doneAdding(name string) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	delete(rp.adding, strings.ToLower(name))
+}
+
+// addingTo is the cluster table name is being added to, or "".
+func (rp *replication) addingTo(name string) string {
+	rp.mu.RLock()
+	defer rp.mu.RUnlock()
+	return rp.adding[strings.ToLower(name)]
 }
 
 // clusterCounters are SHOW STATUS's rows of the clusters.
@@ -574,7 +685,7 @@ func (rp *replication) counters() []counter {
 		c.mu.RUnlock()
 		var tables []string
 		for _, t := range c.currentDB().TableNames() {
-			if t != membersTable {
+			if !hiddenTable(t) {
 				tables = append(tables, t)
 			}
 		}

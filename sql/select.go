@@ -124,9 +124,13 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		if err := s.linearize(ctx, n.From); err != nil {
 			return nil, err
 		}
-		// Plan again: waiting may have installed a snapshot, which
-		// replaces the cluster's database, and the plan's table would
-		// be the one before it.
+	}
+	if unlock, held := s.engine.repl.holdDBs(s); held {
+		// The plan again, under the hold: a snapshot installed since
+		// (waiting for a linearizable read may install one) replaced the
+		// cluster's database, and the plan's table would be the one
+		// before it.
+		defer unlock()
 		if p, err = s.planSelect(n, options, within); err != nil {
 			return nil, err
 		}

@@ -39,6 +39,7 @@ type Session struct {
 	// clusterSM.Apply), nil for a client's session; applyNow is then the
 	// time the statement began where it was sent.
 	applying *replCluster
+	holdsDBs bool // a SELECT of this session holds the clusters' databases (replication.holdDBs)
 	applyNow time.Time
 }
 

@@ -46,6 +46,8 @@ type options struct {
 	replicationListen  string // address the members of this server's clusters connect to; "": replication off
 	replicationAddr    string // address the other members reach this server at
 	replicationVia     string // member=address pairs: dial that member at that address
+	replicationRate    streamRate
+	snapshotEntries    snapshotEntries
 	sslCert, sslKey    string
 	allowPlainPassword bool
 	users              map[string]string // config file only: user = name:password
@@ -66,6 +68,8 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.parseCache = sql.DefaultParseCache
 	o.memoryLimit = index.DefaultMemoryLimit
 	o.highlightBudget = optionalSize{64 << 20}
+	o.replicationRate = defaultStreamRate
+	o.snapshotEntries = sql.DefaultSnapshotEntries
 	fs.StringVar(&o.data, "data", "./data", "data directory")
 	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
 	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
@@ -97,6 +101,8 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
 	fs.StringVar(&o.replicationAddr, "replication-advertise", "", "`address` the other members reach this server at (default: replication_listen's)")
 	fs.StringVar(&o.replicationVia, "replication-via", "", "`member=address,...`: reach those members (by the address they advertise) at these addresses instead (a tunnel, a NAT, a test's fault proxy)")
+	fs.Var(&o.replicationRate, "replication-stream-rate", "`MB/s` (of 1048576 bytes) each snapshot this server sends to a member of its clusters may take, so that a joining member leaves the leader room for its writes (0: no bound)")
+	fs.Var(&o.snapshotEntries, "replication-snapshot-entries", "`entries` a cluster applies between two snapshots of its tables; its raft log is compacted at each (a member further behind catches up from a snapshot)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -234,6 +240,40 @@ func (m mergeFactor) indexFactor() int {
 		return -1
 	}
 	return int(m)
+}
+
+// streamRate is the replication_stream_rate setting: MB/s (of 2^20 bytes,
+// as the sizes), 0 for no bound.
+type streamRate int64
+
+const defaultStreamRate streamRate = 120
+
+func (r *streamRate) String() string { return strconv.FormatInt(int64(*r), 10) }
+
+func (r *streamRate) Set(s string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 || n > 1<<20 {
+		return errors.New("expected 0 (no bound) or a rate in MB/s up to 1048576")
+	}
+	*r = streamRate(n)
+	return nil
+}
+
+// bytes is the rate in bytes a second.
+func (r streamRate) bytes() int64 { return int64(r) << 20 }
+
+// snapshotEntries is the replication_snapshot_entries setting: 1 or more.
+type snapshotEntries uint64
+
+func (e *snapshotEntries) String() string { return strconv.FormatUint(uint64(*e), 10) }
+
+func (e *snapshotEntries) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil || n == 0 || n > 1<<32 {
+		return errors.New("expected a number of raft entries from 1 to 4294967296")
+	}
+	*e = snapshotEntries(n)
+	return nil
 }
 
 // byteSize is a size flag: bytes, or a number with K, M or G (powers of 1024),

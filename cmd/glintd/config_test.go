@@ -32,6 +32,8 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
 	assert.Equal(t, memoryLimit(index.DefaultMemoryLimit), o.memoryLimit)
 	assert.Equal(t, parseCache(sql.DefaultParseCache), o.parseCache)
+	assert.Equal(t, int64(120<<20), o.replicationRate.bytes())
+	assert.Equal(t, snapshotEntries(sql.DefaultSnapshotEntries), o.snapshotEntries)
 }
 
 func TestConfigFile(t *testing.T) {
@@ -46,6 +48,8 @@ sync_writes = true
 merge_factor = 0
 memory_limit = 2G
 parse_cache = 0
+replication_stream_rate = 0
+replication_snapshot_entries = 500
 snippets_file_prefix = /srv/files
 user = alice:se:cret#1
 user = bob:
@@ -62,6 +66,8 @@ user = bob:
 	assert.Equal(t, "/srv/files", o.snippetsFilePrefix)
 	assert.Equal(t, parseCache(0), o.parseCache)
 	assert.Equal(t, memoryLimit(2<<30), o.memoryLimit)
+	assert.Equal(t, int64(0), o.replicationRate.bytes(), "0: no bound")
+	assert.Equal(t, snapshotEntries(500), o.snapshotEntries)
 	assert.Equal(t, map[string]string{"alice": "se:cret#1", "bob": ""}, o.users)
 }
 
@@ -84,6 +90,9 @@ func TestConfigFileErrors(t *testing.T) {
 		{"negative parse cache", "parse_cache = -1\n", `:1: parse_cache: expected 0 (off) or a number of statements up to 1048576`},
 		{"parse cache too large", "parse_cache = 2000000\n", `:1: parse_cache: expected 0 (off)`},
 		{"parse cache not a number", "parse_cache = big\n", `:1: parse_cache: expected 0 (off)`},
+		{"negative stream rate", "replication_stream_rate = -5\n", `:1: replication_stream_rate: expected 0 (no bound) or a rate in MB/s`},
+		{"stream rate with a unit", "replication_stream_rate = 100M\n", `:1: replication_stream_rate: expected 0 (no bound)`},
+		{"snapshot entries 0", "replication_snapshot_entries = 0\n", `:1: replication_snapshot_entries: expected a number of raft entries from 1`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
 	}
 	for _, tt := range tests {

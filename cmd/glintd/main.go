@@ -207,7 +207,9 @@ func startReplication(eng *sql.Engine, o *options, tlsCfg *tls.Config, stdout io
 			WithMemoryLimit(int64(o.memoryLimit) / 4).
 			WithMergeFactor(o.mergeFactor.indexFactor()).
 			WithLogger(slog.NewLogLogger(log.Handler(), slog.LevelWarn)),
-		Logger: log,
+		Logger:          log,
+		SnapshotRate:    o.replicationRate.bytes(),
+		SnapshotEntries: uint64(o.snapshotEntries),
 	}
 	if o.replicationVia != "" {
 		r.Via = map[string]string{}
