@@ -273,6 +273,18 @@ func TestDamagedFilesAtStart(t *testing.T) {
 			require.NoError(t, os.Remove(name))
 			return name
 		}, []string{"table file", "is missing", "MANIFEST"}},
+		{"empty memtable log", func(t *testing.T, dir string) string {
+			// A kill -9 between the creation of badger's next memtable log
+			// and its sizing.
+			name := filepath.Join(dir, "99999.mem")
+			require.NoError(t, os.WriteFile(name, nil, 0o644))
+			return name
+		}, nil},
+		{"empty value-log file", func(t *testing.T, dir string) string {
+			name := filepath.Join(dir, "099999.vlog")
+			require.NoError(t, os.WriteFile(name, nil, 0o644))
+			return name
+		}, nil},
 		{"torn value-log tail", func(t *testing.T, dir string) string {
 			// A write cut short by a crash: half an entry after the last whole one.
 			name := only(t, dir, ".vlog")

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,4 +20,44 @@ func TestListenerVariables(t *testing.T) {
 	s = StartServer(t)
 	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e", ask)
 	require.Equal(t, "67108864\t28800\t28800\tDISABLED\n", res.Stdout)
+}
+
+// TestSetAutocommitSpellings: every spelling MySQL takes for a boolean
+// variable sets it (read back as 1 or 0), and a value MySQL refuses is its error 1231 or 1232, with the
+// variable as it was.
+func TestSetAutocommitSpellings(t *testing.T) {
+	s := StartServer(t)
+	for _, tc := range []struct{ set, want string }{
+		{"SET autocommit=ON", "1"},
+		{"SET autocommit=0", "0"},
+		{"SET autocommit = 'ON'", "1"},
+		{"SET SESSION autocommit=OFF", "0"},
+		{"SET @@autocommit=on", "1"},
+		{"SET @@session.autocommit='off'", "0"},
+		{"SET autocommit=TRUE", "1"},
+		{"SET autocommit=FALSE", "0"},
+		{"SET autocommit=1", "1"},
+		{"SET foreign_key_checks=OFF", "0"},
+	} {
+		name := "@@autocommit"
+		if strings.Contains(tc.set, "foreign_key_checks") {
+			name = "@@foreign_key_checks"
+		}
+		res := s.CLI(t, "", "--batch", "--skip-column-names", "-e", "SET autocommit=1; "+tc.set+"; SELECT "+name)
+		require.Zero(t, res.ExitCode, tc.set+": "+res.Stderr)
+		require.Equal(t, tc.want+"\n", res.Stdout, tc.set)
+	}
+	for _, tc := range []struct{ set, err string }{
+		{"SET autocommit=2", "ERROR 1231 (42000) at line 1: Variable 'autocommit' can't be set to the value of '2'"},
+		{"SET autocommit='maybe'", "ERROR 1231 (42000) at line 1: Variable 'autocommit' can't be set to the value of 'maybe'"},
+		{"SET @@autocommit=NULL", "ERROR 1231 (42000) at line 1: Variable 'autocommit' can't be set to the value of 'NULL'"},
+		{"SET autocommit=0.5", "ERROR 1232 (42000) at line 1: Incorrect argument type to variable 'autocommit'"},
+	} {
+		res := s.CLI(t, "", "--batch", "--skip-column-names", "-e", tc.set+"; SELECT @@autocommit")
+		require.NotZero(t, res.ExitCode, tc.set)
+		require.True(t, strings.HasSuffix(res.Stderr, "\n"+tc.err+"\n"), "%s: %q", tc.set, res.Stderr)
+		require.Empty(t, res.Stdout, tc.set)
+	}
+	res := s.CLI(t, "SET autocommit=0;\nSET autocommit=2;\nSELECT @@autocommit;\n", "--batch", "--skip-column-names", "--force")
+	require.Equal(t, "0\n", res.Stdout, "a refused SET leaves the variable as it was")
 }

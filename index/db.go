@@ -167,6 +167,7 @@ func Open(o Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	db.knobs = o.knobs
 	db.syncWrites = o.SyncWrites && !o.InMemory
 	bo := badgerOptions(o, b)
 	if db.syncWrites {
@@ -183,11 +184,19 @@ func Open(o Options) (*DB, error) {
 		cacheBytes = b.postingCache
 	}
 	db.cache = newPostingCache(cacheBytes)
-	if err := db.recover(); err != nil {
+	retired, err := db.recover()
+	if err != nil {
 		bdb.Close()
 		return nil, err
 	}
 	db.maint.start(db)
+	// The keys of segments that merges retired before the last stop are
+	// garbage nothing reads: the background removes them, as it does those
+	// retired while running, so a start after a busy crash does not wait
+	// for tens of thousands of deletions (docs/restart.md).
+	for _, r := range retired {
+		db.maint.retire(r)
+	}
 	for _, t := range db.tables {
 		db.maint.enqueue(t) // segments written before merging, or by a lower factor
 	}
@@ -195,8 +204,9 @@ func Open(o Options) (*DB, error) {
 }
 
 // recover loads the catalog and every table, and removes the leftovers of
-// statements and DDL interrupted by a crash.
-func (db *DB) recover() error {
+// statements and DDL interrupted by a crash. It returns the segments that
+// merges retired whose keys are still there, for the background to remove.
+func (db *DB) recover() ([]retiredSegment, error) {
 	var entries []catalogEntry
 	var garbage [][]byte
 	var retired []retiredSegment
@@ -229,19 +239,19 @@ func (db *DB) recover() error {
 		return db.loadDistributed(txn)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	live := map[uint32]bool{}
 	for _, e := range entries {
 		t, err := newTable(db, e)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		live[e.ID] = true
 		db.nextTable = max(db.nextTable, e.ID+1)
 		pending, merged, err := t.load()
 		if err != nil {
-			return fmt.Errorf("index: table %s: %w", e.Schema.Name, err)
+			return nil, fmt.Errorf("index: table %s: %w", e.Schema.Name, err)
 		}
 		garbage = append(garbage, pending...)
 		retired = append(retired, merged...)
@@ -270,19 +280,14 @@ func (db *DB) recover() error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(garbage) > 0 {
 		if err := db.dropPrefix(garbage...); err != nil {
-			return fmt.Errorf("index: removing leftovers: %w", err)
+			return nil, fmt.Errorf("index: removing leftovers: %w", err)
 		}
 	}
-	for _, r := range retired {
-		if err := db.removeSegment(r); err != nil {
-			return fmt.Errorf("index: removing merged segment %d of %s: %w", r.seg, r.t.schema.Name, err)
-		}
-	}
-	return nil
+	return retired, nil
 }
 
 // Close waits for running writes and closes the storage. Later calls return nil.
@@ -315,6 +320,7 @@ type knobs struct {
 	searchWorkers    int                       // > 0: the goroutines of every search
 	beforeMergeStage func(ctx context.Context) // runs before a merge stages its segment
 	afterStage       func()                    // runs after a Write staged its segment, before it registers it
+	beforeRemove     func(n int)               // runs before the keys of n retired segments are removed
 }
 
 // SyncError is a failed fsync under SyncWrites. What was written just before

@@ -66,6 +66,8 @@ type Options struct {
 	// records the applied index with each change. A database that has
 	// recorded one opens only with Replicated.
 	Replicated bool
+
+	knobs knobs // what only tests set, for the DB from its start (db.go)
 }
 
 // DefaultMemoryLimit is the memory a DB sizes itself for when Options leaves

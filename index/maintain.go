@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -158,6 +159,10 @@ func (m *maintenance) mergeTable(t *Table) error {
 		var err error
 		for merged := true; merged && err == nil; {
 			merged, err = t.mergeNext(ctx)
+			// Under a steady stream of writes a table may need merges for
+			// as long as it lasts: the keys the merges retire go meanwhile,
+			// not when it ends (a crash left them all for the next start).
+			m.removeRetired()
 		}
 		m.mu.Lock()
 		m.running = nil
@@ -178,12 +183,19 @@ func (m *maintenance) removeRetired() {
 	retired := m.retired
 	m.retired = nil
 	m.mu.Unlock()
-	for _, r := range retired {
-		if err := m.db.removeSegment(r); err != nil {
-			m.db.logf("removing merged segment %d of %s: %v (the next start removes it)", r.seg, r.t.schema.Name, err)
+	for len(retired) > 0 && m.ctx.Err() == nil {
+		n := min(len(retired), removeBatch)
+		if err := m.db.removeSegments(retired[:n]); err != nil {
+			m.db.logf("removing %d merged segments of %s: %v (the next start removes them)", n, retired[0].t.schema.Name, err)
 		}
+		retired = retired[n:]
 	}
 }
+
+// removeBatch is how many retired segments one removal takes: one write
+// batch of their keys and one transaction of their markers, rather than a
+// commit of each (a churn of REPLACEs retires hundreds a second).
+const removeBatch = 256
 
 // collectValueLog rewrites the value-log files that are mostly garbage.
 func (m *maintenance) collectValueLog() {
@@ -211,34 +223,46 @@ func (m *maintenance) collectValueLog() {
 	}
 }
 
-// removeSegment deletes the keys of a segment that a merge unregistered:
-// its term blocks and posting lists and the records named in r, then the
-// marker that made them garbage.
-func (db *DB) removeSegment(r retiredSegment) error {
+// removeSegments deletes the keys of segments that merges unregistered:
+// their term blocks and posting lists and the records named in them, then
+// the markers that made them garbage. A segment of a table dropped or
+// truncated meanwhile is left to the DROP or TRUNCATE, or the next Open.
+func (db *DB) removeSegments(rs []retiredSegment) error {
+	if hook := db.knobs.beforeRemove; hook != nil {
+		hook(len(rs))
+	}
 	db.wmu.RLock()
 	defer db.wmu.RUnlock()
-	if db.closed || r.t.dropped || r.t.tid != r.tid {
-		return nil // the next Open, or the DROP or TRUNCATE, removes them
+	if db.closed {
+		return nil // the next Open removes them
 	}
 	if err := db.refused(); err != nil {
 		return err
 	}
+	rs = slices.DeleteFunc(slices.Clone(rs), func(r retiredSegment) bool { return r.t.dropped || r.t.tid != r.tid })
+	if len(rs) == 0 {
+		return nil
+	}
 	wb := db.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	err := db.bdb.View(func(txn *badger.Txn) error {
-		for _, kind := range []byte{kindBlock, kindPosting} {
-			err := iteratePrefix(txn, segKey(r.tid, kind, r.seg), false, func(key, _ []byte) error {
-				return wb.Delete(append([]byte(nil), key...))
-			})
-			if err != nil {
-				return err
+		for _, r := range rs {
+			for _, kind := range []byte{kindBlock, kindPosting} {
+				err := iteratePrefix(txn, segKey(r.tid, kind, r.seg), false, func(key, _ []byte) error {
+					return wb.Delete(append([]byte(nil), key...))
+				})
+				if err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
-	for _, run := range r.records {
-		for ord := run.ord; err == nil && ord < run.ord+run.n; ord++ {
-			err = wb.Delete(appendDocKey(nil, r.tid, run.seg, ord))
+	for _, r := range rs {
+		for _, run := range r.records {
+			for ord := run.ord; err == nil && ord < run.ord+run.n; ord++ {
+				err = wb.Delete(appendDocKey(nil, r.tid, run.seg, ord))
+			}
 		}
 	}
 	if err == nil {
@@ -247,7 +271,14 @@ func (db *DB) removeSegment(r retiredSegment) error {
 	if err != nil {
 		return err
 	}
-	return db.update(func(txn *badger.Txn) error { return txn.Delete(segKey(r.tid, kindRetired, r.seg)) })
+	return db.update(func(txn *badger.Txn) error {
+		for _, r := range rs {
+			if err := txn.Delete(segKey(r.tid, kindRetired, r.seg)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // needsMerge reports whether the table has segments to merge.

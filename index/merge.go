@@ -26,9 +26,12 @@ import (
 //     merge factor F (Options.MergeFactor, default 8): 1 to 7 live documents
 //     are level 0, 8 to 63 level 1, 1,000 level 3;
 //   - a run of F neighbouring segments of one level becomes one segment (of
-//     the next level, less its deletions);
-//   - a segment with more deleted documents than live ones is rewritten
-//     alone, and one with none live is removed.
+//     the next level, less its deletions); at level 0 the whole run does, up
+//     to F*F segments (a flood of single-row statements outruns merges of
+//     F: each is a commit);
+//   - a segment with more deleted documents than live ones is rewritten,
+//     with the neighbours that follow it while the live documents stay at
+//     its level (up to 256 segments), and one with none live is removed.
 //
 // So a table holds at most F-1 segments of each level after its merges (a
 // few dozen for any size), and a document is rewritten once per level it
@@ -62,6 +65,10 @@ func mergeLevel(live, factor int) int {
 	return l
 }
 
+// maxDeletedRun is the most segments one rewrite of a mostly deleted
+// segment takes with it.
+const maxDeletedRun = 256
+
 // pickMerge returns the positions [lo, hi) of the segments to merge next,
 // or lo == hi when none need it.
 func pickMerge(segs []*segment, factor int) (lo, hi int) {
@@ -70,7 +77,19 @@ func pickMerge(segs []*segment, factor int) (lo, hi int) {
 	}
 	for i, s := range segs {
 		if 2*s.live() < s.n() {
-			return i, i + 1
+			// The neighbours that follow go with it while the live
+			// documents keep the level of its own: a churn of REPLACEs
+			// empties a segment a statement (between the segments of
+			// the statements' new documents), more than a commit each
+			// could keep up with.
+			level, live, j := mergeLevel(s.live(), factor), s.live(), i+1
+			for ; j < len(segs) && j-i < maxDeletedRun; j++ {
+				if mergeLevel(live+segs[j].live(), factor) > level {
+					break
+				}
+				live += segs[j].live()
+			}
+			return i, j
 		}
 	}
 	for i := 0; i < len(segs); {
@@ -80,6 +99,12 @@ func pickMerge(segs []*segment, factor int) (lo, hi int) {
 			j++
 		}
 		if j-i >= factor {
+			if l == 0 {
+				// Segments of a few documents, one per single-row
+				// statement, come faster than merges of F: a longer run
+				// of them goes at once (up to F*F, still small).
+				return i, min(j, i+factor*factor)
+			}
 			return i, i + factor
 		}
 		i = j

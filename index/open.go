@@ -27,7 +27,11 @@ import (
 //     starts with an empty database and deletes the tables it no longer
 //     knows, silently;
 //   - a truncated table (.sst): badger panics in a goroutine of its own;
-//   - less free space than the reserve (space.go).
+//   - less free space than the reserve (space.go);
+//   - an empty memtable or value log, which a kill -9 leaves between the
+//     file's creation and its sizing: badger refuses to open ("Create a new
+//     file") and sizes the file as it does so, so the start after works.
+//     Such a file holds nothing; removeEmptyLogs deletes it.
 //
 // A MANIFEST with a bad checksum, a missing table or a damaged key registry
 // badger refuses by itself; openError adds the directory.
@@ -60,10 +64,44 @@ func (db *DB) preflight() error {
 	if err := db.checkSpace(0, ""); err != nil {
 		return fmt.Errorf("%w; free some space and start again", err)
 	}
+	if err := db.removeEmptyLogs(); err != nil {
+		return err
+	}
 	if err := checkManifest(dir); err != nil {
 		return err
 	}
 	return checkTables(dir)
+}
+
+// removeEmptyLogs deletes the memtable logs (.mem) and value-log files
+// (.vlog) of no bytes: badger writes a header into each as it creates it,
+// so an empty one is a creation a crash cut short, and holds no write.
+func (db *DB) removeEmptyLogs() error {
+	entries, err := os.ReadDir(db.dir)
+	if err != nil {
+		return &errDataDir{db.dir, fmt.Sprintf("cannot be read: %v", err)}
+	}
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext != ".mem" && ext != ".vlog" || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return &errDataDir{db.dir, fmt.Sprintf("cannot be read: %v", err)}
+		}
+		if info.Size() != 0 {
+			continue
+		}
+		name := filepath.Join(db.dir, e.Name())
+		if err := os.Remove(name); err != nil {
+			return &errDataDir{db.dir, fmt.Sprintf("holds the empty log %s (a crash cut its creation short), which cannot be removed: %v", e.Name(), err)}
+		}
+		db.logf("removed the empty log %s: a crash cut its creation short; it held no write", name)
+	}
+	return nil
 }
 
 // checkLock fails if another process holds the lock badger takes on the

@@ -253,7 +253,7 @@ func TestApplyReopen(t *testing.T) {
 // moment would leave them (the page cache is the files' content), but for
 // the lock. It copies the data regions only, in the kernel: badger's logs
 // are mostly preallocated holes.
-func copyDir(t *testing.T, from, to string) {
+func copyDir(t testing.TB, from, to string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(to, 0o700))
 	entries, err := os.ReadDir(from)

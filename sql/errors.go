@@ -46,6 +46,8 @@ const (
 	CodeCluster                        // a replication cluster statement that cannot be done as asked (1105)
 	CodeClusterUnavailable             // a cluster has no leader, or a write's outcome is unknown (1105; HTTP 503)
 	CodeRowsDropped                    // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
+	CodeWrongVariableValue             // SET of a system variable to a value it cannot take (1231)
+	CodeWrongVariableType              // SET of a system variable to a value of a type it cannot take (1232)
 
 	numCodes // not a code: how many there are
 )
@@ -80,6 +82,8 @@ var codes = [numCodes]codeInfo{
 	CodeCluster:            {"Cluster", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadRequest},
 	CodeClusterUnavailable: {"ClusterUnavailable", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusServiceUnavailable},
 	CodeRowsDropped:        {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
+	CodeWrongVariableValue: {"WrongVariableValue", mysql.ER_WRONG_VALUE_FOR_VAR, "42000", http.StatusBadRequest},
+	CodeWrongVariableType:  {"WrongVariableType", mysql.ER_WRONG_TYPE_FOR_VAR, "42000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -17,7 +17,7 @@ import (
 // systemVariables are the @@variables clients ask for on connect, with the
 // values glint reports. Integers are int64 so that clients get numeric columns.
 func (s *Session) systemVariables() map[string]any {
-	return map[string]any{
+	vars := map[string]any{
 		"version":                  s.engine.version(),
 		"version_comment":          "glint full-text search server",
 		"version_compile_os":       "Linux",
@@ -59,6 +59,45 @@ func (s *Session) systemVariables() map[string]any {
 		"hostname":                 "localhost",
 		"port":                     int64(9306),
 	}
+	for name, v := range booleanVariables {
+		if _, ok := vars[name]; !ok {
+			vars[name] = v
+		}
+	}
+	return vars
+}
+
+// booleanVariables are MySQL's boolean session variables that clients and
+// dumps set (mysqldump saves and restores foreign_key_checks, unique_checks
+// and sql_notes), with MySQL's defaults. SET takes what MySQL takes for
+// them: ON, OFF (bare or quoted, any case), TRUE, FALSE, 1, 0 and DEFAULT;
+// anything else is MySQL's error 1231 (1232 for a decimal or float).
+var booleanVariables = map[string]int64{
+	"autocommit":                      1,
+	"big_tables":                      0,
+	"default_table_encryption":        0,
+	"end_markers_in_json":             0,
+	"explicit_defaults_for_timestamp": 1,
+	"foreign_key_checks":              1,
+	"keep_files_on_create":            0,
+	"low_priority_updates":            0,
+	"old_alter_table":                 0,
+	"print_identified_with_as_hex":    0,
+	"show_create_table_verbosity":     0,
+	"sql_auto_is_null":                0,
+	"sql_big_selects":                 1,
+	"sql_buffer_result":               0,
+	"sql_log_bin":                     1,
+	"sql_log_off":                     0,
+	"sql_notes":                       1,
+	"sql_quote_show_create":           1,
+	"sql_require_primary_key":         0,
+	"sql_safe_updates":                0,
+	"sql_warnings":                    0,
+	"transaction_read_only":           0,
+	"tx_read_only":                    0,
+	"unique_checks":                   1,
+	"windowing_use_high_precision":    1,
 }
 
 // variable returns the value of a system variable; a SET in this session wins.
@@ -73,15 +112,29 @@ func (s *Session) variable(name string) (any, bool) {
 
 // execSet accepts SET statements: session variables keep their new value for
 // SELECT @@name; SET NAMES and character sets are accepted (glint speaks utf8mb4).
+// As in MySQL, a statement with a value a variable cannot take sets nothing.
 func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 	sc := &scope{sess: s}
+	var sets []func()
 	for _, a := range n.Variables {
 		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
 			continue
 		}
+		name := strings.ToLower(a.Name)
+		if _, ok := booleanVariables[name]; ok && a.IsSystem {
+			set, err := s.setBoolean(sc, name, a.Value)
+			if err != nil {
+				return nil, err
+			}
+			if set != nil {
+				sets = append(sets, set)
+			}
+			continue
+		}
 		if w, ok := a.Value.(*ast.ColumnNameExpr); ok && a.IsSystem && w.Name.Table.O == "" {
 			// SET autocommit=OFF, SET sql_mode=ANSI: a bare word is its name.
-			s.setWord(a, w.Name.Name.O)
+			v := s.wordValue(name, w.Name.Name.O)
+			sets = append(sets, func() { s.vars[name] = v })
 			continue
 		}
 		e, err := sc.compile(a.Value)
@@ -94,29 +147,85 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		switch {
 		case err != nil:
 		case !a.IsSystem:
-			s.userVars[strings.ToLower(a.Name)] = v
+			sets = append(sets, func() { s.userVars[name] = v })
 		default:
-			s.vars[strings.ToLower(a.Name)] = v
+			sets = append(sets, func() { s.vars[name] = v })
 		}
+	}
+	for _, set := range sets {
+		set()
 	}
 	return &Result{}, nil
 }
 
-// setWord sets a system variable to a bare word: ON and OFF are 1 and 0 for a
-// variable whose value is a number, as MySQL reads them.
-func (s *Session) setWord(a *ast.VariableAssignment, word string) {
-	var v any = word
-	if cur, _ := s.variable(a.Name); cur != nil {
+// setBoolean checks the value of a SET of a boolean variable the way MySQL
+// does and returns what stores it: a bare word or a string is ON or OFF in
+// any case, a number 0 or 1 (TRUE and FALSE are numbers), DEFAULT the
+// default. A value glint cannot compute is accepted without being stored,
+// like those of other variables (nil, nil).
+func (s *Session) setBoolean(sc *scope, name string, value ast.ExprNode) (func(), error) {
+	var v any
+	switch x := value.(type) {
+	case *ast.DefaultExpr:
+		return func() { delete(s.vars, name) }, nil
+	case *ast.ColumnNameExpr:
+		if x.Name.Table.O != "" {
+			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%s'", name, x.Name.String())
+		}
+		v = x.Name.Name.O
+	default:
+		e, err := sc.compile(value)
+		if err != nil {
+			return nil, nil
+		}
+		if v, err = e.eval(nil); err != nil {
+			return nil, nil
+		}
+	}
+	var b int64
+	switch x := v.(type) {
+	case nil:
+		return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of 'NULL'", name)
+	case string:
+		switch {
+		case strings.EqualFold(x, "ON"):
+			b = 1
+		case strings.EqualFold(x, "OFF"):
+			b = 0
+		default:
+			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%s'", name, x)
+		}
+	case int64:
+		if x != 0 && x != 1 {
+			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%d'", name, x)
+		}
+		b = x
+	case uint64:
+		if x > 1 {
+			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%d'", name, x)
+		}
+		b = int64(x)
+	default:
+		return nil, Errorf(CodeWrongVariableType, "Incorrect argument type to variable '%s'", name)
+	}
+	return func() { s.vars[name] = b }, nil
+}
+
+// wordValue is the value of a bare word in a SET of a system variable: ON
+// and OFF are 1 and 0 for a variable whose value is a number, as MySQL reads
+// them.
+func (s *Session) wordValue(name, word string) any {
+	if cur, _ := s.variable(name); cur != nil {
 		if _, isInt := cur.(int64); isInt {
 			switch strings.ToUpper(word) {
 			case "ON", "TRUE":
-				v = int64(1)
+				return int64(1)
 			case "OFF", "FALSE":
-				v = int64(0)
+				return int64(0)
 			}
 		}
 	}
-	s.vars[strings.ToLower(a.Name)] = v
+	return word
 }
 
 // Autocommit reports whether @@autocommit is on. glint commits every
