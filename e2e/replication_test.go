@@ -42,6 +42,21 @@ func rows(t *testing.T, db *sql.DB, q string) [][]string {
 	return MustQuery(t, db, q).Values
 }
 
+// startThreeReplNodes starts three glintd on 127.0.0.1-3, each with a
+// replication listener.
+func startThreeReplNodes(t *testing.T) (a, b, c *replNode) {
+	t.Helper()
+	return startReplNode(t, "127.0.0.1"), startReplNode(t, "127.0.0.2"), startReplNode(t, "127.0.0.3")
+}
+
+// mustFail runs a statement that must fail with an error holding msg.
+func mustFail(t *testing.T, db *sql.DB, q, msg string) {
+	t.Helper()
+	_, err := db.Exec(q)
+	require.Error(t, err, q)
+	require.Contains(t, err.Error(), msg, q)
+}
+
 // mustExec runs a statement that must succeed.
 func mustExec(t *testing.T, db *sql.DB, q string) {
 	t.Helper()
@@ -84,17 +99,10 @@ func TestReplicationThreeNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three servers")
 	}
-	a := startReplNode(t, "127.0.0.1")
-	b := startReplNode(t, "127.0.0.2")
-	c := startReplNode(t, "127.0.0.3")
+	a, b, c := startThreeReplNodes(t)
 	dbA, dbB, dbC := a.DB(t), b.DB(t), c.DB(t)
 	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
-	fails := func(db *sql.DB, q, msg string) {
-		t.Helper()
-		_, err := db.Exec(q)
-		require.Error(t, err, q)
-		require.Contains(t, err.Error(), msg, q)
-	}
+	fails := func(db *sql.DB, q, msg string) { t.Helper(); mustFail(t, db, q, msg) }
 
 	exec(dbA, "CREATE CLUSTER c")
 	fails(dbA, "CREATE CLUSTER c", "cluster 'c' already exists")
@@ -182,9 +190,7 @@ func TestReplicationWipedRejoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three servers")
 	}
-	a := startReplNode(t, "127.0.0.1")
-	b := startReplNode(t, "127.0.0.2")
-	c := startReplNode(t, "127.0.0.3")
+	a, b, c := startThreeReplNodes(t)
 	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
 	exec(a.DB(t), "CREATE CLUSTER c")
 	exec(a.DB(t), "CREATE TABLE books (title text, n int)")
@@ -231,21 +237,14 @@ func TestReplicationAlterAddDrop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three servers")
 	}
-	a := startReplNode(t, "127.0.0.1")
-	b := startReplNode(t, "127.0.0.2")
-	c := startReplNode(t, "127.0.0.3")
+	a, b, c := startThreeReplNodes(t)
 	dbA, dbB, dbC := a.DB(t), b.DB(t), c.DB(t)
 	nodes := []struct {
 		*replNode
 		db *sql.DB
 	}{{a, dbA}, {b, dbB}, {c, dbC}}
 	exec := func(db *sql.DB, q string) { t.Helper(); mustExec(t, db, q) }
-	fails := func(db *sql.DB, q, msg string) {
-		t.Helper()
-		_, err := db.Exec(q)
-		require.Error(t, err, q)
-		require.Contains(t, err.Error(), msg, q)
-	}
+	fails := func(db *sql.DB, q, msg string) { t.Helper(); mustFail(t, db, q, msg) }
 	exec(dbA, "CREATE CLUSTER c")
 	exec(dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
 	exec(dbC, "JOIN CLUSTER c AT '"+a.repl+"'")
