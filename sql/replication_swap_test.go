@@ -63,9 +63,31 @@ func TestReadDuringSnapshotInstall(t *testing.T) {
 					return
 				default:
 				}
+				// Every kind of read: a SELECT, one with facets, CALL
+				// SNIPPETS on the table's settings, SHOW and a search
+				// request.
 				res, err := rs.Exec(ctx, "SELECT id, title FROM t WHERE MATCH('fox') ORDER BY id ASC LIMIT 1000")
 				if err == nil && len(res[0].Rows) != 500 {
 					err = fmt.Errorf("%d rows, want 500", len(res[0].Rows))
+				}
+				if err == nil {
+					res, err = rs.Exec(ctx, "SELECT id, title FROM t WHERE MATCH('fox') LIMIT 50 FACET n ORDER BY n ASC")
+					if err == nil && (len(res) != 2 || len(res[1].Rows) != 3) {
+						err = fmt.Errorf("facets: %d result sets", len(res))
+					}
+				}
+				if err == nil {
+					_, err = rs.Exec(ctx, "CALL SNIPPETS('a fox and a dog', 't', 'fox')")
+				}
+				if err == nil {
+					_, err = rs.Exec(ctx, "SHOW TABLES")
+				}
+				if err == nil {
+					var r *SearchResponse
+					r, err = rs.Search(ctx, &SearchRequest{Table: "t", Limit: 5, Query: &TextCond{Query: "fox"}, Highlight: &HighlightRequest{}})
+					if err == nil && r.Total != 500 {
+						err = fmt.Errorf("search: %d found, want 500", r.Total)
+					}
 				}
 				if err != nil {
 					errs <- err

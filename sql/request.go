@@ -215,6 +215,9 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 	if req.GlobalIDF {
 		return nil, Errorf(CodeBadOption, "%s: global_idf applies to distributed tables", orRoot(req.Path))
 	}
+	if unlock, held := s.engine.repl.holdDBs(s); held {
+		defer unlock() // a cluster's database is not replaced under the search
+	}
 	p, hl, err := s.planSearch(req)
 	if err != nil {
 		return nil, err

@@ -301,6 +301,9 @@ func (s *Session) showWhere(ctx context.Context, n *ast.ShowStmt, r *Result) (*R
 }
 
 func (s *Session) execShow(ctx context.Context, n *ast.ShowStmt) (*Result, error) {
+	if unlock, held := s.engine.repl.holdDBs(s); held {
+		defer unlock() // (SHOW TABLES, DESCRIBE and the rest read the clusters' catalogs)
+	}
 	r, err := s.show(n)
 	if err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 		return s.snippetsDistributed(ctx, d, data, q, args[3:])
 	}
+	if unlock, held := s.engine.repl.holdDBs(s); held {
+		defer unlock() // a cluster's database is not replaced under the call
+	}
 	t, err := s.table(tableName)
 	if err != nil {
 		return nil, err
