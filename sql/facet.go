@@ -36,22 +36,11 @@ func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []
 	}
 	start := time.Now()
 	s.metaQuery = nil
-	main, err := s.planSelect(n, options, within)
+	main, unlock, err := s.planRead(ctx, n, options, within)
 	if err != nil {
 		return nil, err
 	}
-	if main.opts.linearizable {
-		if err := s.linearize(ctx, n.From); err != nil {
-			return nil, err
-		}
-	}
-	if unlock, held := s.engine.repl.holdDBs(s); held {
-		// Planned again under the hold, as a SELECT is (execSelect).
-		defer unlock()
-		if main, err = s.planSelect(n, options, within); err != nil {
-			return nil, err
-		}
-	}
+	defer unlock()
 	plans := []*selectPlan{main}
 	for i, f := range facets {
 		p, err := s.planSelect(facetSelect(n, f), options, nil)

@@ -81,6 +81,33 @@ var errQueryTime = errors.New("OPTION max_query_time is up")
 // errCutoff stops the scan of matches when the cutoff is reached.
 var errCutoff = errors.New("cutoff reached")
 
+// planRead plans the SELECT n for reading: with OPTION
+// consistency='linearizable' it first waits until this member has applied
+// what the cluster committed, and with replication on it holds the
+// clusters' databases against a snapshot install (holdDBs) and plans again
+// under the hold: a snapshot installed since (waiting for a linearizable
+// read may install one) replaced the cluster's database, and the first
+// plan's table would be the one before it. unlock ends the hold.
+func (s *Session) planRead(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (p *selectPlan, unlock func(), err error) {
+	if p, err = s.planSelect(n, options, within); err != nil {
+		return nil, nil, err
+	}
+	if p.opts.linearizable {
+		if err := s.linearize(ctx, n.From); err != nil {
+			return nil, nil, err
+		}
+	}
+	unlock, held := s.engine.repl.holdDBs(s)
+	if !held {
+		return p, func() {}, nil
+	}
+	if p, err = s.planSelect(n, options, within); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return p, unlock, nil
+}
+
 // execSelect runs a SELECT with its OPTION settings and WITHIN GROUP ORDER
 // BY (nil when it has none).
 func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
@@ -116,25 +143,11 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	}
 	start := time.Now()
 	s.metaQuery = nil
-	p, err := s.planSelect(n, options, within)
+	p, unlock, err := s.planRead(ctx, n, options, within)
 	if err != nil {
 		return nil, err
 	}
-	if p.opts.linearizable {
-		if err := s.linearize(ctx, n.From); err != nil {
-			return nil, err
-		}
-	}
-	if unlock, held := s.engine.repl.holdDBs(s); held {
-		// The plan again, under the hold: a snapshot installed since
-		// (waiting for a linearizable read may install one) replaced the
-		// cluster's database, and the plan's table would be the one
-		// before it.
-		defer unlock()
-		if p, err = s.planSelect(n, options, within); err != nil {
-			return nil, err
-		}
-	}
+	defer unlock()
 	run := s.runSelect
 	if p.group != nil {
 		run = s.runGrouped
