@@ -585,22 +585,9 @@ func addValues(a, b any) any {
 
 // highlights reports whether e calls HIGHLIGHT() or SNIPPET(): a shard
 // would run them for every group's best document, not the page's.
-func highlights(e ast.Node) bool {
-	v := &highlightFinder{}
-	e.Accept(v)
-	return v.found
-}
+func highlights(e ast.Node) bool { return firstCall(e, highlightCalls) != "" }
 
-type highlightFinder struct{ found bool }
-
-func (v *highlightFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && (f.FnName.L == "highlight" || f.FnName.L == "snippet") {
-		v.found = true
-	}
-	return n, v.found
-}
-
-func (v *highlightFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+var highlightCalls = map[string]bool{"highlight": true, "snippet": true}
 
 // bestBefore reports whether a document (weight, id) is a better best
 // document of a group than (weight2, id2): as a SELECT without ORDER BY

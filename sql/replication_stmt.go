@@ -741,16 +741,23 @@ func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) erro
 var nondeterministic = map[string]bool{"sysdate": true, "rand": true, "uuid": true, "uuid_short": true}
 
 // nondeterministicCall names a call of n to one of them, "" when none.
-func nondeterministicCall(n ast.Node) string {
-	v := &callFinder{}
+func nondeterministicCall(n ast.Node) string { return firstCall(n, nondeterministic) }
+
+// firstCall names the first call in n of a function of names (lower
+// case), "" when there is none.
+func firstCall(n ast.Node, names map[string]bool) string {
+	v := &callFinder{names: names}
 	n.Accept(v)
 	return v.found
 }
 
-type callFinder struct{ found string }
+type callFinder struct {
+	names map[string]bool
+	found string
+}
 
 func (v *callFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && nondeterministic[f.FnName.L] && v.found == "" {
+	if f, ok := n.(*ast.FuncCallExpr); ok && v.names[f.FnName.L] && v.found == "" {
 		v.found = f.FnName.L
 	}
 	return n, v.found != ""
