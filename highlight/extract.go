@@ -90,12 +90,13 @@ type extractor struct {
 	weights  []int // per keyword
 	ctx      *context
 
-	growing bool // the window grows until it first reaches the limits
-	changed bool // the marked words of the window changed since it was weighed
-	win     *window
-	pass    passage
-	cur     int // the number of the next unit
-	thresh  int
+	slowWeigh bool // tests: weigh walks the marked words (what the counts must agree with)
+	growing   bool // the window grows until it first reaches the limits
+	changed   bool // the marked words of the window changed since it was weighed
+	win       *window
+	pass      passage
+	cur       int // the number of the next unit
+	thresh    int
 	// cutAt is the weight at or under which the passage weighed last is
 	// not kept: its marked words and the context are as when an offer of
 	// it was cut (math.MinInt when that is not known).
@@ -105,14 +106,18 @@ type extractor struct {
 	// words (weigh); where it starts (the ordinal of the word its first
 	// unit is or comes before, the codepoints added before it) and its
 	// bytes (trimAround).
-	firstOrd, lastOrd  int
+	firstOrd, lastOrd int
+	// keywordWeight's last answer.
+	kwMask             uint64
+	kwN, kwWeight      int
+	kwKnown            bool
 	startOrd, startAcc int
 	from, to           int
 }
 
 func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx *context, win *window, mayskip bool) {
 	e := &extractor{f: f, fieldNum: fieldNum, lim: lim, o: o, weights: weights,
-		ctx: ctx, growing: true, changed: true, win: win, cutAt: math.MinInt}
+		ctx: ctx, growing: true, changed: true, win: win, cutAt: math.MinInt, slowWeigh: !mayskip}
 	e.win.reset()
 	switch {
 	case lim.snippets > 0:
@@ -283,9 +288,7 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 		r.num, r.start, r.end, r.acc, r.term = int32(num-w.base), wd.Start, wd.End, int32(w.total), -1
 		if hit {
 			r.term = max(int16(hits[c.hi].term), 0)
-			w.qwords++
-			w.marks.push(w.nword)
-			w.last = w.nword
+			w.addMark(r)
 			// (The cursor's span, as next counts it.)
 			if !(c.prevHit && wd.Pos <= c.prevLast+1 && !(f.retain && strings.IndexByte(text[c.prevEnd:s], '<') >= 0)) {
 				c.span++
@@ -492,6 +495,17 @@ func (e *extractor) updateGaps(maxWords int) {
 func (e *extractor) weigh(maxWords int) {
 	p := &e.pass
 	w := e.win
+	if w.qcount == w.qwords && w.pairs <= 1 && !e.slowWeigh {
+		// Every marked word shows a keyword under 64, and no run in
+		// query order is longer than two: the window's counts tell it all.
+		p.qwords, p.qwordCount, p.maxLCS = w.qmask, 2*w.qcount, 1+w.pairs
+		e.firstOrd, e.lastOrd = w.marks.first(), w.last
+		p.startLimit, p.endLimit = w.base+int(w.word(e.firstOrd).num), w.base+int(w.word(e.lastOrd).num)
+		p.aroundBefore, p.aroundAfter = w.markSpread()
+		p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
+		p.uniqQwords, p.qwordsWeight = e.keywordWeight(p.qwords)
+		return
+	}
 	p.maxLCS, p.qwords = 1, 0
 	p.qwordCount, p.uniqQwords, p.qwordsWeight = 0, 0, 0
 	p.startLimit, p.endLimit = math.MaxInt, math.MinInt
@@ -521,14 +535,24 @@ func (e *extractor) weigh(maxWords int) {
 	}
 	p.aroundBefore, p.aroundAfter = w.markSpread()
 	p.minGap = min(maxWords-1, p.aroundBefore, p.aroundAfter)
-	for q := p.qwords; q != 0; q &= q - 1 {
-		t := bits.TrailingZeros64(q)
-		if t < len(e.weights) {
-			p.qwordsWeight += e.weights[t]
-		}
-		p.uniqQwords++
-	}
+	p.uniqQwords, p.qwordsWeight = e.keywordWeight(p.qwords)
 	p.qwordCount *= 2
+}
+
+// keywordWeight is the number of keywords in q and their weights, the
+// last answer kept: a window's keywords change less often than its words.
+func (e *extractor) keywordWeight(q uint64) (n, weight int) {
+	if q == e.kwMask && e.kwKnown {
+		return e.kwN, e.kwWeight
+	}
+	n = bits.OnesCount64(q)
+	for r := q; r != 0; r &= r - 1 {
+		if t := bits.TrailingZeros64(r); t < len(e.weights) {
+			weight += e.weights[t]
+		}
+	}
+	e.kwMask, e.kwN, e.kwWeight, e.kwKnown = q, n, weight, true
+	return n, weight
 }
 
 // flush offers the window's passage to the context, trimmed to `around`

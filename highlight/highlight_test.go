@@ -3,6 +3,7 @@ package highlight
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,6 +200,37 @@ func TestSkipSameResult(t *testing.T) {
 		require.NoError(t, o.Set("around", int64(rnd(8))))
 		require.NoError(t, o.Set("limit_words", int64(rnd(3)*rnd(20))))
 		w := []int{5, 3, 5}[:len(terms)]
+		fast := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o})
+		slow := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o, noSkip: true})
+		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)
+	}
+}
+
+// TestDenseSameResult: in texts made mostly of the query's keywords, often
+// side by side in query order, the window's running counts weigh passages
+// as walking their marked words does.
+func TestDenseSameResult(t *testing.T) {
+	tok := tokenizer(t)
+	terms := []string{"zebra", "yak", "quail", "ibis"}
+	vocab := append(slices.Clone(terms), "zebra yak", "yak quail", "zebra yak quail ibis", "owl", "emu", "the")
+	seed := uint64(7)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for round := range 300 {
+		var b strings.Builder
+		for range 10 + rnd(400) {
+			b.WriteString(vocab[rnd(len(vocab))])
+			b.WriteString([]string{" ", ", ", ". ", " - "}[rnd(4)])
+		}
+		q := terms[:1+rnd(len(terms))]
+		fl := field(t, tok, b.String(), q...)
+		o := DefaultOptions()
+		require.NoError(t, o.Set("limit", int64(rnd(200))))
+		require.NoError(t, o.Set("around", int64(rnd(6))))
+		require.NoError(t, o.Set("limit_words", int64(rnd(2)*rnd(15))))
+		w := []int{5, 3, 5, 4}[:len(q)]
 		fast := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o})
 		slow := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o, noSkip: true})
 		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)

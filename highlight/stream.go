@@ -127,6 +127,13 @@ func newField(p *ufield, f *Field, o *Options) {
 	i := 0
 	for _, h := range p.hits {
 		if i < len(p.words) && p.words[i].Pos < h.pos {
+			// Positions most often count words one by one: the word
+			// that far ahead is the first at the position, or else
+			// ever longer steps
+			if j := i + int(h.pos-p.words[i].Pos); j < len(p.words) && p.words[j].Pos == h.pos && p.words[j-1].Pos < h.pos {
+				i = j
+				goto found
+			}
 			// Ever longer steps (marked words lie near one another in
 			// dense text, far apart in sparse text), then a search in the
 			// last one.
@@ -146,6 +153,7 @@ func newField(p *ufield, f *Field, o *Options) {
 			}
 			i = end
 		}
+	found:
 		for ; i < len(p.words) && p.words[i].Pos == h.pos; i++ {
 			p.marked = true
 			p.hitWords = append(p.hitWords, i)

@@ -32,6 +32,15 @@ type window struct {
 	runBase int
 	marks   deque // ordinals of the marked words, in order
 	last    int   // the ordinal of the last marked word
+
+	// What weighing asks of the marked words, kept as they come and go:
+	// the keywords (under 64) they show, how many of them show one, how
+	// many show each, and how many are followed by the next word marked
+	// with the next keyword of the query (a run in query order).
+	qmask  uint64
+	qcount int
+	kw     [64]int32
+	pairs  int
 }
 
 // wword is a word of the window and the gap before it.
@@ -89,6 +98,10 @@ func (w *window) reset() {
 	w.total, w.nword, w.hword, w.headAcc = 0, 0, 0, 0
 	w.runs, w.runBase = w.runs[:0], 0
 	w.marks.clear()
+	if w.qmask != 0 || w.qcount != 0 {
+		w.kw = [64]int32{}
+	}
+	w.qmask, w.qcount, w.pairs = 0, 0, 0
 	if len(w.ring) == 0 {
 		w.ring = make([]wword, 16)
 	}
@@ -153,9 +166,7 @@ func (w *window) add(num int, u *unit) {
 	r.num, r.start, r.end, r.acc, r.term = int32(num-w.base), u.start, u.end, int32(w.total), -1
 	if u.hit {
 		r.term = max(u.term, 0)
-		w.qwords++
-		w.marks.push(w.nword)
-		w.last = w.nword
+		w.addMark(r)
 	}
 	w.total += int(u.cp)
 	w.nword++
@@ -333,7 +344,41 @@ func (w *window) dropWord(r *wword) (dropped bool) {
 	}
 	w.qwords--
 	w.marks.pop()
-	return r.mask() != 0
+	m := r.mask()
+	if m == 0 {
+		return false
+	}
+	t := r.term
+	if w.kw[t]--; w.kw[t] == 0 {
+		w.qmask &^= m
+	}
+	w.qcount--
+	if w.marks.len() > 0 && w.marks.first() == w.hword {
+		// (The word after r, now the window's first.)
+		if n := w.word(w.hword).mask(); n != 0 && n == m<<1 {
+			w.pairs--
+		}
+	}
+	return true
+}
+
+// addMark takes r, the word being added (ordinal w.nword), as a marked
+// word.
+func (w *window) addMark(r *wword) {
+	k := w.nword
+	if m := r.mask(); m != 0 {
+		if w.marks.len() > 0 && w.last == k-1 {
+			if p := w.word(k - 1).mask(); p != 0 && m == p<<1 {
+				w.pairs++
+			}
+		}
+		w.kw[r.term]++
+		w.qmask |= m
+		w.qcount++
+	}
+	w.qwords++
+	w.marks.push(k)
+	w.last = k
 }
 
 // markSpread gives where the marked words lie among the window's words:
