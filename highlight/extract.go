@@ -158,7 +158,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				f.prev = unit{start: -1, span: -1}
 			}
 		}
-		if plain && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 {
+		if plain && mayskip && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 {
 			at = e.slide(&c, at)
 		}
 		if !c.next(f, len(f.text)) {
@@ -255,6 +255,12 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 	}
 	// (The last word is the loop's: the units after it follow.)
 	for c.i+1 < len(words) {
+		if f.ascii && limit >= 1 {
+			at = e.glide(c, at, limit, first, cut, cp, nextHit)
+			if c.i+1 >= len(words) {
+				break
+			}
+		}
 		wd := &words[c.i]
 		s, end := int(wd.Start), int(wd.End)
 		if end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
@@ -330,6 +336,61 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 			weighed()
 		}
 	}
+	return at
+}
+
+// glide takes the simplest steps of slide, as slide would, with the
+// window's state in local variables: in ASCII text, a word that is not
+// marked comes in after a gap of at most one character, the window's
+// first word, not marked, goes, and the offer would be cut. It stops
+// before any other step (for slide to take) and returns where the gap
+// before the next word starts.
+func (e *extractor) glide(c *wordCursor, at, limit, first, cut, cp int, nextHit int32) int {
+	f, w := e.f, e.win
+	words, ring := f.words, w.ring
+	m := len(ring) - 1
+	if w.nword-w.hword != limit || limit+2 > len(ring) {
+		return at
+	}
+	i, cur, total, nword, hword, base := c.i, e.cur, w.total, w.nword, w.hword, w.base
+	n := len(f.text)
+	var pos int32
+	for ; i+1 < len(words); i++ {
+		wd := &words[i]
+		s, end := int(wd.Start), int(wd.End)
+		if wd.Pos >= nextHit || s > at+1 || s < at || end <= s || end > n || int(words[i+1].Start) < end {
+			break
+		}
+		// The offer after the step (the window one word further).
+		if min(limit-1, first-hword-1, nword-w.last) > cut {
+			break
+		}
+		num, t := cur, total
+		if s > at {
+			num++
+			t++
+		}
+		next := &ring[(hword+1)&m]
+		if ring[hword&m].term >= 0 || t+end-s-int(next.gacc) > cp {
+			break
+		}
+		r := &ring[nword&m]
+		r.num, r.start, r.end, r.acc, r.term = int32(num-base), wd.Start, wd.End, int32(t), -1
+		total = t + end - s
+		nword++
+		g := &ring[nword&m]
+		g.gnum, g.gstart, g.gacc, g.runs = int32(num+1-base), wd.End, int32(total), -1
+		cur, at, pos = num+1, end, wd.Pos
+		// The first word goes (next is still the entry of the word after it).
+		hword++
+		w.start, w.headAcc, w.headStart = base+int(next.gnum), int(next.gacc), int(next.gstart)
+	}
+	if i == c.i {
+		return at
+	}
+	w.total, w.nword, w.hword, w.end, w.endByte = total, nword, hword, cur, at
+	e.cur = cur
+	c.i, c.at, c.prevHit, c.prevLast, c.prevEnd = i, at, false, pos, at
 	return at
 }
 

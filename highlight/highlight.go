@@ -50,7 +50,7 @@ type Request struct {
 	// computed.
 	Offsets bool
 
-	noSkip bool // tests: walk every unit (the window never skips ahead), weigh by walking the marked words
+	noSkip bool // tests: take every unit one by one (no skipping ahead, no sliding shortcut), weigh by walking the marked words
 }
 
 // Range is a byte range of a field's shown text.
