@@ -86,15 +86,11 @@ func (db *DB) ExportTable(ctx context.Context, name string, batch int, fn func([
 // else), in one transaction, with the raft entry ctx carries. They are
 // not seen until AttachTableContext.
 func (db *DB) ImportKeysContext(ctx context.Context, name string, kvs []KV) error {
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, false)
 	if err != nil {
 		return err
 	}
-	db.wmu.RLock()
-	defer db.wmu.RUnlock()
-	if db.closed {
-		return e.fail(ErrClosed)
-	}
+	defer h.release()
 	size := 0
 	for _, kv := range kvs {
 		size += len(kv.Key) + len(kv.Val)
@@ -129,16 +125,11 @@ func (db *DB) ImportKeysContext(ctx context.Context, name string, kvs []KV) erro
 // floor nextID, and loads its documents from the keys imported, with the
 // raft entry ctx carries. ErrTableExists when to is taken.
 func (db *DB) AttachTableContext(ctx context.Context, from, to string, nextID uint64) error {
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer db.maint.interrupt()()
-	db.wmu.Lock()
-	defer db.wmu.Unlock()
-	if db.closed {
-		return e.fail(ErrClosed)
-	}
+	defer h.release()
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	lowerFrom, lowerTo := strings.ToLower(from), strings.ToLower(to)

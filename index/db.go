@@ -457,18 +457,14 @@ func (db *DB) CreateTable(s Schema) error { return db.CreateTableContext(context
 // CreateTableContext is CreateTable with the context of a raft entry
 // (DB.Apply), whose index it records with the table.
 func (db *DB) CreateTableContext(ctx context.Context, s Schema) error {
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, false)
 	if err != nil {
 		return err
 	}
+	defer h.release()
 	s = cloneSchema(s)
 	if err := validateSchema(&s); err != nil {
 		return err
-	}
-	db.wmu.RLock()
-	defer db.wmu.RUnlock()
-	if db.closed {
-		return e.fail(ErrClosed)
 	}
 	if err := db.checkSpace(0, ""); err != nil {
 		return e.fail(err)
@@ -505,16 +501,11 @@ func (db *DB) DropTable(name string) error { return db.DropTableContext(context.
 // DropTableContext is DropTable with the context of a raft entry
 // (DB.Apply), whose index it records with the catalog change.
 func (db *DB) DropTableContext(ctx context.Context, name string) error {
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, true) // no table write runs; DropPrefix needs that
 	if err != nil {
 		return err
 	}
-	defer db.maint.interrupt()()
-	db.wmu.Lock() // no table write runs; DropPrefix needs that
-	defer db.wmu.Unlock()
-	if db.closed {
-		return e.fail(ErrClosed)
-	}
+	defer h.release()
 	lower := strings.ToLower(name)
 	db.mu.Lock()
 	t, ok := db.tables[lower]
@@ -559,16 +550,11 @@ func (db *DB) TruncateTable(name string) error {
 // TruncateTableContext is TruncateTable with the context of a raft entry
 // (DB.Apply), whose index it records with the catalog change.
 func (db *DB) TruncateTableContext(ctx context.Context, name string) error {
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, true)
 	if err != nil {
 		return err
 	}
-	defer db.maint.interrupt()()
-	db.wmu.Lock()
-	defer db.wmu.Unlock()
-	if db.closed {
-		return e.fail(ErrClosed)
-	}
+	defer h.release()
 	db.mu.Lock()
 	t, ok := db.tables[strings.ToLower(name)]
 	if !ok {

@@ -94,6 +94,48 @@ func (db *DB) claim(ctx context.Context) (*entry, error) {
 	return e, nil
 }
 
+// hold is what a change to db's storage holds while it runs (change).
+type hold struct {
+	db     *DB
+	resume func() // the maintenance's, after an exclusive change; nil for a shared one
+}
+
+// change starts a change to db's storage, as every one starts: it claims
+// the raft entry ctx carries (nil without replication) and holds the
+// write lock: shared for a change of one table's keys or of the catalog;
+// exclusive, with the maintenance interrupted, for one that removes or
+// moves a table's data, which no table write may run beside. The caller
+// releases the hold when done. A closed db is ErrClosed, a failure of
+// this node noted on the entry.
+func (db *DB) change(ctx context.Context, exclusive bool) (*entry, hold, error) {
+	e, err := db.claim(ctx)
+	if err != nil {
+		return nil, hold{}, err
+	}
+	h := hold{db: db}
+	if exclusive {
+		h.resume = db.maint.interrupt()
+		db.wmu.Lock()
+	} else {
+		db.wmu.RLock()
+	}
+	if db.closed {
+		h.release()
+		return nil, hold{}, e.fail(ErrClosed)
+	}
+	return e, h, nil
+}
+
+// release lets go of what change took.
+func (h hold) release() {
+	if h.resume == nil {
+		h.db.wmu.RUnlock()
+		return
+	}
+	h.db.wmu.Unlock()
+	h.resume()
+}
+
 // record writes the applied index in txn, the change's transaction. Nil e
 // (no replication) writes nothing.
 func (e *entry) record(txn *badger.Txn) error {

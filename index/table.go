@@ -71,15 +71,11 @@ func (t *Table) Snapshot() *Snapshot { return t.snap.Load() }
 // deterministic outcome, an error of the commit a failure of this node.
 func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 	db := t.db
-	e, err := db.claim(ctx)
+	e, h, err := db.change(ctx, false)
 	if err != nil {
 		return err
 	}
-	db.wmu.RLock()
-	defer db.wmu.RUnlock()
-	if db.closed {
-		return e.fail(ErrClosed)
-	}
+	defer h.release()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dropped {
