@@ -23,7 +23,11 @@
 //     it is weighed (marked words, their keywords' lengths times the
 //     longest run of keywords in query order, the distance to the edges)
 //     and offered, trimmed to around words on each side. Stretches far
-//     from any mark are skipped.
+//     from any mark are skipped. The window keeps running counts of its
+//     marked words (keywords shown, runs in query order), so weighing
+//     reads counters; the plainest steps (a word that is not marked in,
+//     one that is not marked out, the offer cut) run with the window's
+//     counters in local variables (glide).
 //   - choose.go: the best passages (more distinct keywords, then weight,
 //     then length) until the keywords are shown and the budget is full;
 //     then edges are trimmed and the least relevant passages dropped until

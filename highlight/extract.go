@@ -355,6 +355,7 @@ func (e *extractor) glide(c *wordCursor, at, limit, first, cut, cp int, nextHit 
 	i, cur, total, nword, hword, base := c.i, e.cur, w.total, w.nword, w.hword, w.base
 	n := len(f.text)
 	var pos int32
+	var head *wword // the entry of the window's first word once a step is taken
 	for ; i+1 < len(words); i++ {
 		wd := &words[i]
 		s, end := int(wd.Start), int(wd.End)
@@ -383,11 +384,12 @@ func (e *extractor) glide(c *wordCursor, at, limit, first, cut, cp int, nextHit 
 		cur, at, pos = num+1, end, wd.Pos
 		// The first word goes (next is still the entry of the word after it).
 		hword++
-		w.start, w.headAcc, w.headStart = base+int(next.gnum), int(next.gacc), int(next.gstart)
+		head = next
 	}
-	if i == c.i {
+	if head == nil {
 		return at
 	}
+	w.start, w.headAcc, w.headStart = base+int(head.gnum), int(head.gacc), int(head.gstart)
 	w.total, w.nword, w.hword, w.end, w.endByte = total, nword, hword, cur, at
 	e.cur = cur
 	c.i, c.at, c.prevHit, c.prevLast, c.prevEnd = i, at, false, pos, at
