@@ -6,7 +6,9 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,4 +318,69 @@ func TestReplicationAlterAddDrop(t *testing.T) {
 		fails(n.db, "INSERT INTO c:shelf (id, title) VALUES (6000, 'x')", "shelf")
 		exec(n.db, "INSERT INTO shelf (id, title, body, n) VALUES (6000, 'a member writes its own copy', 'x', 1)")
 	}
+}
+
+// TestReplicationAddRacingWrites: plain writes to a table race ALTER
+// CLUSTER ADD of it; each is either acknowledged and then in the
+// cluster's copy, or refused - never acknowledged and lost.
+func TestReplicationAddRacingWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a replicated server")
+	}
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE shelf (title text, n int)")
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO shelf (id, title, n) VALUES ")
+	for i := 1; i <= 2000; i++ {
+		if i > 1 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "(%d, 'book %d %s', %d)", i, i, strings.Repeat("of many words ", 20), i%7)
+	}
+	mustExec(t, db, sb.String())
+
+	// Writers on connections of their own, until the table is refused to
+	// them (then it is in the cluster, or being added).
+	var mu sync.Mutex
+	var acked []int
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				id := 10000 + w*100000 + i
+				_, err := db.Exec(fmt.Sprintf("INSERT INTO shelf (id, title, n) VALUES (%d, 'racing %d', 1)", id, id))
+				if err != nil {
+					if !strings.Contains(err.Error(), "cluster 'c'") {
+						t.Errorf("write %d: %v", id, err)
+					}
+					return
+				}
+				mu.Lock()
+				acked = append(acked, id)
+				mu.Unlock()
+			}
+		}()
+	}
+	eventually(t, "writes acknowledged before the add", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(acked) >= 20
+	})
+	mustExec(t, db, "ALTER CLUSTER c ADD shelf")
+	wg.Wait()
+	got := map[int]bool{}
+	for _, r := range rows(t, db, "SELECT id FROM c:shelf WHERE id >= 10000 LIMIT 1000000 OPTION max_matches=1000000") {
+		id, err := strconv.Atoi(r[0])
+		require.NoError(t, err)
+		got[id] = true
+	}
+	require.NotEmpty(t, acked)
+	for _, id := range acked {
+		require.True(t, got[id], "acknowledged write %d is not in the cluster's table", id)
+	}
+	require.Equal(t, [][]string{{strconv.Itoa(2000 + len(acked))}}, rows(t, db, "SELECT COUNT(*) FROM shelf"))
 }

@@ -36,15 +36,17 @@ func (db *DB) ExportTable(ctx context.Context, name string, batch int, fn func([
 		return Schema{}, 0, err
 	}
 	defer db.endStream()
-	txn := db.bdb.NewTransaction(false)
-	defer txn.Discard()
 	t, err := db.Table(name)
 	if err != nil {
 		return Schema{}, 0, err
 	}
+	// The view and the id floor together: no write of the table commits
+	// between them.
 	t.mu.Lock()
+	txn := db.bdb.NewTransaction(false)
 	tid, nextID, schema := t.tid, t.nextID, cloneSchema(*t.schema)
 	t.mu.Unlock()
+	defer txn.Discard()
 	prefix := tableKey(tid)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 	defer it.Close()

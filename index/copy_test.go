@@ -2,8 +2,10 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,4 +97,48 @@ func TestAttachTaken(t *testing.T) {
 	newTableT(t, db, stage)
 	require.ErrorIs(t, db.AttachTableContext(context.Background(), "stage", "DOCS", 1), ErrTableExists)
 	require.NoError(t, db.DropTable("stage"))
+}
+
+// TestFreeze: Freeze waits for the write running, which commits; writes
+// after it get the freeze's error and change nothing; after Thaw they run.
+func TestFreeze(t *testing.T) {
+	db := openMem(t)
+	tb := newTableT(t, db, simple())
+	inWrite, release := make(chan struct{}), make(chan struct{})
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- tb.Write(ctx, func(w *Writer) error {
+			close(inWrite)
+			<-release
+			_, err := w.Insert([]Document{doc(1, "running", "when the freeze came", 2001)})
+			return err
+		})
+	}()
+	<-inWrite
+	frozen := make(chan struct{})
+	refused := errors.New("the table is being copied")
+	go func() {
+		tb.Freeze(refused)
+		close(frozen)
+	}()
+	select {
+	case <-frozen:
+		t.Fatal("Freeze returned while a write was running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-frozen
+	require.NoError(t, <-wrote, "the write that was running commits")
+	assert.Equal(t, []uint64{1}, ids(t, tb.Snapshot()))
+
+	err := tb.Write(ctx, func(w *Writer) error {
+		_, err := w.Insert([]Document{doc(2, "after", "the freeze", 2002)})
+		return err
+	})
+	require.ErrorIs(t, err, refused)
+	assert.Equal(t, []uint64{1}, ids(t, tb.Snapshot()), "a refused write changes nothing")
+
+	tb.Thaw()
+	insert(t, tb, doc(2, "after", "the thaw", 2002))
+	assert.Equal(t, []uint64{1, 2}, ids(t, tb.Snapshot()))
 }

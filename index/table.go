@@ -29,6 +29,7 @@ type Table struct {
 	nextSeg uint32
 	nextID  uint64
 	dropped bool
+	frozen  error // set by Freeze: what Write returns
 }
 
 func newTable(db *DB, e catalogEntry) (*Table, error) {
@@ -81,6 +82,9 @@ func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 	if t.dropped {
 		return fmt.Errorf("%w: %s", ErrNoSuchTable, t.schema.Name)
 	}
+	if t.frozen != nil {
+		return t.frozen
+	}
 	if err := ctx.Err(); err != nil {
 		return e.fail(err)
 	}
@@ -94,6 +98,27 @@ func (t *Table) Write(ctx context.Context, fn func(w *Writer) error) error {
 		return e.fail(err)
 	}
 	return e.fail(t.commit(ctx, w, e))
+}
+
+// Freeze refuses every write to the table from now on, Write returning
+// err, once the write running now (if any) has committed: a copy of the
+// table read after Freeze holds every write that was acknowledged, and
+// nothing is written after it, until Thaw. Freeze of a frozen table
+// changes the error.
+func (t *Table) Freeze(err error) {
+	if err == nil {
+		err = fmt.Errorf("index: table %s is frozen", t.schema.Name)
+	}
+	t.mu.Lock()
+	t.frozen = err
+	t.mu.Unlock()
+}
+
+// Thaw lets writes to the table run again.
+func (t *Table) Thaw() {
+	t.mu.Lock()
+	t.frozen = nil
+	t.mu.Unlock()
 }
 
 // commit makes the staged changes of w durable and visible: first the postings

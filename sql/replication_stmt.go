@@ -156,7 +156,7 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 				return nil, true, Errorf(CodeCluster, "table '%s' is in cluster '%s': write to it as %s:%s", name, cn, cn, name)
 			}
 			if cn := s.engine.repl.addingTo(name); cn != "" {
-				return nil, true, Errorf(CodeCluster, "table '%s' is being added to cluster '%s' (ALTER CLUSTER %s ADD %s): write to it as %s:%s once that is done", name, cn, cn, name, cn, name)
+				return nil, true, errBeingAdded(name, cn)
 			}
 		}
 		if create, ok := st.Node.(*ast.CreateTableStmt); ok && s.engine.repl != nil {
@@ -548,7 +548,15 @@ func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*R
 		return nil, err
 	}
 	defer c.r.doneAdding(name)
+	// A plain write that got past routeWrite's refusal before the copy
+	// began commits before Freeze returns (and is copied) or is refused.
+	t, err := s.engine.db.Table(name)
+	if err != nil {
+		return nil, s.tableError(name, err)
+	}
+	t.Freeze(errBeingAdded(name, c.name))
 	if err := s.copyTableIn(ctx, c, name); err != nil {
+		t.Thaw()
 		return nil, err
 	}
 	if err := s.engine.db.DropTable(name); err != nil {
@@ -626,6 +634,12 @@ func (s *Session) detachTable(ctx context.Context, c *replCluster, name string) 
 		return nil, err
 	}
 	return &Result{}, nil
+}
+
+// errBeingAdded refuses a plain write to table name while ALTER CLUSTER
+// cn ADD copies it.
+func errBeingAdded(name, cn string) error {
+	return Errorf(CodeCluster, "table '%s' is being added to cluster '%s' (ALTER CLUSTER %s ADD %s): write to it as %s:%s once that is done", name, cn, cn, name, cn, name)
 }
 
 // startAdding notes that table name is being added to cluster cn: plain
