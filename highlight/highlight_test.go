@@ -180,57 +180,66 @@ func BenchmarkDocument(b *testing.B) {
 // walking every unit gives, on texts of random words with marks of one to
 // three keywords here and there.
 func TestSkipSameResult(t *testing.T) {
-	tok := tokenizer(t, "stopwords", "the of")
-	vocab := strings.Fields(strings.ToLower(brown + " zebra, yak. quail; ibis"))
-	seed := uint64(1)
-	rnd := func(n int) int {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return int(seed>>33) % n
-	}
-	for round := range 300 {
-		var b strings.Builder
-		for range 20 + rnd(600) {
-			b.WriteString(vocab[rnd(len(vocab))])
-			b.WriteString([]string{" ", ", ", ". ", "  ", " - "}[rnd(5)])
-		}
-		terms := []string{"zebra", "yak", "quail"}[:1+rnd(3)]
-		fl := field(t, tok, b.String(), terms...)
-		o := DefaultOptions()
-		require.NoError(t, o.Set("limit", int64(rnd(300))))
-		require.NoError(t, o.Set("around", int64(rnd(8))))
-		require.NoError(t, o.Set("limit_words", int64(rnd(3)*rnd(20))))
-		w := []int{5, 3, 5}[:len(terms)]
-		fast := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o})
-		slow := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o, noSkip: true})
-		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)
-	}
+	sameAsWalk(t, walkCase{
+		tok:   tokenizer(t, "stopwords", "the of"),
+		seed:  1,
+		vocab: strings.Fields(strings.ToLower(brown + " zebra, yak. quail; ibis")),
+		seps:  []string{" ", ", ", ". ", "  ", " - "},
+		terms: []string{"zebra", "yak", "quail"}, weights: []int{5, 3, 5},
+		words: [2]int{20, 600}, limit: 300, around: 8, limitWords: [2]int{3, 20},
+	})
 }
 
 // TestDenseSameResult: in texts made mostly of the query's keywords, often
 // side by side in query order, the window's running counts weigh passages
 // as walking their marked words does.
 func TestDenseSameResult(t *testing.T) {
-	tok := tokenizer(t)
 	terms := []string{"zebra", "yak", "quail", "ibis"}
-	vocab := append(slices.Clone(terms), "zebra yak", "yak quail", "zebra yak quail ibis", "owl", "emu", "the")
-	seed := uint64(7)
+	sameAsWalk(t, walkCase{
+		tok:   tokenizer(t),
+		seed:  7,
+		vocab: append(slices.Clone(terms), "zebra yak", "yak quail", "zebra yak quail ibis", "owl", "emu", "the"),
+		seps:  []string{" ", ", ", ". ", " - "},
+		terms: terms, weights: []int{5, 3, 5, 4},
+		words: [2]int{10, 400}, limit: 200, around: 6, limitWords: [2]int{2, 15},
+	})
+}
+
+// walkCase is a family of random texts and options for sameAsWalk.
+type walkCase struct {
+	tok           *tokenize.Tokenizer
+	seed          uint64
+	vocab, seps   []string
+	terms         []string // a query is a prefix of them
+	weights       []int
+	words         [2]int // a text has words[0] + rnd(words[1]) pieces of vocab
+	limit, around int    // the options are drawn below these
+	limitWords    [2]int // limit_words is rnd(a) * rnd(b)
+}
+
+// sameAsWalk highlights 300 texts of c with the shortcuts (skipping,
+// sliding, gliding, weighing from counts) and by the unit-by-unit walk
+// (noSkip), and requires the same snippets.
+func sameAsWalk(t *testing.T, c walkCase) {
+	t.Helper()
+	seed := c.seed
 	rnd := func(n int) int {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		return int(seed>>33) % n
 	}
 	for round := range 300 {
 		var b strings.Builder
-		for range 10 + rnd(400) {
-			b.WriteString(vocab[rnd(len(vocab))])
-			b.WriteString([]string{" ", ", ", ". ", " - "}[rnd(4)])
+		for range c.words[0] + rnd(c.words[1]) {
+			b.WriteString(c.vocab[rnd(len(c.vocab))])
+			b.WriteString(c.seps[rnd(len(c.seps))])
 		}
-		q := terms[:1+rnd(len(terms))]
-		fl := field(t, tok, b.String(), q...)
+		n := 1 + rnd(len(c.terms))
+		fl := field(t, c.tok, b.String(), c.terms[:n]...)
 		o := DefaultOptions()
-		require.NoError(t, o.Set("limit", int64(rnd(200))))
-		require.NoError(t, o.Set("around", int64(rnd(6))))
-		require.NoError(t, o.Set("limit_words", int64(rnd(2)*rnd(15))))
-		w := []int{5, 3, 5, 4}[:len(q)]
+		require.NoError(t, o.Set("limit", int64(rnd(c.limit))))
+		require.NoError(t, o.Set("around", int64(rnd(c.around))))
+		require.NoError(t, o.Set("limit_words", int64(rnd(c.limitWords[0])*rnd(c.limitWords[1]))))
+		w := c.weights[:n]
 		fast := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o})
 		slow := Highlight(&Request{Fields: []Field{fl}, Weights: w, Options: &o, noSkip: true})
 		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)
