@@ -71,7 +71,8 @@ type replication struct {
 	// dbHold is held for reading by a SELECT while it runs, and for
 	// writing while a snapshot install closes a cluster's database and
 	// opens the one that replaces it: a read on a closed database would
-	// fail, or fault on its unmapped files.
+	// fail, or fault on its unmapped files. It is taken before a
+	// cluster's mu, never after.
 	dbHold sync.RWMutex
 }
 

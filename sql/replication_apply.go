@@ -252,11 +252,13 @@ func (sm *clusterSM) dropPrepared() {
 func (sm *clusterSM) swapIn(tmp string) error {
 	c := sm.c
 	tables := filepath.Join(c.dir, "tables")
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// No read runs on the database while it is closed and replaced.
+	// No read runs on the database while it is closed and replaced. The
+	// hold comes before the cluster's lock, as a read takes them (a read
+	// holding dbHold looks its tables up through currentDB).
 	c.r.dbHold.Lock()
 	defer c.r.dbHold.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if err := c.db.Close(); err != nil {
 		return err
 	}
