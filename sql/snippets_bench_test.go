@@ -18,12 +18,21 @@ import (
 // protocol: CALL SNIPPETS over the next 10 Brown documents with the next
 // query of the set, limit 256 and 0. It needs the cached benchmark corpus
 // (go run ./bench/cmd/corpus).
-func BenchmarkCallSnippets(b *testing.B) { benchCallSnippets(b, "") }
+func BenchmarkCallSnippets(b *testing.B) { benchCallSnippets(b, "brown", "") }
 
 // BenchmarkCallSnippetsStemmed is BenchmarkCallSnippets on a table that
 // stems English words (morphology='stem_en'): every word of the texts is
 // stemmed to be matched, which the unstemmed workload does not pay.
-func BenchmarkCallSnippetsStemmed(b *testing.B) { benchCallSnippets(b, "morphology='stem_en'") }
+func BenchmarkCallSnippetsStemmed(b *testing.B) { benchCallSnippets(b, "brown", "morphology='stem_en'") }
+
+// BenchmarkCallSnippetsDebian is the snippets workload on Debian's package
+// descriptions (short texts, most of which the query does not match),
+// plain and stemmed.
+func BenchmarkCallSnippetsDebian(b *testing.B) {
+	for _, tc := range []struct{ name, settings string }{{"plain", ""}, {"stem_en", "morphology='stem_en'"}} {
+		b.Run(tc.name, func(b *testing.B) { benchCallSnippets(b, "debian", tc.settings) })
+	}
+}
 
 // cachedCorpus reads a corpus of the benchmark's cache and its queries
 // (go run ./bench/cmd/corpus), or skips the benchmark without them.
@@ -44,10 +53,10 @@ func cachedCorpus(b *testing.B, name string) ([]benchcorpus.Doc, []benchcorpus.Q
 	return docs, queries
 }
 
-// benchCallSnippets runs the snippets workload on a table with the given
-// settings.
-func benchCallSnippets(b *testing.B, settings string) {
-	docs, queries := cachedCorpus(b, "brown")
+// benchCallSnippets runs the snippets workload on a corpus of the cache,
+// with a table of the given settings.
+func benchCallSnippets(b *testing.B, corpus, settings string) {
+	docs, queries := cachedCorpus(b, corpus)
 	db, _ := index.Open(index.DefaultOptions("").WithInMemory(true))
 	defer db.Close()
 	s := NewEngine(db).NewSession("root")

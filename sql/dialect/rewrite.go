@@ -117,6 +117,12 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	}
 	var si *standIns
 	if standInFrom >= 0 {
+		if r.word(0, "CALL") {
+			// A CALL's parsed tree is kept by its shape (Shapes): its
+			// short literals stand in too (a query, a short text), so
+			// that CALLs differing only in them share one shape.
+			standInFrom = min(standInFrom, 1)
+		}
 		si = r.standIns(cut, standInFrom)
 	}
 	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)

@@ -9,15 +9,16 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// Shapes keeps parsed CALL statements whose long literals (the texts of
-// CALL SNIPPETS) had stand-ins, by the text the TiDB parser read: the
-// statement with its texts cut out, its query and options in. The next
-// statement of the same shape (other texts, the same query and options)
-// gets the kept tree with its own texts put in, without parsing. It is
-// safe for concurrent use; a nil *Shapes keeps nothing.
+// Shapes keeps parsed CALL statements whose literals had stand-ins, by the
+// text the TiDB parser read: the statement with its literals (texts, query,
+// option values) cut out. The next statement of the same shape gets a kept
+// tree with its own values put in, without parsing. It is safe for
+// concurrent use; a nil *Shapes keeps nothing.
 //
 // A kept tree is lent to one statement at a time (its values are that
-// statement's); a statement that finds its shape lent parses for itself.
+// statement's). A shape keeps up to treesPerShape trees, for as many
+// statements of it running at once; a statement that finds them all lent
+// parses for itself, and its tree is kept while there is room.
 type Shapes struct {
 	mu      sync.Mutex
 	size    int                      // most shapes
@@ -34,8 +35,19 @@ const maxShape = 4 << 10
 // of the text it was parsed from).
 const keyPerShape = 256
 
+// treesPerShape is how many trees of one shape are kept, for as many
+// statements of that shape running at once (CALLs that differ only in
+// their literals share a shape).
+const treesPerShape = 8
+
+// shape is the trees kept for one rewritten text.
 type shape struct {
 	key   string
+	trees []*shapeTree
+}
+
+// shapeTree is one parsed tree of a shape, lent to one statement at a time.
+type shapeTree struct {
 	node  ast.StmtNode
 	nodes []*test_driver.ValueExpr // where each stand-in's value goes, by number
 	lent  bool
@@ -60,52 +72,60 @@ func (c *Shapes) Len() int {
 	return c.lru.Len()
 }
 
-func (c *Shapes) lend(key string) *shape {
+func (c *Shapes) lend(key string) *shapeTree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[key]
 	if !ok {
 		return nil
 	}
-	sh := el.Value.(*shape)
-	if sh.lent {
-		return nil
+	for _, t := range el.Value.(*shape).trees {
+		if !t.lent {
+			t.lent = true
+			c.lru.MoveToFront(el)
+			return t
+		}
 	}
-	sh.lent = true
-	c.lru.MoveToFront(el)
-	return sh
+	return nil
 }
 
 // add keeps a tree just parsed and returns it lent to the caller; nil when
-// key is kept already.
-func (c *Shapes) add(key string, node ast.StmtNode, nodes []*test_driver.ValueExpr) *shape {
+// its shape has all the trees it may keep, or the tree does not fit.
+func (c *Shapes) add(key string, node ast.StmtNode, nodes []*test_driver.ValueExpr) *shapeTree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
+	el, ok := c.entries[key]
+	if !ok {
+		el = c.lru.PushFront(&shape{key: key})
+		c.entries[key] = el
+	}
+	sh := el.Value.(*shape)
+	if len(sh.trees) >= treesPerShape {
 		return nil
 	}
-	sh := &shape{key: key, node: node, nodes: nodes, lent: true}
-	c.entries[key] = c.lru.PushFront(sh)
+	t := &shapeTree{node: node, nodes: nodes, lent: true}
+	sh.trees = append(sh.trees, t)
+	c.lru.MoveToFront(el)
 	c.bytes += len(key)
 	for c.lru.Len() > c.size || c.bytes > c.size*keyPerShape {
 		last := c.lru.Remove(c.lru.Back()).(*shape)
 		delete(c.entries, last.key)
-		c.bytes -= len(last.key)
+		c.bytes -= len(last.key) * len(last.trees)
 	}
 	if _, kept := c.entries[key]; !kept {
 		return nil // longer than the whole budget: dropped at once
 	}
-	return sh
+	return t
 }
 
 // give ends a loan. The tree lets go of the statement's texts, which may be
 // large, so that a kept shape holds none.
-func (c *Shapes) give(sh *shape) {
-	for _, v := range sh.nodes {
+func (c *Shapes) give(t *shapeTree) {
+	for _, v := range t.nodes {
 		setString(v, "")
 	}
 	c.mu.Lock()
-	sh.lent = false
+	t.lent = false
 	c.mu.Unlock()
 }
 
@@ -132,14 +152,14 @@ func (c *Shapes) shaped(rw *rewritten) bool {
 
 // fromShape returns the kept tree of rw's shape with rw's values put in.
 func (c *Shapes) fromShape(rw *rewritten, text string) (*Statement, func()) {
-	sh := c.lend(rw.main.text)
-	if sh == nil {
+	t := c.lend(rw.main.text)
+	if t == nil {
 		return nil, nil
 	}
-	for i, v := range sh.nodes {
+	for i, v := range t.nodes {
 		setString(v, rw.standIns.values[i])
 	}
-	return &Statement{Node: sh.node, Text: text}, func() { c.give(sh) }
+	return &Statement{Node: t.node, Text: text}, func() { c.give(t) }
 }
 
 // keep keeps node, parsed from rw with its stand-ins restored, if it is a
@@ -148,9 +168,9 @@ func (c *Shapes) keep(rw *rewritten, node ast.StmtNode) func() {
 	if _, isCall := node.(*ast.CallStmt); !isCall {
 		return noRelease
 	}
-	sh := c.add(rw.main.text, node, rw.standIns.nodes)
-	if sh == nil {
+	t := c.add(rw.main.text, node, rw.standIns.nodes)
+	if t == nil {
 		return noRelease
 	}
-	return func() { c.give(sh) }
+	return func() { c.give(t) }
 }
