@@ -23,7 +23,9 @@ func BenchmarkCallSnippets(b *testing.B) { benchCallSnippets(b, "brown", "") }
 // BenchmarkCallSnippetsStemmed is BenchmarkCallSnippets on a table that
 // stems English words (morphology='stem_en'): every word of the texts is
 // stemmed to be matched, which the unstemmed workload does not pay.
-func BenchmarkCallSnippetsStemmed(b *testing.B) { benchCallSnippets(b, "brown", "morphology='stem_en'") }
+func BenchmarkCallSnippetsStemmed(b *testing.B) {
+	benchCallSnippets(b, "brown", "morphology='stem_en'")
+}
 
 // BenchmarkCallSnippetsDebian is the snippets workload on Debian's package
 // descriptions (short texts, most of which the query does not match),
