@@ -129,6 +129,7 @@ func Highlight(req *Request) *Result {
 	total, anyHit := 0, false
 	for i := range req.Fields {
 		newField(fields[i], &req.Fields[i], o)
+		fields[i].walkAll = req.noSkip
 		found |= fields[i].found
 		total += len(fields[i].text)
 		anyHit = anyHit || fields[i].marked

@@ -205,6 +205,38 @@ func TestDenseSameResult(t *testing.T) {
 	})
 }
 
+// TestBeginningSameResult: the beginning of fields without a match, found
+// from the layout, ends where walking the units ends it, for one field or
+// several sharing the limit, in texts that start with a word or with white
+// space or punctuation.
+func TestBeginningSameResult(t *testing.T) {
+	tok := tokenizer(t)
+	vocab := []string{"owl", "emu", "a", "zebra-yak", "x1", "quail's", "..", "--", "  ", "ibis,", "(kite)"}
+	seps := []string{" ", ", ", ". ", "  ", " - ", "\n\t", ""}
+	seed := uint64(3)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for round := range 500 {
+		var fields []Field
+		for range 1 + rnd(3) {
+			var b strings.Builder
+			for range rnd(60) {
+				b.WriteString(vocab[rnd(len(vocab))])
+				b.WriteString(seps[rnd(len(seps))])
+			}
+			fields = append(fields, field(t, tok, b.String(), "nowhere"))
+		}
+		o := DefaultOptions()
+		require.NoError(t, o.Set("limit", int64(rnd(120))))
+		fast := Highlight(&Request{Fields: fields, Weights: []int{7}, Options: &o})
+		slow := Highlight(&Request{Fields: fields, Weights: []int{7}, Options: &o, noSkip: true})
+		require.Equal(t, slow.Join(), fast.Join(), "round %d", round)
+		require.Equal(t, slow.Fields, fast.Fields, "round %d", round)
+	}
+}
+
 // walkCase is a family of random texts and options for sameAsWalk.
 type walkCase struct {
 	tok           *tokenize.Tokenizer

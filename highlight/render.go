@@ -76,6 +76,12 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 	if l.chars == 0 {
 		return []Snippet{{Range: Range{0, len(f.text)}}} // no limit: all of it
 	}
+	if f.ascii && len(f.blends) == 0 && f.boundary == nil && !f.walkAll {
+		budget := l.chars - *used
+		end := f.beginningEnd(budget)
+		*used += end
+		return []Snippet{{Range: Range{0, end}, Cut: len(f.text) > budget}}
+	}
 	end, cut := 0, false
 	take := func(u *unit) bool {
 		fits := *used+int(u.cp) <= l.chars
@@ -95,6 +101,54 @@ func (f *ufield) beginning(l limits, o *Options, used *int) []Snippet {
 		return w == nil || take(w)
 	})
 	return []Snippet{{Range: Range{0, end}, Cut: cut}}
+}
+
+// beginningEnd is where the beginning of a plain ASCII field (no blended
+// words, no boundary characters) ends under a budget of n codepoints
+// (bytes): at the last end of a unit within it (a word, or a run of a gap),
+// found from the layout and the bytes of one gap, without walking the
+// units; the whole text when it fits, its first unit when none fits.
+func (f *ufield) beginningEnd(n int) int {
+	text, words := f.text, f.words
+	if len(text) <= n {
+		return len(text)
+	}
+	// Words ending within the budget: words[:k].
+	k := sort.Search(len(words), func(i int) bool { return int(words[i].End) > n })
+	gapFrom, gapTo := 0, len(text)
+	if k > 0 {
+		gapFrom = int(words[k-1].End)
+	}
+	if k < len(words) {
+		gapTo = int(words[k].Start)
+	}
+	if gapTo <= n && gapTo > 0 {
+		return gapTo // the gap before word k ends within it
+	}
+	// A run of the gap ending within it: the last change between white
+	// space and the rest.
+	for i := min(n, gapTo-1); i > gapFrom; i-- {
+		if isSpace(text[i-1]) != isSpace(text[i]) {
+			return i
+		}
+	}
+	if gapFrom > 0 {
+		return gapFrom
+	}
+	// Nothing fits: the first unit, a word or the gap's first run.
+	if len(words) > 0 && words[0].Start == 0 {
+		return int(words[0].End)
+	}
+	first := len(text)
+	if len(words) > 0 {
+		first = int(words[0].Start)
+	}
+	for i := 1; i < first; i++ {
+		if isSpace(text[i-1]) != isSpace(text[i]) {
+			return i
+		}
+	}
+	return first
 }
 
 // render turns the chosen passages of the field (in text order) into

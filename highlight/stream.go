@@ -75,6 +75,7 @@ type ufield struct {
 	spzMode  string // snippet_boundary
 	boundary func(rune) bool
 	ascii    bool
+	walkAll  bool   // tests: the beginning of the field is found by walking its units
 	gap      []unit // scratch for walk
 	w        unit   // the word walk hands out
 	prev     unit   // the word before it
