@@ -178,12 +178,17 @@ func (k searchKey) equal(o searchKey) bool {
 	return k.global == nil || k.global.Docs == o.global.Docs && maps.Equal(k.global.TermDocs, o.global.TermDocs)
 }
 
+// maxKeptPage is the most rows of a page kept with a held snapshot (24
+// bytes each): a deeper page (a large LIMIT offset) is not kept, and its
+// phase two searches again.
+const maxKeptPage = 1000
+
 // keepPage records the matches of page, the rows a search that held its
 // snapshot found (p.heldToken), for the phase two that will read it. Only
 // a plain MATCH() search that every row must pass is kept.
 func (s *Session) keepPage(p *selectPlan, page []candidate) {
 	m := p.sc.match
-	if p.heldToken == "" || m == nil || m.parsed || m.result == nil || !matchIsRequired(p.where, m) {
+	if p.heldToken == "" || m == nil || m.parsed || m.result == nil || !matchIsRequired(p.where, m) || len(page) > maxKeptPage {
 		return
 	}
 	sorted := slices.Clone(page)

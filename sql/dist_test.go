@@ -625,4 +625,15 @@ func TestHeldPage(t *testing.T) {
 	// A search whose MATCH() is not required of every row keeps no page.
 	token = hold("SELECT id FROM t WHERE MATCH('word') OR id = 5 LIMIT 0, 3 OPTION hold_snapshot=1")
 	require.Nil(t, page(token))
+
+	// Nor does one whose page is longer than maxKeptPage rows.
+	var vals []string
+	for id := 7; id <= maxKeptPage+7; id++ {
+		vals = append(vals, fmt.Sprintf("(%d, 'word')", id))
+	}
+	require.Equal(t, fmt.Sprintf("ok %d\n", maxKeptPage+1), exec(t, s, "INSERT INTO t (id, title) VALUES "+strings.Join(vals, ", ")))
+	token = hold(fmt.Sprintf("SELECT id FROM t WHERE MATCH('word') LIMIT 0, %d OPTION hold_snapshot=1", maxKeptPage+1))
+	require.Nil(t, page(token))
+	token = hold(fmt.Sprintf("SELECT id FROM t WHERE MATCH('word') LIMIT 0, %d OPTION hold_snapshot=1", maxKeptPage))
+	require.NotNil(t, page(token))
 }
