@@ -221,6 +221,10 @@ func run(ctx context.Context, c driver.Conn, text string) (out []*sql.Result, er
 	}
 }
 
+// rowsPerAlloc is how many rows' values resultSet allocates at once: a
+// phase's answer is a few dozen rows (a page's ids, SHOW META).
+const rowsPerAlloc = 16
+
 // resultSet reads the rows of the current result set.
 func resultSet(rows driver.Rows) (*sql.Result, error) {
 	names := rows.Columns()
@@ -234,6 +238,7 @@ func resultSet(rows driver.Rows) (*sql.Result, error) {
 		r.Columns[i] = sql.Column{Name: name, Type: t}
 	}
 	dest := make([]driver.Value, len(names))
+	var cells []any // the values of the rows to come, allocated rowsPerAlloc rows at a time
 	for {
 		err := rows.Next(dest)
 		if err == io.EOF {
@@ -242,7 +247,11 @@ func resultSet(rows driver.Rows) (*sql.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		row := make([]any, len(names))
+		if len(cells) < len(names) {
+			cells = make([]any, rowsPerAlloc*len(names))
+		}
+		row := cells[:len(names):len(names)]
+		cells = cells[len(names):]
 		for i, v := range dest {
 			if v == nil {
 				continue

@@ -1,5 +1,6 @@
 // Package e2e is glint's end-to-end suite: it builds glintd once per test binary
-// run (on the first StartServer; Main, called from TestMain, removes the build),
+// run (on the first StartServer; Main, called from TestMain, removes the build;
+// GLINT_E2E_GLINTD names a binary to start instead, to compare builds),
 // starts it on free loopback ports with a temporary
 // data directory, and drives it the way users do: with the real mariadb/mysql
 // command-line client and with go-sql-driver/mysql (plain queries and

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -30,10 +31,18 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// glintd builds glintd (with -race when the tests run with -race) on first use.
+// glintd builds glintd (with -race when the tests run with -race) on first use,
+// or returns the binary GLINT_E2E_GLINTD names (an older build to compare a
+// benchmark with).
 func glintd(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if binary = os.Getenv("GLINT_E2E_GLINTD"); binary != "" {
+			if _, buildErr = os.Stat(binary); buildErr != nil {
+				buildErr = fmt.Errorf("GLINT_E2E_GLINTD: %w", buildErr)
+			}
+			return
+		}
 		var root string
 		if buildDir, buildErr = os.MkdirTemp("", "glint-e2e-"); buildErr != nil {
 			return

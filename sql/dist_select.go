@@ -99,6 +99,7 @@ type distCandidate struct {
 type distQuery struct {
 	n        *ast.SelectStmt
 	where    string   // the WHERE condition as text, or ""
+	fields   string   // the select list as text
 	orderBy  string   // ORDER BY ... as text, or ""
 	keys     []string // the ORDER BY expressions as text
 	desc     []bool
@@ -332,16 +333,23 @@ func (s *Session) setDistMeta(q *distQuery, found int, terms []index.TermStat, s
 func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, run []bool, timeout time.Duration, strict, fixed bool, stmts func(i int) func(string) []string) ([][]*Result, error) {
 	out := make([][]*Result, len(shards))
 	errs := make([]error, len(shards))
+	// The calling goroutine asks the last shard itself: one goroutine
+	// fewer to start and wait for.
+	last := -1
+	for i := range shards {
+		if run[i] {
+			last = i
+		}
+	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
-		if !run[i] {
+		if !run[i] || i == last {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i))
-		}()
+		wg.Go(func() { out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i)) })
+	}
+	if last >= 0 {
+		out[last], errs[last] = s.ask(ctx, d, shards[last], timeout, fixed, stmts(last))
 	}
 	wg.Wait()
 	// The error of the first shard (in the table's order) whose statement
@@ -372,6 +380,15 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 // compile renders the parts of the SELECT the shards' statements share.
 func (q *distQuery) compile() error {
 	n := q.n
+	var fields []string
+	for _, f := range n.Fields.Fields {
+		text, err := restore(f)
+		if err != nil {
+			text = "id" // restore fails only on nodes the planner rejects anyway
+		}
+		fields = append(fields, text)
+	}
+	q.fields = strings.Join(fields, ", ")
 	if n.Where != nil {
 		w, err := restore(n.Where)
 		if err != nil {
@@ -443,16 +460,7 @@ func (q *distQuery) phaseOne(table string) string {
 func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 	var b strings.Builder
 	b.WriteString("SELECT id, ")
-	for i, f := range q.n.Fields.Fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		text, err := restore(f)
-		if err != nil {
-			text = "id" // restore fails only on nodes the planner rejects anyway
-		}
-		b.WriteString(text)
-	}
+	b.WriteString(q.fields)
 	b.WriteString(" FROM " + quoteName(table))
 	cond := ""
 	if len(ids) > 0 {

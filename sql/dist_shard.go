@@ -111,6 +111,9 @@ func (d *distTable) shards() []*shard {
 // table's ha_strategy, live ones first, those that failed lately last.
 func (s *Session) mirrorOrder(d *distTable, sh *shard, now time.Time) []int {
 	n := len(sh.mirrors)
+	if n == 1 {
+		return []int{0} // asked whether it is marked dead or not
+	}
 	first := 0
 	switch d.ha {
 	case "roundrobin":

@@ -1,9 +1,12 @@
 package sql
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,6 +43,7 @@ type heldSnapshot struct {
 	table *index.Table
 	snap  *index.Snapshot
 	until time.Time
+	page  *heldPage // what the holding search found for its page, or nil
 }
 
 // hold keeps snap of table for snapshotHold and returns its token, or ""
@@ -65,20 +69,31 @@ func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.
 	return token, nil
 }
 
-// take returns the snapshot of table held under token and stops holding
-// it; false when there is none (never held, expired, taken, or of another
-// table).
-func (h *heldSnapshots) take(token string, table *index.Table, now time.Time) (*index.Snapshot, bool) {
+// keepPage records, with the snapshot held under token, what the search
+// that held it found for its page.
+func (h *heldSnapshots) keepPage(token string, page *heldPage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if held, ok := h.m[token]; ok {
+		held.page = page
+		h.m[token] = held
+	}
+}
+
+// take returns the snapshot of table held under token, and the page its
+// search found (or nil), and stops holding it; false when there is none
+// (never held, expired, taken, or of another table).
+func (h *heldSnapshots) take(token string, table *index.Table, now time.Time) (*index.Snapshot, *heldPage, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	held, ok := h.m[token]
 	if !ok || held.table != table || now.After(held.until) {
 		h.sweep(now)
-		return nil, false
+		return nil, nil, false
 	}
 	delete(h.m, token)
 	h.sweep(now)
-	return held.snap, true
+	return held.snap, held.page, true
 }
 
 // sweep drops the snapshots held past their time. h.mu is held.
@@ -96,11 +111,18 @@ func (h *heldSnapshots) sweep(now time.Time) {
 func (s *Session) snapshotOf(p *selectPlan) (*index.Snapshot, error) {
 	now := time.Now()
 	snap := p.table.Snapshot()
+	if p.sc.match != nil {
+		p.sc.match.held = nil
+	}
 	if p.opts.snapshot != "" {
 		var ok bool
-		if snap, ok = s.engine.held.take(p.opts.snapshot, p.table, now); !ok {
+		var page *heldPage
+		if snap, page, ok = s.engine.held.take(p.opts.snapshot, p.table, now); !ok {
 			return nil, Errorf(CodeBadOption, "OPTION snapshot='%s': table '%s' holds no snapshot with this token (a snapshot is held %s after the query that asked for it, for one statement)",
 				p.opts.snapshot, p.table.Schema().Name, snapshotHold)
+		}
+		if p.sc.match != nil {
+			p.sc.match.held = page
 		}
 	}
 	if p.opts.holdSnapshot {
@@ -115,4 +137,91 @@ func (s *Session) snapshotOf(p *selectPlan) (*index.Snapshot, error) {
 		p.heldToken = token
 	}
 	return snap, nil
+}
+
+// Phase two asks a shard for rows that its phase one found, on the same
+// snapshot, with the same MATCH() and the same ranking options, adding
+// only "AND id IN (those ids)". Searching again would give the same
+// matches and weights: so phase one keeps, with the snapshot it holds, the
+// matches of its page (at most offset+count of them, ids and weights), and
+// phase two takes them instead of walking the posting lists again, when
+// its search is the same and every id it asks for is among them. (A
+// profile of a four-agent HIGHLIGHT() page had that second search at a
+// fifth of an agent's phase-two CPU.) Anything else searches as usual.
+
+// heldPage is what a search that held its snapshot found for its page.
+type heldPage struct {
+	search  searchKey
+	terms   []index.TermStat
+	warns   []string
+	matches []index.Match // in ascending id order
+	ids     []uint64      // the ids of matches
+}
+
+// searchKey is what decides a MATCH() search's matches and weights on a
+// snapshot of a table, apart from the ids it is limited to.
+type searchKey struct {
+	query        string
+	ranker       index.Ranker
+	fieldWeights map[string]int
+	global       *index.GlobalStats
+}
+
+func searchKeyOf(m *matchExpr) searchKey {
+	return searchKey{query: m.query, ranker: m.opts.Ranker, fieldWeights: m.opts.FieldWeights, global: m.opts.Global}
+}
+
+func (k searchKey) equal(o searchKey) bool {
+	if k.query != o.query || k.ranker != o.ranker || !maps.Equal(k.fieldWeights, o.fieldWeights) || (k.global == nil) != (o.global == nil) {
+		return false
+	}
+	return k.global == nil || k.global.Docs == o.global.Docs && maps.Equal(k.global.TermDocs, o.global.TermDocs)
+}
+
+// maxKeptPage is the most rows of a page kept with a held snapshot (24
+// bytes each): a deeper page (a large LIMIT offset) is not kept, and its
+// phase two searches again.
+const maxKeptPage = 1000
+
+// keepPage records the matches of page, the rows a search that held its
+// snapshot found (p.heldToken), for the phase two that will read it. Only
+// a plain MATCH() search that every row must pass is kept.
+func (s *Session) keepPage(p *selectPlan, page []candidate) {
+	m := p.sc.match
+	if p.heldToken == "" || m == nil || m.parsed || m.result == nil || !matchIsRequired(p.where, m) || len(page) > maxKeptPage {
+		return
+	}
+	sorted := slices.Clone(page)
+	slices.SortFunc(sorted, func(a, b candidate) int { return cmp.Compare(a.id, b.id) })
+	hp := &heldPage{search: searchKeyOf(m), terms: m.result.Terms, warns: m.result.Warnings,
+		matches: make([]index.Match, len(sorted)), ids: make([]uint64, len(sorted))}
+	for i, c := range sorted {
+		hp.matches[i] = index.Match{Ref: c.ref, Weight: c.weight}
+		hp.ids[i] = c.id
+	}
+	s.engine.held.keepPage(p.heldToken, hp)
+}
+
+// heldResult is the search result of m limited to its ids (OPTION Only)
+// as the page its snapshot's holder kept gives it; false when that page
+// cannot stand for the search.
+func (m *matchExpr) heldResult(where expr) (*index.SearchResult, bool) {
+	hp := m.held
+	if hp == nil || m.parsed || m.opts.Only == nil || !matchIsRequired(where, m) || !hp.search.equal(searchKeyOf(m)) {
+		return nil, false
+	}
+	want := make(map[uint64]bool, len(m.opts.Only))
+	for _, id := range m.opts.Only {
+		want[id] = true
+	}
+	res := &index.SearchResult{Terms: hp.terms, Warnings: hp.warns, Matches: make([]index.Match, 0, len(want))}
+	for i, id := range hp.ids {
+		if want[id] {
+			res.Matches = append(res.Matches, hp.matches[i])
+		}
+	}
+	if len(res.Matches) != len(want) {
+		return nil, false // an id the page did not hold: search
+	}
+	return res, true
 }

@@ -440,12 +440,12 @@ func TestHeldSnapshots(t *testing.T) {
 	now := time.Now()
 	tok, err := h.hold(tb, tb.Snapshot(), now)
 	require.NoError(t, err)
-	_, ok := h.take(tok, tb, now.Add(snapshotHold+time.Millisecond))
+	_, _, ok := h.take(tok, tb, now.Add(snapshotHold+time.Millisecond))
 	require.False(t, ok)
 	require.Empty(t, h.m, "swept")
 	tok, err = h.hold(tb, tb.Snapshot(), now)
 	require.NoError(t, err)
-	snap, ok := h.take(tok, tb, now.Add(snapshotHold))
+	snap, _, ok := h.take(tok, tb, now.Add(snapshotHold))
 	require.True(t, ok)
 	require.Equal(t, 1, snap.Count())
 
@@ -551,4 +551,89 @@ func TestDistributedGroupConcatOrder(t *testing.T) {
 		require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")), q)
 		require.Contains(t, want, ids, "id order")
 	}
+}
+
+// TestHeldPage: a search that holds its snapshot keeps its page's matches,
+// and a search of that snapshot with the same MATCH() and ranking options,
+// limited to ids of that page, takes them instead of searching again; any
+// other search of it searches.
+func TestHeldPage(t *testing.T) {
+	s := newMemEngine(t).NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE t (title text)"))
+	require.Equal(t, "ok 6\n", exec(t, s, "INSERT INTO t (id, title) VALUES (1, 'word'), (2, 'word word'), (3, 'word other'), "+
+		"(4, 'word word word'), (5, 'other'), (6, 'word and more')"))
+	hold := func(q string) string {
+		t.Helper()
+		exec(t, s, q)
+		meta := exec(t, s, "SHOW META LIKE 'snapshot'")
+		token := strings.TrimSuffix(strings.TrimPrefix(meta, "Variable_name:str | Value:str\nsnapshot | "), "\n")
+		require.Len(t, token, 32, meta)
+		return token
+	}
+	page := func(token string) *heldPage {
+		s.engine.held.mu.Lock()
+		defer s.engine.held.mu.Unlock()
+		return s.engine.held.m[token].page
+	}
+	// The page is kept in id order, with the weights the search gave.
+	token := hold("SELECT id, WEIGHT() FROM t WHERE MATCH('word') ORDER BY WEIGHT() DESC, id ASC LIMIT 0, 3 OPTION hold_snapshot=1, ranker=wordcount")
+	hp := page(token)
+	require.NotNil(t, hp)
+	require.Equal(t, []uint64{1, 2, 4}, hp.ids)
+	var weights []int64
+	for _, m := range hp.matches {
+		weights = append(weights, m.Weight)
+	}
+	require.Equal(t, []int64{1, 2, 3}, weights)
+
+	// Taken: a kept weight changed here shows in the fetch, which did not
+	// search again.
+	hp.matches[1].Weight = 99
+	require.Equal(t, "id:uint | weight():int | highlight():str\n2 | 99 | <b>word word</b>\n4 | 3 | <b>word word word</b>\n",
+		exec(t, s, "SELECT id, WEIGHT(), HIGHLIGHT() FROM t WHERE (MATCH('word')) AND id IN (4, 2) LIMIT 0, 2 OPTION ranker=wordcount, snapshot='"+token+"'"))
+
+	// Not taken: each of these searches, so the changed weight is not seen.
+	for _, c := range []struct{ name, held, fetch, want string }{
+		{"an id not in the page",
+			"SELECT id FROM t WHERE MATCH('word') LIMIT 0, 3 OPTION hold_snapshot=1, ranker=wordcount",
+			"SELECT id, WEIGHT() FROM t WHERE (MATCH('word')) AND id IN (2, 6) LIMIT 0, 2 OPTION ranker=wordcount, snapshot='%s'",
+			"id:uint | weight():int\n2 | 2\n6 | 1\n"},
+		{"another query",
+			"SELECT id FROM t WHERE MATCH('word') LIMIT 0, 3 OPTION hold_snapshot=1, ranker=wordcount",
+			"SELECT id, WEIGHT() FROM t WHERE (MATCH('word | other')) AND id IN (2) LIMIT 0, 1 OPTION ranker=wordcount, snapshot='%s'",
+			"id:uint | weight():int\n2 | 2\n"},
+		{"another ranker",
+			"SELECT id FROM t WHERE MATCH('word') LIMIT 0, 3 OPTION hold_snapshot=1, ranker=wordcount",
+			"SELECT id, WEIGHT() FROM t WHERE (MATCH('word')) AND id IN (2) LIMIT 0, 1 OPTION ranker=none, snapshot='%s'",
+			"id:uint | weight():int\n2 | 1\n"},
+		{"MATCH() under OR",
+			"SELECT id FROM t WHERE MATCH('word') LIMIT 0, 3 OPTION hold_snapshot=1, ranker=wordcount",
+			"SELECT id, WEIGHT() FROM t WHERE (MATCH('word') OR id = 5) AND id IN (2) LIMIT 0, 1 OPTION ranker=wordcount, snapshot='%s'",
+			"id:uint | weight():int\n2 | 2\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			token := hold(c.held)
+			hp := page(token)
+			require.NotNil(t, hp)
+			for i := range hp.matches {
+				hp.matches[i].Weight = 99
+			}
+			require.Equal(t, c.want, exec(t, s, fmt.Sprintf(c.fetch, token)))
+		})
+	}
+
+	// A search whose MATCH() is not required of every row keeps no page.
+	token = hold("SELECT id FROM t WHERE MATCH('word') OR id = 5 LIMIT 0, 3 OPTION hold_snapshot=1")
+	require.Nil(t, page(token))
+
+	// Nor does one whose page is longer than maxKeptPage rows.
+	var vals []string
+	for id := 7; id <= maxKeptPage+7; id++ {
+		vals = append(vals, fmt.Sprintf("(%d, 'word')", id))
+	}
+	require.Equal(t, fmt.Sprintf("ok %d\n", maxKeptPage+1), exec(t, s, "INSERT INTO t (id, title) VALUES "+strings.Join(vals, ", ")))
+	token = hold(fmt.Sprintf("SELECT id FROM t WHERE MATCH('word') LIMIT 0, %d OPTION hold_snapshot=1", maxKeptPage+1))
+	require.Nil(t, page(token))
+	token = hold(fmt.Sprintf("SELECT id FROM t WHERE MATCH('word') LIMIT 0, %d OPTION hold_snapshot=1", maxKeptPage))
+	require.NotNil(t, page(token))
 }

@@ -129,6 +129,10 @@ type matchExpr struct {
 	opts     index.SearchOptions    // OPTION ranker and field_weights
 	required bool                   // candidates are the matched documents only
 	matched  map[index.DocRef]int64 // when not required: the matched documents
+	// result is the search's result, once it has run; held is the page a
+	// held snapshot's search kept for this one (dist_snapshot.go), or nil.
+	result *index.SearchResult
+	held   *heldPage
 }
 
 // parse is the query tree for a snapshot's table.

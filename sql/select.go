@@ -543,6 +543,9 @@ type candidate struct {
 // passes, in ascending id order.
 func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, where expr, fn func(r *row) error) error {
 	r := &row{snap: snap}
+	if sc.match != nil {
+		sc.match.result = nil
+	}
 	check := func(ref index.DocRef, weight int64) error {
 		r.ref, r.weight = ref, weight
 		if where != nil {
@@ -594,10 +597,13 @@ func (s *Session) matches(ctx context.Context, snap *index.Snapshot, sc *scope, 
 		}
 		return scanErr
 	}
-	res, err := snap.SearchWith(ctx, q, sc.match.opts)
-	if err != nil {
-		return asError(err)
+	res, ok := sc.match.heldResult(where)
+	if !ok {
+		if res, err = snap.SearchWith(ctx, q, sc.match.opts); err != nil {
+			return asError(err)
+		}
 	}
+	sc.match.result = res
 	s.metaQuery = &metaQuery{terms: res.Terms}
 	for _, w := range res.Warnings {
 		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax, msg: "MATCH(): " + w})
@@ -740,6 +746,7 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	finish := func(ctx context.Context, matches int) (*Result, int, error) {
 		sorted := h.items
 		sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
+		s.keepPage(p, sorted)
 		res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
 		return res, matches, err
 	}
