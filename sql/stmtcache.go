@@ -35,6 +35,10 @@ const maxCachedText = 4 << 10
 // whatever the statements, and a search of 50 bytes still gets all 1024.
 const textPerEntry = 256
 
+// copiesPerText is how many trees of one statement text the parse cache
+// keeps: one for each connection running it at once (up to this many).
+const copiesPerText = 8
+
 // parseCache is a bounded LRU of parsed statements by text, each lent to
 // one statement at a time (lend.Cache). It is safe for concurrent use; a
 // nil one caches nothing.
@@ -48,7 +52,7 @@ func newParseCache(size int) *parseCache {
 	if size <= 0 {
 		return nil
 	}
-	return &parseCache{c: lend.New[*dialect.Statement](size, textPerEntry)}
+	return &parseCache{c: lend.New[*dialect.Statement](size, textPerEntry, copiesPerText)}
 }
 
 // cacheable reports whether a statement parsed from text may be kept: a
@@ -75,7 +79,7 @@ func (c *parseCache) lend(text string) *cachedStatement {
 
 // add keeps st, just parsed from text, and returns its entry lent to the
 // caller; nil (st is not kept) when the statement is not cacheable or text
-// is cached already.
+// keeps copiesPerText trees already.
 func (c *parseCache) add(text string, st *dialect.Statement) *cachedStatement {
 	if c == nil || !cacheable(text, st) {
 		return nil

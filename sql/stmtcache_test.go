@@ -59,12 +59,25 @@ func TestParseCacheLendsOnce(t *testing.T) {
 	e := c.add(text, parsedStatement(t, text))
 	require.NotNil(t, e)
 	require.Nil(t, c.lend(text), "lent to the statement that parsed it")
-	require.Nil(t, c.add(text, parsedStatement(t, text)), "cached already")
+	// Another connection running it at once parses it too, and keeps its
+	// tree, up to copiesPerText trees.
+	others := []*cachedStatement{}
+	for range copiesPerText - 1 {
+		o := c.add(text, parsedStatement(t, text))
+		require.NotNil(t, o)
+		require.NotSame(t, e, o)
+		others = append(others, o)
+	}
+	require.Nil(t, c.add(text, parsedStatement(t, text)), "as many trees as it may keep")
+	require.Equal(t, 1, c.len(), "one statement")
 	c.give(e)
 	e2 := c.lend(text)
 	require.Same(t, e, e2)
-	require.Nil(t, c.lend(text))
+	require.Nil(t, c.lend(text), "every tree lent")
 	c.give(e2)
+	for _, o := range others {
+		c.give(o)
+	}
 }
 
 func TestParseCacheKeeps(t *testing.T) {

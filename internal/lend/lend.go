@@ -1,9 +1,10 @@
 // Package lend is a bounded LRU cache of values by string key whose
 // entries are lent to one user at a time: the SQL layer's parse caches
 // keep parsed statements, whose trees a statement may write into while it
-// runs, so two statements must never hold one tree at once.
+// runs, so two statements must never hold one tree at once. A key may
+// keep several values (copies), for as many users of it at once.
 //
-//	c := lend.New[*Tree](1024, 256) // at most 1024 entries, 256 key bytes each on average
+//	c := lend.New[*Tree](1024, 256, 8) // 1024 keys, 256 key bytes a value on average, 8 values a key
 //	if e := c.Lend(text); e != nil {  // kept, and not lent to another
 //		defer c.Give(e)
 //		run(e.Value)
@@ -15,16 +16,24 @@ import (
 	"sync"
 )
 
-// Cache keeps at most size entries whose keys take at most size*perKey
-// bytes in all, the least recently used dropped first. It is safe for
+// Cache keeps at most size keys, each with at most copies values, whose
+// keys take at most size*perKey bytes in all (a key counted once per
+// value), the least recently used key dropped first. It is safe for
 // concurrent use; a nil *Cache keeps nothing.
 type Cache[V any] struct {
 	mu      sync.Mutex
 	size    int
 	perKey  int
-	bytes   int                      // the keys' bytes
-	entries map[string]*list.Element // of *Entry[V]
+	copies  int
+	bytes   int                      // the keys' bytes, once per value
+	entries map[string]*list.Element // of *slot[V]
 	lru     list.List                // front: the most recently used
+}
+
+// slot is the values kept under one key.
+type slot[V any] struct {
+	key     string
+	entries []*Entry[V]
 }
 
 // Entry is one kept value, lent to the caller of Lend or Add until it
@@ -35,17 +44,18 @@ type Entry[V any] struct {
 	lent  bool // guarded by Cache.mu
 }
 
-// New returns a Cache of at most size entries and size*perKey bytes of
-// keys; nil (nothing kept) when size <= 0.
-func New[V any](size, perKey int) *Cache[V] {
+// New returns a Cache of at most size keys of at most copies values each
+// (at least one), and size*perKey bytes of keys; nil (nothing kept) when
+// size <= 0.
+func New[V any](size, perKey, copies int) *Cache[V] {
 	if size <= 0 {
 		return nil
 	}
-	return &Cache[V]{size: size, perKey: perKey, entries: make(map[string]*list.Element, size)}
+	return &Cache[V]{size: size, perKey: perKey, copies: max(copies, 1), entries: make(map[string]*list.Element, size)}
 }
 
-// Lend returns the entry of key lent to the caller, or nil when none is
-// kept or it is lent already.
+// Lend returns an entry of key lent to the caller, or nil when none is
+// kept or all are lent already.
 func (c *Cache[V]) Lend(key string) *Entry[V] {
 	if c == nil {
 		return nil
@@ -56,34 +66,42 @@ func (c *Cache[V]) Lend(key string) *Entry[V] {
 	if !ok {
 		return nil
 	}
-	e := el.Value.(*Entry[V])
-	if e.lent {
-		return nil
+	for _, e := range el.Value.(*slot[V]).entries {
+		if !e.lent {
+			e.lent = true
+			c.lru.MoveToFront(el)
+			return e
+		}
 	}
-	e.lent = true
-	c.lru.MoveToFront(el)
-	return e
+	return nil
 }
 
 // Add keeps v under key and returns its entry lent to the caller; nil
-// (v is not kept) when key is kept already or longer than the whole
-// budget.
+// (v is not kept) when key keeps as many values as it may, or is longer
+// than the whole budget.
 func (c *Cache[V]) Add(key string, v V) *Entry[V] {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
+	el, ok := c.entries[key]
+	if !ok {
+		el = c.lru.PushFront(&slot[V]{key: key})
+		c.entries[key] = el
+	}
+	sl := el.Value.(*slot[V])
+	if len(sl.entries) >= c.copies {
 		return nil
 	}
 	e := &Entry[V]{Key: key, Value: v, lent: true}
-	c.entries[key] = c.lru.PushFront(e)
+	sl.entries = append(sl.entries, e)
+	c.lru.MoveToFront(el)
 	c.bytes += len(key)
 	for c.lru.Len() > c.size || c.bytes > c.size*c.perKey {
-		last := c.lru.Remove(c.lru.Back()).(*Entry[V])
-		delete(c.entries, last.Key)
-		c.bytes -= len(last.Key)
+		last := c.lru.Remove(c.lru.Back()).(*slot[V])
+		delete(c.entries, last.key)
+		c.bytes -= len(last.key) * len(last.entries)
 	}
 	if _, kept := c.entries[key]; !kept {
 		return nil // longer than the whole budget: dropped at once
@@ -102,7 +120,7 @@ func (c *Cache[V]) Give(e *Entry[V]) {
 	c.mu.Unlock()
 }
 
-// Len is the number of entries kept.
+// Len is the number of keys kept.
 func (c *Cache[V]) Len() int {
 	if c == nil {
 		return 0
@@ -112,7 +130,7 @@ func (c *Cache[V]) Len() int {
 	return c.lru.Len()
 }
 
-// Bytes is the bytes of the keys kept.
+// Bytes is the bytes of the keys kept, once per value.
 func (c *Cache[V]) Bytes() int {
 	if c == nil {
 		return 0

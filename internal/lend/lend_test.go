@@ -8,7 +8,7 @@ import (
 )
 
 func TestLendsOnce(t *testing.T) {
-	c := New[int](4, 16)
+	c := New[int](4, 16, 1)
 	e := c.Add("a", 1)
 	require.NotNil(t, e)
 	require.Nil(t, c.Lend("a"), "lent to whoever added it")
@@ -23,7 +23,7 @@ func TestLendsOnce(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
-	c := New[int](2, 10) // 2 entries, 20 bytes of keys
+	c := New[int](2, 10, 1) // 2 entries, 20 bytes of keys
 	for _, k := range []string{"a", "b", "c"} {
 		c.Give(c.Add(k, 0))
 	}
@@ -39,10 +39,37 @@ func TestBounds(t *testing.T) {
 }
 
 func TestNil(t *testing.T) {
-	c := New[int](0, 10)
+	c := New[int](0, 10, 1)
 	require.Nil(t, c)
 	require.Nil(t, c.Add("a", 1))
 	require.Nil(t, c.Lend("a"))
 	c.Give(nil)
 	require.Equal(t, 0, c.Len())
+}
+
+// TestCopies: a key keeps up to copies values, each lent to one user; the
+// key's bytes count once per value.
+func TestCopies(t *testing.T) {
+	c := New[int](4, 16, 2)
+	a := c.Add("k", 1)
+	require.NotNil(t, a)
+	require.Nil(t, c.Lend("k"), "the one value is lent")
+	b := c.Add("k", 2)
+	require.NotNil(t, b, "a second value for a second user")
+	require.Nil(t, c.Add("k", 3), "two values at most")
+	require.Equal(t, 1, c.Len())
+	require.Equal(t, 2, c.Bytes())
+	c.Give(b)
+	require.Same(t, b, c.Lend("k"))
+	c.Give(a)
+	require.Same(t, a, c.Lend("k"))
+	require.Nil(t, c.Lend("k"))
+
+	small := New[int](1, 3, 4) // 3 bytes of keys
+	for range 3 {
+		require.NotNil(t, small.Add("x", 0))
+	}
+	require.Nil(t, small.Add("x", 0), "a fourth copy is over the bytes: the key goes")
+	require.Equal(t, 0, small.Len())
+	require.Equal(t, 0, small.Bytes())
 }

@@ -1,9 +1,7 @@
 package dialect
 
 import (
-	"container/list"
-	"sync"
-
+	"github.com/glint-search/glint/internal/lend"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
@@ -20,11 +18,7 @@ import (
 // statements of it running at once; a statement that finds them all lent
 // parses for itself, and its tree is kept while there is room.
 type Shapes struct {
-	mu      sync.Mutex
-	size    int                      // most shapes
-	bytes   int                      // their keys' bytes, at most size * keyPerShape
-	entries map[string]*list.Element // of *shape
-	lru     list.List                // front: the most recently used
+	c *lend.Cache[*shapeTree]
 }
 
 // maxShape is the longest rewritten text Shapes keeps.
@@ -40,17 +34,10 @@ const keyPerShape = 256
 // their literals share a shape).
 const treesPerShape = 8
 
-// shape is the trees kept for one rewritten text.
-type shape struct {
-	key   string
-	trees []*shapeTree
-}
-
-// shapeTree is one parsed tree of a shape, lent to one statement at a time.
+// shapeTree is one parsed tree of a shape.
 type shapeTree struct {
 	node  ast.StmtNode
 	nodes []*test_driver.ValueExpr // where each stand-in's value goes, by number
-	lent  bool
 }
 
 // NewShapes returns a Shapes of at most size statements, the least
@@ -59,7 +46,7 @@ func NewShapes(size int) *Shapes {
 	if size <= 0 {
 		return nil
 	}
-	return &Shapes{size: size, entries: make(map[string]*list.Element)}
+	return &Shapes{c: lend.New[*shapeTree](size, keyPerShape, treesPerShape)}
 }
 
 // Len is the number of shapes kept.
@@ -67,66 +54,16 @@ func (c *Shapes) Len() int {
 	if c == nil {
 		return 0
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.lru.Len()
-}
-
-func (c *Shapes) lend(key string) *shapeTree {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		return nil
-	}
-	for _, t := range el.Value.(*shape).trees {
-		if !t.lent {
-			t.lent = true
-			c.lru.MoveToFront(el)
-			return t
-		}
-	}
-	return nil
-}
-
-// add keeps a tree just parsed and returns it lent to the caller; nil when
-// its shape has all the trees it may keep, or the tree does not fit.
-func (c *Shapes) add(key string, node ast.StmtNode, nodes []*test_driver.ValueExpr) *shapeTree {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		el = c.lru.PushFront(&shape{key: key})
-		c.entries[key] = el
-	}
-	sh := el.Value.(*shape)
-	if len(sh.trees) >= treesPerShape {
-		return nil
-	}
-	t := &shapeTree{node: node, nodes: nodes, lent: true}
-	sh.trees = append(sh.trees, t)
-	c.lru.MoveToFront(el)
-	c.bytes += len(key)
-	for c.lru.Len() > c.size || c.bytes > c.size*keyPerShape {
-		last := c.lru.Remove(c.lru.Back()).(*shape)
-		delete(c.entries, last.key)
-		c.bytes -= len(last.key) * len(last.trees)
-	}
-	if _, kept := c.entries[key]; !kept {
-		return nil // longer than the whole budget: dropped at once
-	}
-	return t
+	return c.c.Len()
 }
 
 // give ends a loan. The tree lets go of the statement's texts, which may be
 // large, so that a kept shape holds none.
-func (c *Shapes) give(t *shapeTree) {
-	for _, v := range t.nodes {
+func (c *Shapes) give(e *lend.Entry[*shapeTree]) {
+	for _, v := range e.Value.nodes {
 		setString(v, "")
 	}
-	c.mu.Lock()
-	t.lent = false
-	c.mu.Unlock()
+	c.c.Give(e)
 }
 
 func noRelease() {}
@@ -152,14 +89,14 @@ func (c *Shapes) shaped(rw *rewritten) bool {
 
 // fromShape returns the kept tree of rw's shape with rw's values put in.
 func (c *Shapes) fromShape(rw *rewritten, text string) (*Statement, func()) {
-	t := c.lend(rw.main.text)
-	if t == nil {
+	e := c.c.Lend(rw.main.text)
+	if e == nil {
 		return nil, nil
 	}
-	for i, v := range t.nodes {
+	for i, v := range e.Value.nodes {
 		setString(v, rw.standIns.values[i])
 	}
-	return &Statement{Node: t.node, Text: text}, func() { c.give(t) }
+	return &Statement{Node: e.Value.node, Text: text}, func() { c.give(e) }
 }
 
 // keep keeps node, parsed from rw with its stand-ins restored, if it is a
@@ -168,9 +105,9 @@ func (c *Shapes) keep(rw *rewritten, node ast.StmtNode) func() {
 	if _, isCall := node.(*ast.CallStmt); !isCall {
 		return noRelease
 	}
-	t := c.add(rw.main.text, node, rw.standIns.nodes)
-	if t == nil {
+	e := c.c.Add(rw.main.text, &shapeTree{node: node, nodes: rw.standIns.nodes})
+	if e == nil {
 		return noRelease
 	}
-	return func() { c.give(t) }
+	return func() { c.give(e) }
 }
