@@ -48,6 +48,7 @@ const (
 	CodeRowsDropped                    // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
 	CodeWrongVariableValue             // SET of a system variable to a value it cannot take (1231)
 	CodeWrongVariableType              // SET of a system variable to a value of a type it cannot take (1232)
+	CodeReadOnlyVariable               // SET of a system variable that only the server sets (1238)
 
 	numCodes // not a code: how many there are
 )
@@ -84,6 +85,7 @@ var codes = [numCodes]codeInfo{
 	CodeRowsDropped:        {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
 	CodeWrongVariableValue: {"WrongVariableValue", mysql.ER_WRONG_VALUE_FOR_VAR, "42000", http.StatusBadRequest},
 	CodeWrongVariableType:  {"WrongVariableType", mysql.ER_WRONG_TYPE_FOR_VAR, "42000", http.StatusBadRequest},
+	CodeReadOnlyVariable:   {"ReadOnlyVariable", mysql.ER_INCORRECT_GLOBAL_LOCAL_VAR, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -100,6 +100,24 @@ var booleanVariables = map[string]int64{
 	"windowing_use_high_precision":    1,
 }
 
+// readOnlyVariables are the system variables that tell what the server is
+// (its version, build, host, port, features); as in MySQL, a SET of one is
+// error 1238 and sets nothing.
+var readOnlyVariables = map[string]bool{
+	"version":                 true,
+	"version_comment":         true,
+	"version_compile_os":      true,
+	"version_compile_machine": true,
+	"character_set_system":    true,
+	"have_ssl":                true,
+	"license":                 true,
+	"lower_case_table_names":  true,
+	"performance_schema":      true,
+	"system_time_zone":        true,
+	"hostname":                true,
+	"port":                    true,
+}
+
 // variable returns the value of a system variable; a SET in this session wins.
 func (s *Session) variable(name string) (any, bool) {
 	name = strings.ToLower(name)
@@ -121,6 +139,9 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 			continue
 		}
 		name := strings.ToLower(a.Name)
+		if readOnlyVariables[name] && a.IsSystem {
+			return nil, Errorf(CodeReadOnlyVariable, "Variable '%s' is a read only variable", name)
+		}
 		if _, ok := booleanVariables[name]; ok && a.IsSystem {
 			set, err := s.setBoolean(sc, name, a.Value)
 			if err != nil {

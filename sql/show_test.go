@@ -49,6 +49,9 @@ func TestSetBooleanRefused(t *testing.T) {
 		{"SET autocommit=NULL", CodeWrongVariableValue, "Variable 'autocommit' can't be set to the value of 'NULL'"},
 		{"SET autocommit=@never_set", CodeWrongVariableValue, "Variable 'autocommit' can't be set to the value of 'NULL'"},
 		{"SET autocommit=1.0", CodeWrongVariableType, "Incorrect argument type to variable 'autocommit'"},
+		{"SET performance_schema = 1", CodeReadOnlyVariable, "Variable 'performance_schema' is a read only variable"},
+		{"SET @@session.Version = 'x'", CodeReadOnlyVariable, "Variable 'version' is a read only variable"},
+		{"SET sql_notes = 0, port = 1", CodeReadOnlyVariable, "Variable 'port' is a read only variable"},
 		{"SET @x=5, autocommit=1, foreign_key_checks='yes'", CodeWrongVariableValue, "Variable 'foreign_key_checks' can't be set to the value of 'yes'"},
 		{"SET sql_safe_updates=3", CodeWrongVariableValue, "Variable 'sql_safe_updates' can't be set to the value of '3'"},
 	} {
@@ -64,6 +67,10 @@ func TestSetBooleanRefused(t *testing.T) {
 	require.Equal(t, [2]any{uint16(1231), "42000"}, [2]any{number, state})
 	number, state = CodeWrongVariableType.MySQL()
 	require.Equal(t, [2]any{uint16(1232), "42000"}, [2]any{number, state})
+	number, state = CodeReadOnlyVariable.MySQL()
+	require.Equal(t, [2]any{uint16(1238), "HY000"}, [2]any{number, state})
+	v, _ := s.variable("performance_schema")
+	require.Equal(t, int64(0), v, "a refused SET sets nothing")
 }
 
 // TestSetBooleanVariables: the other boolean variables take the same
