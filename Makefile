@@ -13,7 +13,9 @@
 #                     which go test ./... does not enter; PostgreSQL and FTS5 required
 #   make jepsen       JEPSEN_RUNS seeded runs of JEPSEN_DURATION each (seeds from JEPSEN_SEED) under JEPSEN_NEMESES:
 #                     register (linearizable) and set (no acknowledged write lost) workloads; a summary table, exit 1 on
-#                     any violation (docs/testing-replication.md)
+#                     any violation (docs/testing-replication.md); JEPSEN_PARALLEL runs at once
+#   make jepsen-campaign  issue 27's campaign: 200 runs of 60 s on a three-node cluster under every nemesis,
+#                     two at a time (about 1 h 50 min on 2 cores)
 #   make soak         the mixed load for SOAK_DURATION at SOAK_CLIENTS clients after SOAK_WARMUP: per-10-s latency,
 #                     throughput, RSS and goroutines to bench/results/soak-*.json and .svg
 
@@ -33,8 +35,9 @@ JEPSEN_DURATION     ?= 60s
 JEPSEN_NEMESES      ?= kill,stop
 JEPSEN_SEED         ?= 1
 JEPSEN_ARGS         ?=
+JEPSEN_PARALLEL     ?= 1
 
-.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build bench-deps bench-test soak jepsen
+.PHONY: build run test test-deps lint rewrite conformance fuzz bench bench-quick bench-build bench-deps bench-test soak jepsen jepsen-campaign
 
 build:
 	$(GO) build -o $(BIN)/glintd ./cmd/glintd
@@ -117,4 +120,9 @@ soak: build
 # history, porcupine's HTML and node logs are left in jepsen-results/seed-N.
 jepsen: build
 	$(GO) run ./cmd/glint-jepsen -glintd $(BIN)/glintd -runs $(JEPSEN_RUNS) -duration $(JEPSEN_DURATION) \
-		-nemeses $(JEPSEN_NEMESES) -seed $(JEPSEN_SEED) $(JEPSEN_ARGS)
+		-nemeses $(JEPSEN_NEMESES) -seed $(JEPSEN_SEED) -parallel $(JEPSEN_PARALLEL) $(JEPSEN_ARGS)
+
+# The replication campaign of issue 27 (its seeds from JEPSEN_SEED).
+jepsen-campaign: build
+	$(GO) run ./cmd/glint-jepsen -glintd $(BIN)/glintd -nodes 3 -runs 200 -duration 60s -parallel 2 \
+		-nemeses kill,stop,partition,cut,wipe,member,delay,loss -seed $(JEPSEN_SEED) $(JEPSEN_ARGS)

@@ -7,7 +7,9 @@
 //	go run ./cmd/glint-jepsen -glintd bin/glintd -runs 5 -duration 60s -nemeses kill,stop
 //
 // Run i uses seed -seed + i, so a failed run is repeated with -runs 1 and its
-// seed. A failed run's history (JSON lines), porcupine's HTML view of the
+// seed. -parallel N does N runs at once (a long campaign on a machine with
+// cores to spare; each run has its own nodes on free ports, and the load
+// lengthens failovers). A failed run's history (JSON lines), porcupine's HTML view of the
 // register and the nodes' output are left in -out/seed-N. -check checks such
 // a saved history again (after a change to a checker, say) and writes
 // porcupine's HTML beside it:
@@ -22,7 +24,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,7 +36,7 @@ import (
 type options struct {
 	glintd, nemeses, workloads, out, glintdArgs string
 	check, registerTable, setTable, createTable string
-	runs, clients, nodes                        int
+	runs, parallel, clients, nodes              int
 	seed                                        int64
 	duration, opTimeout                         time.Duration
 	scale                                       float64
@@ -44,6 +48,7 @@ func main() {
 	flag.StringVar(&o.glintd, "glintd", "bin/glintd", "the glintd binary")
 	flag.StringVar(&o.glintdArgs, "glintd-args", "", "extra glintd flags, space-separated (e.g. --sync-writes)")
 	flag.IntVar(&o.runs, "runs", 1, "seeded runs")
+	flag.IntVar(&o.parallel, "parallel", 1, "runs at once (each its own nodes on free ports; the machine's load lengthens failovers)")
 	flag.DurationVar(&o.duration, "duration", 60*time.Second, "length of each run")
 	flag.StringVar(&o.nemeses, "nemeses", "kill,stop", "comma-separated: "+strings.Join(jepsen.AllNemeses, ", ")+"; none for no faults")
 	flag.StringVar(&o.workloads, "workloads", "register,set", "comma-separated: register, set")
@@ -100,6 +105,8 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 	switch {
 	case o.runs < 1:
 		return jepsen.Summary{}, fmt.Errorf("-runs %d: at least 1", o.runs)
+	case o.parallel < 1:
+		return jepsen.Summary{}, fmt.Errorf("-parallel %d: at least 1", o.parallel)
 	case o.scale <= 0:
 		return jepsen.Summary{}, fmt.Errorf("-scale %v: must be positive", o.scale)
 	case o.createTable != "" && strings.Count(o.createTable, "%s") != 1:
@@ -108,43 +115,83 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 	if _, err := os.Stat(o.glintd); err != nil {
 		return jepsen.Summary{}, fmt.Errorf("-glintd: %w (make build makes bin/glintd)", err)
 	}
-	var results []*jepsen.Result
-	for i := range o.runs {
-		dir, err := os.MkdirTemp("", "glint-jepsen-")
-		if err != nil {
-			return jepsen.Summary{}, err
-		}
-		cfg := jepsen.Config{
-			Cluster: jepsen.ClusterConfig{Glintd: o.glintd, Nodes: o.nodes, DataDir: dir,
-				Args: strings.Fields(o.glintdArgs), ClientProxies: o.clientProxies},
-			Workloads: workloads, Clients: o.clients, Duration: o.duration, Nemeses: nemeses,
-			Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
-			RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
-		}
-		if o.nodes > 1 {
-			cfg.Cluster.Hosts = loopbackHosts(o.nodes)
-			jepsen.Replicated(&cfg, "jepsen")
-		}
-		start := time.Now()
-		res, err := jepsen.Run(ctx, cfg)
-		_ = os.RemoveAll(dir)
-		if err != nil {
-			return jepsen.Summary{}, fmt.Errorf("run %d (seed %d): %w", i+1, cfg.Seed, err)
-		}
-		results = append(results, res)
-		verdict := "ok"
-		if len(res.Violations) > 0 {
-			verdict = "VIOLATION: " + strings.Join(res.Violations, "; ")
-		}
-		fmt.Printf("run %d/%d seed %d: %d ops (%d ok, %d fail, %d unknown), faults %v, %v: %s\n", i+1, o.runs, cfg.Seed,
-			res.Ops, res.Ok, res.Fail, res.Unkn, res.Faults, time.Since(start).Round(time.Millisecond), verdict)
-		if ctx.Err() != nil {
-			break
-		}
+	// Runs go -parallel at a time, in seed order; the first harness error
+	// stops the others (each cleans up its nodes) and is the answer.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]*jepsen.Result, o.runs)
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		next     int
+	)
+	for range min(o.parallel, o.runs) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stopped := firstErr != nil || ctx.Err() != nil
+				mu.Unlock()
+				if i >= o.runs || stopped {
+					return
+				}
+				res, line, err := runOne(ctx, o, workloads, nemeses, i)
+				mu.Lock()
+				if err != nil && firstErr == nil && ctx.Err() == nil {
+					firstErr = err
+					cancel()
+				}
+				if err == nil {
+					results[i] = res
+					fmt.Print(line)
+				}
+				mu.Unlock()
+			}
+		})
 	}
+	wg.Wait()
+	if firstErr != nil {
+		return jepsen.Summary{}, firstErr
+	}
+	results = slices.DeleteFunc(results, func(r *jepsen.Result) bool { return r == nil })
 	sum := jepsen.Summarize(results)
 	fmt.Println()
 	return sum, sum.Write(os.Stdout)
+}
+
+// runOne does run i (seed o.seed+i) in a data directory of its own and
+// returns its result and the line that tells it.
+func runOne(ctx context.Context, o options, workloads []string, nemeses []string, i int) (*jepsen.Result, string, error) {
+	dir, err := os.MkdirTemp("", "glint-jepsen-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	cfg := jepsen.Config{
+		Cluster: jepsen.ClusterConfig{Glintd: o.glintd, Nodes: o.nodes, DataDir: dir,
+			Args: strings.Fields(o.glintdArgs), ClientProxies: o.clientProxies},
+		Workloads: workloads, Clients: o.clients, Duration: o.duration, Nemeses: nemeses,
+		Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
+		RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
+	}
+	if o.nodes > 1 {
+		cfg.Cluster.Hosts = loopbackHosts(o.nodes)
+		jepsen.Replicated(&cfg, "jepsen")
+	}
+	start := time.Now()
+	res, err := jepsen.Run(ctx, cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("run %d (seed %d): %w", i+1, cfg.Seed, err)
+	}
+	verdict := "ok"
+	if len(res.Violations) > 0 {
+		verdict = "VIOLATION: " + strings.Join(res.Violations, "; ")
+	}
+	line := fmt.Sprintf("run %d/%d seed %d: %d ops (%d ok, %d fail, %d unknown), faults %v, %v: %s\n", i+1, o.runs, cfg.Seed,
+		res.Ops, res.Ok, res.Fail, res.Unkn, res.Faults, time.Since(start).Round(time.Millisecond), verdict)
+	return res, line, nil
 }
 
 // recheck checks a saved history again, prints the verdict and writes

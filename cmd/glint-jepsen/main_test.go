@@ -13,7 +13,7 @@ import (
 )
 
 func TestRunRefusesBadOptions(t *testing.T) {
-	good := options{glintd: "main.go", nemeses: "kill,stop", workloads: "register,set", runs: 1, clients: 4, nodes: 1,
+	good := options{glintd: "main.go", nemeses: "kill,stop", workloads: "register,set", runs: 1, parallel: 1, clients: 4, nodes: 1,
 		duration: time.Second, opTimeout: time.Second, scale: 1, createTable: jepsen.DefaultCreateTable}
 	for name, tc := range map[string]struct {
 		change func(*options)
@@ -21,6 +21,7 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}{
 		"unknown nemesis":  {func(o *options) { o.nemeses = "kill,flood" }, `unknown nemesis "flood"`},
 		"no runs":          {func(o *options) { o.runs = 0 }, "-runs 0: at least 1"},
+		"no parallel":      {func(o *options) { o.parallel = 0 }, "-parallel 0: at least 1"},
 		"zero scale":       {func(o *options) { o.scale = 0 }, "-scale 0: must be positive"},
 		"missing glintd":   {func(o *options) { o.glintd = "no/such/glintd" }, "make build makes bin/glintd"},
 		"unknown workload": {func(o *options) { o.workloads = "register,bank" }, `unknown workload "bank"`},
