@@ -24,10 +24,13 @@ type Snapshot struct {
 	live    int   // live documents
 	liveLen int64 // indexed words in live documents
 
-	// idMap maps the ids of the live documents of segs[:mapped] (when the map
-	// was built; check deletions) to their refs. Newer segments are searched.
-	idMap  map[uint64]DocRef
-	mapped int
+	// idMap and overlay map the ids of the live documents of segs[:mapped]
+	// (when the maps were built or extended; check deletions) to their
+	// refs: overlay those of the segments added since idMap was built, and
+	// it wins. Newer segments are searched.
+	idMap   map[uint64]DocRef
+	overlay map[uint64]DocRef
+	mapped  int
 }
 
 // Schema is the table's schema.
@@ -61,6 +64,9 @@ func (s *Snapshot) Lookup(id uint64) (DocRef, bool) {
 		if ord, ok := seg.find(id); ok && !seg.isDeleted(ord) {
 			return DocRef{Seg: uint32(pos), Ord: ord}, true
 		}
+	}
+	if ref, ok := s.overlay[id]; ok && !s.segs[ref.Seg].isDeleted(ref.Ord) {
+		return ref, true
 	}
 	if ref, ok := s.idMap[id]; ok && !s.segs[ref.Seg].isDeleted(ref.Ord) {
 		return ref, true

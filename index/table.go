@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 
@@ -312,7 +313,7 @@ func deletedLen(s *segment) int64 {
 // at the positions in changed replaced) and maybe one new one at the end.
 func (s *Snapshot) next(segs []*segment, changed map[int]bool, added bool) *Snapshot {
 	n := &Snapshot{t: s.t, tid: s.tid, schema: s.schema, layout: s.layout, segs: segs,
-		live: s.live, liveLen: s.liveLen, idMap: s.idMap, mapped: s.mapped}
+		live: s.live, liveLen: s.liveLen, idMap: s.idMap, overlay: s.overlay, mapped: s.mapped}
 	for pos := range changed {
 		old, cur := s.segs[pos], segs[pos]
 		if old.deleted == cur.deleted {
@@ -337,16 +338,59 @@ func (s *Snapshot) next(segs []*segment, changed map[int]bool, added bool) *Snap
 		n.live += seg.live()
 		n.liveLen += seg.totalLen
 	}
-	// Keep the id map covering most documents: rebuild it when the segments
+	// Keep the id map covering most documents: extend it when the segments
 	// outside it hold many documents or are many.
 	outside, docs := len(segs)-n.mapped, 0
 	for _, seg := range segs[n.mapped:] {
 		docs += seg.n()
 	}
-	if outside > maxUnmappedSegments || docs > max(len(n.idMap)/2, minUnmappedDocs) {
-		n.rebuildIDMap()
+	if outside > maxUnmappedSegments || docs > max((len(n.idMap)+len(n.overlay))/2, minUnmappedDocs) {
+		n.extendIDMap()
 	}
 	return n
+}
+
+// extendIDMap maps the documents of the segments outside the id map too.
+// The segments inside keep their positions (next replaces deletions, not
+// segments), so the map's refs stay right, and Lookup checks deletions.
+// The newer segments go into a small overlay, copied and added to, and the
+// overlay into the base map once it holds a quarter as many ids: a
+// rebuild of the whole map every few dozen single-row writes costs a
+// table of a few hundred thousand documents tens of milliseconds each
+// time (the leader's writes while a member joins, the joiner catching up).
+// Refs to documents deleted since stay until the map holds as many of
+// them as live ones; then it is rebuilt.
+func (s *Snapshot) extendIDMap() {
+	if len(s.idMap)+len(s.overlay) > 2*s.live+minUnmappedDocs {
+		s.rebuildIDMap()
+		return
+	}
+	docs := 0
+	for _, seg := range s.segs[s.mapped:] {
+		docs += seg.n()
+	}
+	var m map[uint64]DocRef
+	if len(s.overlay)+docs > max(len(s.idMap)/4, minUnmappedDocs) {
+		m = maps.Clone(s.idMap)
+		if m == nil {
+			m = make(map[uint64]DocRef, len(s.overlay)+docs)
+		}
+		maps.Copy(m, s.overlay)
+		s.idMap, s.overlay = m, nil
+	} else {
+		m = make(map[uint64]DocRef, len(s.overlay)+docs)
+		maps.Copy(m, s.overlay)
+		s.overlay = m
+	}
+	for pos := s.mapped; pos < len(s.segs); pos++ {
+		seg := s.segs[pos]
+		for ord, id := range seg.ids {
+			if !seg.isDeleted(uint32(ord)) {
+				m[id] = DocRef{Seg: uint32(pos), Ord: uint32(ord)}
+			}
+		}
+	}
+	s.mapped = len(s.segs)
 }
 
 const (
@@ -364,5 +408,5 @@ func (s *Snapshot) rebuildIDMap() {
 			}
 		}
 	}
-	s.idMap, s.mapped = m, len(s.segs)
+	s.idMap, s.overlay, s.mapped = m, nil, len(s.segs)
 }
