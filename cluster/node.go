@@ -360,11 +360,27 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	}
 	defer os.Remove(f.Name())
 	start := time.Now()
-	src, prepared := n.prepare(md.GetTerm(), md.GetIndex(), body)
-	size, err := io.Copy(f, src)
-	perr := prepared(err)
-	if err == nil {
-		err = f.Sync()
+	feed := n.prepare(md.GetTerm(), md.GetIndex())
+	size, err := receiveTo(f, feed, body)
+	streamed := time.Since(start)
+	// The file is synced while Prepare finishes its image: both write
+	// out what they have.
+	var synced time.Duration
+	syncErr := make(chan error, 1)
+	go func() {
+		if err != nil {
+			syncErr <- nil
+			return
+		}
+		t := time.Now()
+		serr := f.Sync()
+		synced = time.Since(t)
+		syncErr <- serr
+	}()
+	perr := feed.finish(err)
+	prepared := time.Since(start) - streamed
+	if serr := <-syncErr; err == nil {
+		err = serr
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -376,7 +392,8 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
 	took := time.Since(start)
-	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", size, "took", took.Round(time.Millisecond), "MB/s", int(float64(size)/1e6/took.Seconds()))
+	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", size, "took", took.Round(time.Millisecond), "MB/s", int(float64(size)/1e6/took.Seconds()),
+		"streamed", streamed.Round(time.Millisecond), "prepare-end", prepared.Round(time.Millisecond), "sync", synced.Round(time.Millisecond))
 	if perr != nil {
 		n.log.Info("snapshot not prepared as it came: it is restored from its file", "index", md.GetIndex(), "err", perr)
 	}
@@ -388,50 +405,110 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	}
 }
 
-// prepare tees body to the state machine's Prepare when it has one. The
-// returned reader is body's; done, called with the error of reading it
-// to the end (nil at EOF), waits for Prepare and returns its error.
-func (n *Node) prepare(term, index uint64, body io.Reader) (io.Reader, func(error) error) {
+// receivePiece is the size of the pieces a snapshot is received in: the
+// spool file and Prepare each take them whole, a few hundred handoffs for
+// a gigabyte rather than tens of thousands.
+const receivePiece = 1 << 20
+
+// receiveTo writes body to f and hands it to feed, piece by piece, and
+// returns the bytes written.
+func receiveTo(f *os.File, feed *prepFeed, body io.Reader) (int64, error) {
+	buf := make([]byte, receivePiece)
+	var size int64
+	for {
+		k, err := io.ReadFull(body, buf)
+		if k > 0 {
+			if _, werr := f.Write(buf[:k]); werr != nil {
+				return size, werr
+			}
+			size += int64(k)
+			buf = feed.put(buf[:k])
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return size, nil
+		}
+		if err != nil {
+			return size, err
+		}
+	}
+}
+
+// prepFeed hands the pieces of a snapshot being received to the state
+// machine's Prepare, from a goroutine of its own and through a queue of a
+// few, so that the spool file is written while Prepare builds the image,
+// and neither waits for the other at every piece. A nil prepFeed (the
+// state machine is no Preparer) takes nothing.
+type prepFeed struct {
+	full chan []byte // pieces for the feeding goroutine
+	free chan []byte // buffers it is done with
+	end  error       // the stream's error, set before full is closed
+	done chan error  // Prepare's error, once full is closed and Prepare returned
+}
+
+// prepFeedQueue is the pieces waiting for Prepare at most.
+const prepFeedQueue = 3
+
+// prepare starts the state machine's Prepare of snapshot (term, index),
+// when it has one.
+func (n *Node) prepare(term, index uint64) *prepFeed {
 	p, ok := n.sm.(Preparer)
 	if !ok {
-		return body, func(error) error { return nil }
+		return nil
+	}
+	f := &prepFeed{full: make(chan []byte, prepFeedQueue), free: make(chan []byte, prepFeedQueue+1), done: make(chan error, 1)}
+	for range prepFeedQueue {
+		f.free <- make([]byte, receivePiece)
 	}
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
 		err := p.Prepare(term, index, pr)
-		// A Prepare that stopped early must not hold the stream up.
+		// A Prepare that stopped early must not hold the stream up: the
+		// writes that follow fail, and the feeder drops what comes.
 		pr.CloseWithError(errors.New("cluster: prepare stopped"))
 		errc <- err
 	}()
-	// A write to a closed pipe fails: the stream goes on to the file.
-	w := &dropWriter{w: pw}
-	return io.TeeReader(body, w), func(err error) error {
-		if err != nil {
-			pw.CloseWithError(err)
+	go func() {
+		var werr error
+		for b := range f.full {
+			if werr == nil {
+				_, werr = pw.Write(b)
+			}
+			f.free <- b[:cap(b)]
+		}
+		if f.end != nil {
+			pw.CloseWithError(f.end)
 		} else {
 			pw.Close()
 		}
 		perr := <-errc
-		if perr == nil && w.err != nil {
-			perr = w.err
+		if perr == nil && werr != nil {
+			perr = werr
 		}
-		return perr
-	}
+		f.done <- perr
+	}()
+	return f
 }
 
-// dropWriter writes to w until a write fails, then drops what comes,
-// keeping the error.
-type dropWriter struct {
-	w   io.Writer
-	err error
+// put hands b to Prepare and returns a buffer for the next piece; b is
+// Prepare's until it comes back so.
+func (f *prepFeed) put(b []byte) []byte {
+	if f == nil {
+		return b[:cap(b)]
+	}
+	f.full <- b
+	return <-f.free
 }
 
-func (d *dropWriter) Write(p []byte) (int, error) {
-	if d.err == nil {
-		_, d.err = d.w.Write(p)
+// finish ends the stream with err (nil: it was read to its end), waits for
+// Prepare and returns its error.
+func (f *prepFeed) finish(err error) error {
+	if f == nil {
+		return nil
 	}
-	return len(p), nil
+	f.end = err
+	close(f.full)
+	return <-f.done
 }
 
 func (n *Node) spoolPath(term, index uint64) string {

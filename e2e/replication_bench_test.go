@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,6 +100,10 @@ func BenchmarkReplicatedWrite(b *testing.B) {
 // median and 99th percentile before, during and after the join: issue 27
 // asks for 100 MB/s with the leader's write p99 within 2x.
 // GLINT_JOIN_RATE, when set, is the leader's replication_stream_rate.
+// GLINT_JOIN_PROFILE, when set, is a directory that gets CPU profiles of
+// the leader and the joiner (leader.pprof, joiner.pprof) over the first
+// GLINT_JOIN_MB/64 seconds of the join (at least 2): look at them with
+// go tool pprof.
 //
 //	GLINT_JOIN_MB=1024 go test ./e2e -run '^$' -bench Join -benchtime 1x -timeout 30m
 func BenchmarkJoin(b *testing.B) {
@@ -115,6 +122,12 @@ func BenchmarkJoin(b *testing.B) {
 	require.NoError(b, err)
 	leaderRepl := l.Addr().String()
 	require.NoError(b, l.Close())
+	profDir := os.Getenv("GLINT_JOIN_PROFILE")
+	var leaderDebug string
+	if profDir != "" {
+		leaderDebug = freeAddr(b, "127.0.0.1")
+		leaderArgs = append(leaderArgs, "--debug-listen", leaderDebug)
+	}
 	leader := StartServer(b, onHost("127.0.0.1"), WithArgs(append(leaderArgs, "--replication-listen", leaderRepl)...))
 	ldb := leader.DB(b)
 	MustExec(b, ldb, "CREATE CLUSTER c")
@@ -127,13 +140,33 @@ func BenchmarkJoin(b *testing.B) {
 		float64(dirSize(b, filepath.Join(leader.DataDir, "clusters", "c", "tables")))/1e6)
 
 	for i := range b.N {
-		joiner := startReplNode(b, fmt.Sprintf("127.0.0.%d", 2+i))
+		ip := fmt.Sprintf("127.0.0.%d", 2+i)
+		var joinerDebug string
+		var joinerArgs []string
+		if profDir != "" {
+			joinerDebug = freeAddr(b, ip)
+			joinerArgs = []string{"--debug-listen", joinerDebug}
+		}
+		joiner := startReplNode(b, ip, joinerArgs...)
 		w := startJoinWriter(b, ldb, int64(1e9)+int64(i)*1e8)
 		time.Sleep(10 * time.Second) // the writer's baseline (after the load, the leader's storage settles)
 		w.mark()
+		var profiles sync.WaitGroup
+		if profDir != "" {
+			secs := max(2, mb/64)
+			for name, addr := range map[string]string{"leader": leaderDebug, "joiner": joinerDebug} {
+				profiles.Go(func() { fetchProfile(b, addr, "profile", secs, filepath.Join(profDir, name+".pprof")) })
+				if os.Getenv("GLINT_JOIN_TRACE") != "" {
+					profiles.Go(func() { fetchProfile(b, addr, "trace", secs, filepath.Join(profDir, name+".trace")) })
+				}
+			}
+		}
+		leaderCPU, joinerCPU := cpuTime(b, leader.Pid()), cpuTime(b, joiner.Pid())
 		start := time.Now()
 		MustExec(b, joiner.DB(b), "JOIN CLUSTER c AT '"+leaderRepl+"'")
 		took := time.Since(start)
+		leaderCPU, joinerCPU = cpuTime(b, leader.Pid())-leaderCPU, cpuTime(b, joiner.Pid())-joinerCPU
+		profiles.Wait()
 		w.mark()
 		time.Sleep(5 * time.Second)
 		phases := w.stop()
@@ -143,6 +176,10 @@ func BenchmarkJoin(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "join-s")
 		b.ReportMetric(float64(tables)/1e6/took.Seconds(), "tables-MB/s")
 		b.ReportMetric(float64(loaded.bytes)/1e6/took.Seconds(), "docs-MB/s")
+		// CPU per MB of tables: what a join costs, which a busy machine
+		// changes far less than the times.
+		b.ReportMetric(leaderCPU.Seconds()*1e3/(float64(tables)/1e6), "leader-cpu-ms/MB")
+		b.ReportMetric(joinerCPU.Seconds()*1e3/(float64(tables)/1e6), "joiner-cpu-ms/MB")
 		for j, name := range []string{"before", "during", "after"} {
 			b.ReportMetric(pct(phases[j], 50), name+"-p50-ms")
 			b.ReportMetric(pct(phases[j], 99), name+"-p99-ms")
@@ -157,6 +194,57 @@ func BenchmarkJoin(b *testing.B) {
 		}
 		b.Logf("join of %.0f MB of tables (%d documents) in %v; writer %d/%d/%d statements before/during/after",
 			float64(tables)/1e6, loaded.docs, took.Round(time.Millisecond), len(phases[0]), len(phases[1]), len(phases[2]))
+	}
+}
+
+// cpuTime is the CPU time (user and system) process pid has used, from
+// /proc/<pid>/stat.
+func cpuTime(b *testing.B, pid int) time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(b, err)
+	// The fields after the command's name (in parentheses, which may hold
+	// spaces): state is the first, utime and stime the 12th and 13th.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	require.Greater(b, len(f), 12, "/proc/%d/stat", pid)
+	var ticks int64
+	for _, v := range f[11:13] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		require.NoError(b, err)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is the unit of /proc's CPU times (USER_HZ), 100 on Linux.
+const clockTicks = 100
+
+// freeAddr is a free TCP address on ip.
+func freeAddr(b *testing.B, ip string) string {
+	l, err := net.Listen("tcp", ip+":0")
+	require.NoError(b, err)
+	addr := l.Addr().String()
+	require.NoError(b, l.Close())
+	return addr
+}
+
+// fetchProfile writes a CPU profile of secs seconds of the server whose
+// debug listener is at addr to file. A failure is logged: the benchmark's
+// numbers stand without it.
+func fetchProfile(b *testing.B, addr, kind string, secs int, file string) {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", addr, kind, secs))
+	if err != nil {
+		b.Logf("profile of %s: %v", addr, err)
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(file)
+	if err != nil {
+		b.Logf("profile of %s: %v", addr, err)
+		return
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		b.Logf("profile of %s: %v", addr, err)
 	}
 }
 

@@ -22,13 +22,15 @@ type replNode struct {
 	repl string // host:port of the replication listener
 }
 
-func startReplNode(t testing.TB, ip string) *replNode {
+// startReplNode starts a glintd on ip with a replication listener, and
+// args besides.
+func startReplNode(t testing.TB, ip string, args ...string) *replNode {
 	t.Helper()
 	l, err := net.Listen("tcp", ip+":0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
-	s := StartServer(t, onHost(ip), WithArgs("--replication-listen", addr))
+	s := StartServer(t, onHost(ip), WithArgs(append(slices.Clip(args), "--replication-listen", addr)...))
 	return &replNode{Server: s, repl: addr}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -507,6 +508,74 @@ func TestManySegmentsLookup(t *testing.T) {
 	all := ids(t, s)
 	require.Len(t, all, s.Count())
 	require.IsIncreasing(t, all)
+}
+
+// TestLookupAfterChurn: single-row inserts, replaces and deletes, many
+// more than the id map leaves outside it, so that the map is extended
+// (overlay and base) and rebuilt on the way; every id is found where it
+// lives now, and no deleted one is found.
+func TestLookupAfterChurn(t *testing.T) {
+	db := openMem(t)
+	tb := newTableT(t, db, simple())
+	// Enough live documents that a few thousand writes extend the map
+	// rather than rebuild it.
+	var base []Document
+	for id := uint64(1); id <= 3*minUnmappedDocs; id++ {
+		base = append(base, doc(id, "w", "", 0))
+	}
+	insert(t, tb, base...)
+	want := map[uint64]int64{}
+	for _, d := range base {
+		want[d.ID] = 0
+	}
+	rng := rand.New(rand.NewPCG(27, 2))
+	check := func(step int) {
+		s := tb.Snapshot()
+		require.Equal(t, len(want), s.Count(), "step %d", step)
+		for id := uint64(1); id <= 4*minUnmappedDocs; id++ {
+			ref, ok := s.Lookup(id)
+			year, live := want[id]
+			require.Equal(t, live, ok, "step %d: id %d", step, id)
+			if ok {
+				require.Equal(t, id, s.ID(ref), "step %d", step)
+				require.Equal(t, year, s.Attr(ref, 2), "step %d: id %d", step, id)
+			}
+		}
+	}
+	for step := 1; step <= 80*maxUnmappedSegments; step++ {
+		id := 1 + uint64(rng.IntN(4*minUnmappedDocs))
+		switch rng.IntN(3) {
+		case 0: // a few neighbours at once, so that the overlay fills
+			var docs []Document
+			for k := range uint64(8) {
+				if id+k <= 4*minUnmappedDocs {
+					docs = append(docs, doc(id+k, "r", "", int64(step)))
+					want[id+k] = int64(step)
+				}
+			}
+			require.NoError(t, tb.Write(ctx, func(w *Writer) error {
+				_, err := w.Replace(docs)
+				return err
+			}))
+		case 1:
+			require.NoError(t, tb.Write(ctx, func(w *Writer) error { _, err := w.Delete([]uint64{id}); return err }))
+			delete(want, id)
+		default: // one statement deletes one document and replaces another
+			other := id%uint64(4*minUnmappedDocs) + 1
+			require.NoError(t, tb.Write(ctx, func(w *Writer) error {
+				if _, err := w.Delete([]uint64{other}); err != nil {
+					return err
+				}
+				_, err := w.Replace([]Document{doc(id, "r", "", int64(step))})
+				return err
+			}))
+			delete(want, other)
+			want[id] = int64(step)
+		}
+		if step%(maxUnmappedSegments*4) == 0 {
+			check(step)
+		}
+	}
 }
 
 func TestTruncateDrop(t *testing.T) {

@@ -608,7 +608,7 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 		segs = append(segs, out)
 	}
 	segs = append(segs, cur.segs[hi:]...)
-	t.snap.Store(newSnapshot(t, segs))
+	t.snap.Store(cur.merged(segs))
 	t.db.maint.merges.Add(1)
 	for i, v := range vers {
 		runtime.AddCleanup(v.keys, func(r retiredSegment) { r.t.db.maint.retire(r) }, retired[i])

@@ -24,10 +24,19 @@ type Snapshot struct {
 	live    int   // live documents
 	liveLen int64 // indexed words in live documents
 
-	// idMap maps the ids of the live documents of segs[:mapped] (when the map
-	// was built; check deletions) to their refs. Newer segments are searched.
-	idMap  map[uint64]DocRef
-	mapped int
+	// idMap and overlay map the ids of the live documents of the segments
+	// numbered in covered (when the maps were built or extended;
+	// check deletions) to where they were: overlay those of the segments
+	// added since idMap was built, and it wins. A ref is by segment number,
+	// which a merge does not change for the segments it leaves (it does
+	// their positions); pos gives their positions now, and a ref to a
+	// segment merged away is not found there. The segments not covered
+	// (outside, by position) are searched.
+	idMap   map[uint64]idRef
+	overlay map[uint64]idRef
+	covered map[uint32]bool
+	pos     map[uint32]uint32
+	outside []int
 }
 
 // Schema is the table's schema.
@@ -56,17 +65,35 @@ func (s *Snapshot) Count() int { return s.live }
 
 // Lookup finds a live document by id.
 func (s *Snapshot) Lookup(id uint64) (DocRef, bool) {
-	for pos := len(s.segs) - 1; pos >= s.mapped; pos-- {
+	for i := len(s.outside) - 1; i >= 0; i-- {
+		pos := s.outside[i]
 		seg := s.segs[pos]
 		if ord, ok := seg.find(id); ok && !seg.isDeleted(ord) {
 			return DocRef{Seg: uint32(pos), Ord: ord}, true
 		}
 	}
-	if ref, ok := s.idMap[id]; ok && !s.segs[ref.Seg].isDeleted(ref.Ord) {
+	if ref, ok := s.mappedRef(s.overlay, id); ok {
 		return ref, true
 	}
-	return DocRef{}, false
+	return s.mappedRef(s.idMap, id)
 }
+
+// mappedRef finds id in m, when it is there and still live.
+func (s *Snapshot) mappedRef(m map[uint64]idRef, id uint64) (DocRef, bool) {
+	r, ok := m[id]
+	if !ok {
+		return DocRef{}, false
+	}
+	pos, ok := s.pos[r.seg]
+	if !ok || s.segs[pos].isDeleted(r.ord) {
+		return DocRef{}, false
+	}
+	return DocRef{Seg: pos, Ord: r.ord}, true
+}
+
+// idRef is where an id map puts a document: its segment's number and its
+// ordinal there.
+type idRef struct{ seg, ord uint32 }
 
 // ID returns the id of a document.
 func (s *Snapshot) ID(ref DocRef) uint64 { return s.segs[ref.Seg].ids[ref.Ord] }

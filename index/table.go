@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -317,6 +319,22 @@ func newSnapshot(t *Table, segs []*segment) *Snapshot {
 	return s
 }
 
+// merged derives the snapshot with segs from s, whose segments a merge
+// replaced: segs holds s's segments but a run of them, in whose place
+// there is the merged one or nothing. The id maps carry over (their refs
+// are by segment number); the merged segment is outside them.
+func (s *Snapshot) merged(segs []*segment) *Snapshot {
+	n := &Snapshot{t: s.t, tid: s.tid, schema: s.schema, layout: s.layout, segs: segs,
+		idMap: s.idMap, overlay: s.overlay, covered: s.covered}
+	for _, seg := range segs {
+		n.live += seg.live()
+		n.liveLen += seg.totalLen - deletedLen(seg)
+	}
+	n.placeSegs()
+	n.keepIDMap()
+	return n
+}
+
 func deletedLen(s *segment) int64 {
 	if s.deleted == nil || s.nf == 0 {
 		return 0
@@ -333,7 +351,7 @@ func deletedLen(s *segment) int64 {
 // at the positions in changed replaced) and maybe one new one at the end.
 func (s *Snapshot) next(segs []*segment, changed map[int]bool, added bool) *Snapshot {
 	n := &Snapshot{t: s.t, tid: s.tid, schema: s.schema, layout: s.layout, segs: segs,
-		live: s.live, liveLen: s.liveLen, idMap: s.idMap, mapped: s.mapped}
+		live: s.live, liveLen: s.liveLen, idMap: s.idMap, overlay: s.overlay, covered: s.covered}
 	for pos := range changed {
 		old, cur := s.segs[pos], segs[pos]
 		if old.deleted == cur.deleted {
@@ -358,16 +376,72 @@ func (s *Snapshot) next(segs []*segment, changed map[int]bool, added bool) *Snap
 		n.live += seg.live()
 		n.liveLen += seg.totalLen
 	}
-	// Keep the id map covering most documents: rebuild it when the segments
-	// outside it hold many documents or are many.
-	outside, docs := len(segs)-n.mapped, 0
-	for _, seg := range segs[n.mapped:] {
-		docs += seg.n()
+	// The segments keep their positions; a new one is outside the maps.
+	n.pos, n.outside = s.pos, slices.Clip(s.outside)
+	if added {
+		n.outside = append(n.outside, len(segs)-1)
 	}
-	if outside > maxUnmappedSegments || docs > max(len(n.idMap)/2, minUnmappedDocs) {
-		n.rebuildIDMap()
-	}
+	n.keepIDMap()
 	return n
+}
+
+// placeSegs finds, for the id maps, the positions of the segments they
+// cover and those of the segments they do not.
+func (s *Snapshot) placeSegs() {
+	s.pos = make(map[uint32]uint32, len(s.segs))
+	s.outside = nil
+	for p, seg := range s.segs {
+		if s.covered[seg.seg] {
+			s.pos[seg.seg] = uint32(p)
+		} else {
+			s.outside = append(s.outside, p)
+		}
+	}
+}
+
+// keepIDMap keeps the id maps covering most documents: it extends them
+// when the segments outside hold many documents or are many.
+func (s *Snapshot) keepIDMap() {
+	docs := 0
+	for _, p := range s.outside {
+		docs += s.segs[p].n()
+	}
+	if len(s.outside) > maxUnmappedSegments || docs > max((len(s.idMap)+len(s.overlay))/2, minUnmappedDocs) {
+		s.extendIDMap(docs)
+	}
+}
+
+// extendIDMap maps the docs documents of the segments outside the id maps
+// too. The newer segments go into a small overlay, copied and added to,
+// and the overlay into the base map once it holds a quarter as many ids:
+// a rebuild of the whole map at every merge of a few single-row segments
+// (or every few dozen such writes) costs a table of a few hundred thousand
+// documents tens of milliseconds each time, which the leader's writes
+// paid while a member joined, and the joiner catching up. Refs to
+// documents deleted or merged away since stay until the maps hold as many
+// of them as live ones; then they are rebuilt.
+func (s *Snapshot) extendIDMap(docs int) {
+	if len(s.idMap)+len(s.overlay) > 2*s.live+minUnmappedDocs {
+		s.rebuildIDMap()
+		return
+	}
+	var m map[uint64]idRef
+	if len(s.overlay)+docs > max(len(s.idMap)/4, minUnmappedDocs) {
+		m = maps.Clone(s.idMap)
+		if m == nil {
+			m = make(map[uint64]idRef, len(s.overlay)+docs)
+		}
+		maps.Copy(m, s.overlay)
+		s.idMap, s.overlay = m, nil
+	} else {
+		m = make(map[uint64]idRef, len(s.overlay)+docs)
+		maps.Copy(m, s.overlay)
+		s.overlay = m
+	}
+	for _, p := range s.outside {
+		mapSegment(m, s.segs[p])
+	}
+	s.coverAll()
 }
 
 const (
@@ -375,15 +449,32 @@ const (
 	minUnmappedDocs     = 4096
 )
 
-// rebuildIDMap maps the id of every live document to its DocRef.
+// rebuildIDMap maps the id of every live document to its ref.
 func (s *Snapshot) rebuildIDMap() {
-	m := make(map[uint64]DocRef, s.live)
-	for pos, seg := range s.segs {
-		for ord, id := range seg.ids {
-			if !seg.isDeleted(uint32(ord)) {
-				m[id] = DocRef{Seg: uint32(pos), Ord: uint32(ord)}
-			}
+	m := make(map[uint64]idRef, s.live)
+	for _, seg := range s.segs {
+		mapSegment(m, seg)
+	}
+	s.idMap, s.overlay = m, nil
+	s.coverAll()
+}
+
+// mapSegment puts the live documents of seg in m.
+func mapSegment(m map[uint64]idRef, seg *segment) {
+	for ord, id := range seg.ids {
+		if !seg.isDeleted(uint32(ord)) {
+			m[id] = idRef{seg: seg.seg, ord: uint32(ord)}
 		}
 	}
-	s.idMap, s.mapped = m, len(s.segs)
+}
+
+// coverAll notes that the id maps cover every segment of the snapshot.
+// (Not by a bound on segment numbers: a merge's segment, numbered when it
+// began, may come after segments numbered later.)
+func (s *Snapshot) coverAll() {
+	s.covered = make(map[uint32]bool, len(s.segs))
+	for _, seg := range s.segs {
+		s.covered[seg.seg] = true
+	}
+	s.placeSegs()
 }
