@@ -8,8 +8,8 @@
 //
 // Run i uses seed -seed + i, so a failed run is repeated with -runs 1 and its
 // seed. -parallel N does N runs at once (a long campaign on a machine with
-// cores to spare; each run has its own nodes on free ports, and the load
-// lengthens failovers). A failed run's history (JSON lines), porcupine's HTML view of the
+// cores to spare; each run has its own nodes, on loopback addresses of its
+// own, and the load lengthens failovers). A failed run's history (JSON lines), porcupine's HTML view of the
 // register and the nodes' output are left in -out/seed-N. -check checks such
 // a saved history again (after a change to a checker, say) and writes
 // porcupine's HTML beside it:
@@ -54,7 +54,7 @@ func main() {
 	flag.StringVar(&o.workloads, "workloads", "register,set", "comma-separated: register, set")
 	flag.Int64Var(&o.seed, "seed", 1, "the first run's seed; run i uses seed+i")
 	flag.IntVar(&o.clients, "clients", 4, "clients per workload")
-	flag.IntVar(&o.nodes, "nodes", 1, "glintd nodes: more than one makes them a replication cluster on 127.0.0.1, .2, ...")
+	flag.IntVar(&o.nodes, "nodes", 1, "glintd nodes (on 127.1.0.1, .2, ...; -parallel slot k on 127.k.0.x): more than one makes them a replication cluster")
 	flag.Float64Var(&o.scale, "scale", 1, "multiplies the faults' durations (SIGSTOP 5-15 s at 1)")
 	flag.DurationVar(&o.opTimeout, "op-timeout", time.Second, "a statement's limit; past it the operation is unknown")
 	flag.BoolVar(&o.clientProxies, "client-proxies", false, "put a fault proxy between clients and nodes (needed by partition and cut on one node)")
@@ -126,7 +126,7 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 		wg       sync.WaitGroup
 		next     int
 	)
-	for range min(o.parallel, o.runs) {
+	for slot := range min(o.parallel, o.runs) {
 		wg.Go(func() {
 			for {
 				mu.Lock()
@@ -137,7 +137,7 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 				if i >= o.runs || stopped {
 					return
 				}
-				res, line, err := runOne(ctx, o, workloads, nemeses, i)
+				res, line, err := runOne(ctx, o, workloads, nemeses, i, slot)
 				mu.Lock()
 				if err != nil && firstErr == nil && ctx.Err() == nil {
 					firstErr = err
@@ -161,9 +161,10 @@ func run(ctx context.Context, o options) (jepsen.Summary, error) {
 	return sum, sum.Write(os.Stdout)
 }
 
-// runOne does run i (seed o.seed+i) in a data directory of its own and
+// runOne does run i (seed o.seed+i) in a data directory of its own, its
+// nodes on the loopback addresses of slot (one per run going at once), and
 // returns its result and the line that tells it.
-func runOne(ctx context.Context, o options, workloads []string, nemeses []string, i int) (*jepsen.Result, string, error) {
+func runOne(ctx context.Context, o options, workloads []string, nemeses []string, i, slot int) (*jepsen.Result, string, error) {
 	dir, err := os.MkdirTemp("", "glint-jepsen-")
 	if err != nil {
 		return nil, "", err
@@ -176,8 +177,8 @@ func runOne(ctx context.Context, o options, workloads []string, nemeses []string
 		Seed: o.seed + int64(i), Scale: o.scale, OpTimeout: o.opTimeout,
 		RegisterTable: o.registerTable, SetTable: o.setTable, CreateTable: o.createTable, Out: o.out,
 	}
+	cfg.Cluster.Hosts = loopbackHosts(slot, o.nodes)
 	if o.nodes > 1 {
-		cfg.Cluster.Hosts = loopbackHosts(o.nodes)
 		jepsen.Replicated(&cfg, "jepsen")
 	}
 	start := time.Now()
@@ -235,11 +236,16 @@ func recheck(path string) (bool, error) {
 	return len(res.Violations) == 0, nil
 }
 
-// loopbackHosts gives n nodes an address each: 127.0.0.1, 127.0.0.2, ...
-func loopbackHosts(n int) []string {
+// loopbackHosts gives the n nodes of the runs of slot an address each:
+// 127.<slot+1>.0.1, 127.<slot+1>.0.2, ... Never 127.0.0.1: the source
+// address of every connection over loopback, whose ephemeral ports could
+// take a node's fixed port while it is down after a kill (it then cannot
+// start again); and never another slot's, so that runs going at once
+// cannot take each other's.
+func loopbackHosts(slot, n int) []string {
 	hosts := make([]string, n)
 	for i := range hosts {
-		hosts[i] = fmt.Sprintf("127.0.0.%d", i+1)
+		hosts[i] = fmt.Sprintf("127.%d.0.%d", slot+1, i+1)
 	}
 	return hosts
 }
