@@ -38,7 +38,25 @@ func Replicated(cfg *Config, name string) {
 		return nil
 	}
 	cc.Leave = func(ctx context.Context, c *Cluster, node int) error {
-		return execOn(ctx, c.Nodes[node].MySQLAddr, "DELETE CLUSTER "+name, 30*time.Second)
+		// The server waits up to 30 s for the others to take the member
+		// out (a quorum may be missing for a while): each try waits
+		// longer than that, so that a try is not given up while the
+		// server still works on it, and a try after a broken connection
+		// that finds the cluster gone was preceded by one that took the
+		// member out.
+		addr := c.Nodes[node].MySQLAddr
+		return retry(ctx, 90*time.Second, func(ctx context.Context) error {
+			db, err := openDB(addr, 20*time.Second) // statements may take 40 s
+			if err != nil {
+				return err
+			}
+			defer func() { _ = db.Close() }()
+			_, err = db.ExecContext(ctx, "DELETE CLUSTER "+name)
+			if err != nil && strings.Contains(err.Error(), "unknown cluster '"+name+"'") {
+				return nil
+			}
+			return err
+		})
 	}
 	cc.Rejoin = func(ctx context.Context, c *Cluster, node int) error {
 		// through the next node (any member takes a join), retried while
