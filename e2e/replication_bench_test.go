@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -16,10 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/glint-search/glint/bench/load"
 	"github.com/stretchr/testify/require"
 )
 
@@ -137,7 +136,7 @@ func BenchmarkJoin(b *testing.B) {
 	// The merges the load left to do would slow the writer's baseline.
 	MustExec(b, ldb, "OPTIMIZE TABLE t")
 	b.Logf("loaded %d documents, %.0f MB of text; leader's tables %.0f MB on disk", loaded.docs, float64(loaded.bytes)/1e6,
-		float64(dirSize(b, filepath.Join(leader.DataDir, "clusters", "c", "tables")))/1e6)
+		float64(diskUsage(b, filepath.Join(leader.DataDir, "clusters", "c", "tables")))/1e6)
 
 	for i := range b.N {
 		ip := fmt.Sprintf("127.0.0.%d", 2+i)
@@ -172,7 +171,7 @@ func BenchmarkJoin(b *testing.B) {
 		phases := w.stop()
 		got := MustQuery(b, joiner.DB(b), "SELECT COUNT(*) FROM t WHERE id < 1000000000").Values[0][0]
 		require.Equal(b, strconv.Itoa(loaded.docs), got, "the joiner's loaded documents after JOIN returned")
-		tables := dirSize(b, filepath.Join(joiner.DataDir, "clusters", "c", "tables"))
+		tables := diskUsage(b, filepath.Join(joiner.DataDir, "clusters", "c", "tables"))
 		b.ReportMetric(took.Seconds(), "join-s")
 		b.ReportMetric(float64(tables)/1e6/took.Seconds(), "tables-MB/s")
 		b.ReportMetric(float64(loaded.bytes)/1e6/took.Seconds(), "docs-MB/s")
@@ -377,27 +376,9 @@ func pct(sorted []time.Duration, p int) float64 {
 	return float64(sorted[min(len(sorted)-1, len(sorted)*p/100)].Microseconds()) / 1000
 }
 
-// dirSize is the bytes the files under dir take on disk (badger's files
-// are made large and filled as it goes).
-func dirSize(b *testing.B, dir string) int64 {
-	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				n += st.Blocks * 512
-			} else {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
+// diskUsage is load.DiskUsage of dir, the benchmark failing on an error.
+func diskUsage(b *testing.B, dir string) int64 {
+	n, err := load.DiskUsage(dir)
 	require.NoError(b, err)
 	return n
 }
