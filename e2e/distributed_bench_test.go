@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -25,17 +27,36 @@ import (
 // Five glintd run on loopback (127.0.0.1 to 127.0.0.5). Besides ns/op (a
 // mean) it reports p50-ms, the median latency, and cpu-ms/op, the CPU time
 // of the five servers per query (from /proc), which a shared machine
-// disturbs less than the latency:
+// disturbs less than the latency, and docs-read/op, the documents they
+// read from their document stores per query (20 when only the rows shown
+// are):
 //
 //	go test ./e2e -run '^$' -bench DistributedHighlight -benchtime 500x -count 5
 //
 // GLINT_E2E_GLINTD names a glintd binary to start instead of building this
 // tree's, so that an old and a new binary can be run in turn (A B A B ...)
-// on a shared machine.
+// on a shared machine. GLINT_DIST_PROFILE, when set, is a directory that
+// gets CPU profiles of the coordinator and the first agent over the first
+// 10 s of each case (local-coordinator.pprof, local-agent.pprof, ...): run
+// enough queries to fill them (-benchtime 5000x).
 func BenchmarkDistributedHighlight(b *testing.B) {
-	servers := []*Server{StartServer(b)}
-	for i := 2; i <= 5; i++ {
-		servers = append(servers, StartServer(b, onHost(fmt.Sprintf("127.0.0.%d", i))))
+	profDir := os.Getenv("GLINT_DIST_PROFILE")
+	debug := make([]string, 5)
+	start := func(i int) *Server {
+		ip := fmt.Sprintf("127.0.0.%d", i+1)
+		var opts []Option
+		if i > 0 {
+			opts = append(opts, onHost(ip))
+		}
+		if profDir != "" && i < 2 {
+			debug[i] = freeAddr(b, ip)
+			opts = append(opts, WithArgs("--debug-listen", debug[i]))
+		}
+		return StartServer(b, opts...)
+	}
+	var servers []*Server
+	for i := range 5 {
+		servers = append(servers, start(i))
 	}
 	// Words of a Zipf distribution over 20,000, as a natural text's.
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(1158, 1)), 1.1, 1, 19999)
@@ -86,6 +107,20 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
+	// The documents the five servers read from their document stores (to
+	// highlight them): as many as the rows shown, if phase two is right.
+	docsRead := func() int {
+		total := 0
+		for _, s := range servers {
+			r := MustQuery(b, s.DB(b), "SHOW STATUS LIKE 'stored_docs_read'")
+			n, err := strconv.Atoi(r.Values[0][1])
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += n
+		}
+		return total
+	}
 	cpu := func() time.Duration {
 		var total time.Duration
 		for _, s := range servers {
@@ -103,7 +138,14 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 				MustQuery(b, conn, q, m)
 			}
 			took := make([]time.Duration, 0, b.N)
-			before := cpu()
+			var profiles sync.WaitGroup
+			if profDir != "" {
+				for i, name := range []string{"coordinator", "agent"} {
+					file := filepath.Join(profDir, table+"-"+name+".pprof")
+					profiles.Go(func() { fetchProfile(b, debug[i], "profile", 10, file) })
+				}
+			}
+			before, beforeDocs := cpu(), docsRead()
 			b.ResetTimer()
 			for i := range b.N {
 				start := time.Now()
@@ -114,9 +156,12 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 			}
 			b.StopTimer()
 			spent := cpu() - before
+			docs := docsRead() - beforeDocs
+			profiles.Wait()
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(spent.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(docs)/float64(b.N), "docs-read/op")
 		})
 	}
 }
