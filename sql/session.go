@@ -75,9 +75,9 @@ func (s *Session) sqlParser() *parser.Parser {
 // a statement fails, Exec returns the results of the statements before it and the
 // error (an *Error); later statements are not run.
 func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
-	if e := s.engine.parsed.lend(query); e != nil {
-		defer s.engine.parsed.give(e)
-		return s.execStatement(ctx, e.Value)
+	if st, give := s.lendParsed(query); st != nil {
+		defer give()
+		return s.execStatement(ctx, st)
 	}
 	pieces := dialect.Split(query)
 	if len(pieces) == 0 {
@@ -104,19 +104,41 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 // execCachedPiece runs one statement that Split cut out, parsed from the
 // parse cache when its text is there.
 func (s *Session) execCachedPiece(ctx context.Context, p dialect.Piece) ([]*Result, error) {
-	if e := s.engine.parsed.lend(p.Text); e != nil {
-		defer s.engine.parsed.give(e)
-		return s.execStatement(ctx, e.Value)
+	if st, give := s.lendParsed(p.Text); st != nil {
+		defer give()
+		return s.execStatement(ctx, st)
 	}
 	return s.execPiece(ctx, p, true)
+}
+
+// lendParsed returns the statement of text from the parse cache, lent to
+// the caller until it calls give: the tree kept with it, or one of its shape
+// with its values put in. nil when there is none free.
+func (s *Session) lendParsed(text string) (st *dialect.Statement, give func()) {
+	e := s.engine.parsed.lend(text)
+	if e == nil {
+		return nil, nil
+	}
+	if e.Value.Shape == nil {
+		return e.Value, func() { s.engine.parsed.give(e) }
+	}
+	st, release := s.engine.shapes.Lend(e.Value)
+	if st == nil {
+		s.engine.parsed.give(e)
+		return nil, nil
+	}
+	return st, func() {
+		release()
+		s.engine.parsed.give(e)
+	}
 }
 
 func (s *Session) execOne(ctx context.Context, text string) (*Result, error) {
 	var rs []*Result
 	var err error
-	if e := s.engine.parsed.lend(text); e != nil {
-		defer s.engine.parsed.give(e)
-		rs, err = s.execStatement(ctx, e.Value)
+	if st, give := s.lendParsed(text); st != nil {
+		defer give()
+		rs, err = s.execStatement(ctx, st)
 	} else if pieces := dialect.Split(text); len(pieces) == 1 && pieces[0].Text == text {
 		rs, err = s.execPiece(ctx, pieces[0], true)
 	} else {
@@ -142,7 +164,9 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece, cache bool
 	if err != nil {
 		return nil, syntaxError(err)
 	}
-	defer release()
+	if release != nil {
+		defer release() // a tree the shapes lent
+	}
 	if cache {
 		if e := s.engine.parsed.add(piece.Text, st); e != nil {
 			defer s.engine.parsed.give(e)

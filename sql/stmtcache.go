@@ -10,6 +10,10 @@ import (
 // engine ran lately, by their exact text, so that a statement sent again
 // (the same search, from any connection) skips the dialect's rewrite and
 // the TiDB parser, which were about a tenth of a short search's time.
+// A SELECT with literals in its WHERE clause has its tree kept by its shape
+// (dialect.Shapes, where statements differing only in those literals find
+// it); the parse cache then keeps its values and settings, and lends it a
+// tree of its shape.
 //
 // A parsed statement is read, never changed, by the SQL layer (its plans copy
 // what they change: facetSelect, DISTINCT, derived tables); but walking it
@@ -79,10 +83,17 @@ func (c *parseCache) lend(text string) *cachedStatement {
 
 // add keeps st, just parsed from text, and returns its entry lent to the
 // caller; nil (st is not kept) when the statement is not cacheable or text
-// keeps copiesPerText trees already.
+// keeps copiesPerText trees already. A statement whose tree the engine's
+// shapes lent (st.Shape set) is kept without it: lending it again takes a
+// tree of its shape (Session.lendParsed).
 func (c *parseCache) add(text string, st *dialect.Statement) *cachedStatement {
 	if c == nil || !cacheable(text, st) {
 		return nil
+	}
+	if st.Shape != nil {
+		values := *st
+		values.Node = nil
+		st = &values
 	}
 	return c.c.Add(text, st)
 }

@@ -272,6 +272,38 @@ func TestParseCacheShapes(t *testing.T) {
 	require.Equal(t, 1, s.engine.shapes.Len(), "one shape for both queries (every literal of a CALL stands in)")
 }
 
+// SELECTs that differ in the literals of their WHERE clause (the query,
+// ids, attribute values) and in their OPTION tail share kept shapes, on any
+// connection, and answer as without them; a text sent again is lent a tree
+// of its shape from the parse cache.
+func TestParseCacheSelectShapes(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text, content text stored, gid int, price float)")
+	mustExec(t, s, "INSERT INTO t (id, title, content, gid, price) VALUES "+
+		"(1, 'red fox', 'the quick red fox jumps', 1, 2.5), (2, 'lazy dog', 'the lazy dog sleeps', 2, 1.5), "+
+		"(3, 'red dog', 'a red dog and a fox', 1, 3.5), (4, 'blue bird', 'the bird sings', 3, 0.5), "+
+		"(18446744073709551615, 'last fox', 'the last id', 3, 9.5)")
+	plain := NewEngine(s.engine.db)
+	require.NoError(t, plain.SetParseCache(0))
+	ref := plain.NewSession("root")
+	var stmts, want []string
+	for i, q := range []string{"red", "fox|dog", "bird", "\"the lazy\"", "fox -red", "nothing"} {
+		for _, stmt := range []string{
+			fmt.Sprintf("SELECT id, HIGHLIGHT({limit=20}) FROM t WHERE MATCH('%s') ORDER BY id ASC", q),
+			fmt.Sprintf("SELECT id FROM t WHERE MATCH('%s') AND id IN (%d, %d, 18446744073709551615) ORDER BY id ASC LIMIT 0, 3 OPTION max_matches=%d", q, i%4+1, (i+2)%4+1, 3+i),
+			fmt.Sprintf("SELECT id, gid FROM t WHERE gid = %d OR price > %d ORDER BY id DESC OPTION ranker=%s", i%3+1, i, []string{"bm25", "none"}[i%2]),
+			fmt.Sprintf("SELECT gid, COUNT(*) FROM t WHERE MATCH('%s') AND gid <> '%d' GROUP BY gid ORDER BY gid ASC", q, i),
+		} {
+			stmts = append(stmts, stmt)
+			want = append(want, render(ref.Exec(context.Background(), stmt)))
+			require.NotContains(t, want[len(want)-1], "error", stmt)
+		}
+	}
+	requireSameAnswers(t, s, stmts, want)
+	require.Equal(t, 4, s.engine.shapes.Len(), "a shape for each statement's form")
+	require.Equal(t, len(stmts), s.engine.parsed.len(), "each text kept, by its values")
+}
+
 // requireSameAnswers runs stmts three times on each of four new sessions
 // of s's engine at once, sharing its caches, and requires each answer to
 // be want's.

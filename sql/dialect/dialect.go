@@ -69,6 +69,10 @@ type Statement struct {
 	// document of each group its row shows.
 	WithinGroup *ast.OrderByClause
 	Text        string // the original statement text
+	// Shape is set when Node is a tree lent by a Shapes (ParseShaped):
+	// Shapes.Lend lends a tree of that shape again with this statement's
+	// values, without reading its text.
+	Shape *Shape
 }
 
 // SyntaxError is a statement the parser rejected.

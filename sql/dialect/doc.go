@@ -23,10 +23,12 @@
 //     decoded value back into the parsed tree, so that long texts are not
 //     copied byte by byte by the TiDB lexer; a statement whose literal does
 //     not come back as a value is parsed again as written.
-//   - shapes.go keeps the parsed tree of a CALL whose texts had stand-ins by
-//     its shape (the rewritten text: the texts cut out, query and options
-//     in), and gives the next CALL of that shape the tree with its own texts
-//     put in (ParseShaped).
+//   - shapes.go keeps the parsed tree of a CALL, or of a SELECT, whose
+//     literals had stand-ins by its shape (the rewritten text: a CALL's
+//     literals cut out; a SELECT's WHERE literals, strings and decimal
+//     integers, cut out, its OPTION tail apart), and gives the next
+//     statement of that shape the tree with its own values put in
+//     (ParseShaped, Shapes.Lend).
 //
 // The rewrite:
 //

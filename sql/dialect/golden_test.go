@@ -62,9 +62,36 @@ func BenchmarkParseShapedCall(b *testing.B) {
 	for b.Loop() {
 		pieces := Split(stmt)
 		_, release, err := ParseShaped(p, pieces[0], shapes)
-		if err != nil {
-			b.Fatal(err)
+		if err != nil || release == nil {
+			b.Fatal(err, "not kept")
 		}
 		release()
+	}
+}
+
+// BenchmarkParseShapedSelect parses a phase two of a distributed search
+// (a MATCH(), an IN list of ids, an OPTION tail with a snapshot token), its
+// shape kept, and, as a baseline, without shapes.
+func BenchmarkParseShapedSelect(b *testing.B) {
+	stmt := "SELECT id, HIGHLIGHT() FROM `quarter` WHERE (MATCH('w300 | w700 | w1100')) AND id IN (12, 345, 6789, 1011, 1213) LIMIT 0, 5 OPTION max_matches=5, snapshot='3f9a2c1d:17'"
+	for _, kept := range []bool{true, false} {
+		b.Run(map[bool]string{true: "kept", false: "parsed"}[kept], func(b *testing.B) {
+			p := parser.New()
+			var shapes *Shapes
+			if kept {
+				shapes = NewShapes(100)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				pieces := Split(stmt)
+				_, release, err := ParseShaped(p, pieces[0], shapes)
+				if err != nil || (release == nil) == kept {
+					b.Fatal(err, " kept: ", release != nil)
+				}
+				if release != nil {
+					release()
+				}
+			}
+		})
 	}
 }

@@ -33,23 +33,23 @@ func ParsePiece(p *parser.Parser, piece Piece) (*Statement, error) {
 
 // parse is Parse of text, whose tokens are toks, with stand-ins for the
 // literals of at least standInFrom bytes, and shapes (nil: none; see
-// ParseShaped for release, which is never nil).
+// ParseShaped for release).
 func parse(p *parser.Parser, text string, toks []token, standInFrom int, shapes *Shapes) (st *Statement, release func(), err error) {
-	release = noRelease
 	if p == nil {
 		p = parser.New()
 	}
 	rw, err := rewrite(text, toks, standInFrom)
 	if err != nil {
-		return nil, release, err
+		return nil, nil, err
 	}
 	if rw.cluster != nil {
-		return &Statement{Cluster: rw.cluster, Text: text}, release, nil
+		return &Statement{Cluster: rw.cluster, Text: text}, nil, nil
 	}
 	shaped := shapes.shaped(rw)
 	if shaped {
-		if st, release := shapes.fromShape(rw, text); st != nil {
-			return st, release, nil
+		st, release, err := shapes.fromShape(p, rw, text)
+		if st != nil || err != nil {
+			return st, release, err
 		}
 	}
 	node, err := parseOne(p, rw.main, text)
@@ -57,21 +57,26 @@ func parse(p *parser.Parser, text string, toks []token, standInFrom int, shapes 
 		// A literal TiDB does not keep as a value, or an error that should
 		// quote the statement as written: parse it as it is.
 		if rw, err = rewrite(text, toks, -1); err != nil {
-			return nil, release, err
+			return nil, nil, err
 		}
 		node, err = parseOne(p, rw.main, text)
 		shaped = false
 	}
 	if err != nil {
-		return nil, release, err
+		return nil, nil, err
 	}
 	if shaped {
 		release = shapes.keep(rw, node)
 	}
 	st, err = finish(p, rw, node, text)
 	if err != nil {
-		release()
-		return nil, noRelease, err
+		if release != nil {
+			release()
+		}
+		return nil, nil, err
+	}
+	if release != nil {
+		st.Shape = rw.shape()
 	}
 	return st, release, nil
 }

@@ -117,13 +117,19 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	}
 	var si *standIns
 	if standInFrom >= 0 {
-		if r.word(0, "CALL") {
-			// A CALL's parsed tree is kept by its shape (Shapes): its
-			// short literals stand in too (a query, a short text), so
-			// that CALLs differing only in them share one shape.
+		// The parsed trees of CALLs and SELECTs are kept by their shapes
+		// (Shapes): every literal of a CALL stands in (a query, a short
+		// text), and every literal of a SELECT's WHERE clause (MATCH()'s
+		// query, the ids of an IN list), so that statements differing only
+		// in them share one shape.
+		lo, hi := 0, 0
+		switch {
+		case r.word(0, "CALL"):
 			standInFrom = min(standInFrom, 1)
+		case r.word(0, "SELECT") && facets == nil && within == nil:
+			lo, hi = r.whereClause(cut)
 		}
-		si = r.standIns(cut, standInFrom)
+		si = r.standIns(cut, standInFrom, lo, hi)
 	}
 	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)
 	if err != nil {

@@ -7,11 +7,15 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 )
 
-// Shapes keeps parsed CALL statements whose literals had stand-ins, by the
-// text the TiDB parser read: the statement with its literals (texts, query,
-// option values) cut out. The next statement of the same shape gets a kept
-// tree with its own values put in, without parsing. It is safe for
-// concurrent use; a nil *Shapes keeps nothing.
+// Shapes keeps parsed CALL and SELECT statements whose literals had
+// stand-ins, by the text the TiDB parser read: the statement with its
+// literals cut out (a CALL's texts, query and option values; the literals of
+// a SELECT's WHERE clause). The next statement of the same shape gets a
+// kept tree with its own values put in, without parsing. A SELECT's OPTION
+// tail is not part of its shape: it is read for each statement. So the
+// searches an application sends, which mostly differ in their query, and a
+// coordinator's phase two, which differs in its ids and snapshot, share
+// trees. It is safe for concurrent use; a nil *Shapes keeps nothing.
 //
 // A kept tree is lent to one statement at a time (its values are that
 // statement's). A shape keeps up to treesPerShape trees, for as many
@@ -61,17 +65,19 @@ func (c *Shapes) Len() int {
 // large, so that a kept shape holds none.
 func (c *Shapes) give(e *lend.Entry[*shapeTree]) {
 	for _, v := range e.Value.nodes {
-		setString(v, "")
+		if v.Kind() == test_driver.KindString {
+			setString(v, "")
+		}
 	}
 	c.c.Give(e)
 }
 
-func noRelease() {}
-
-// ParseShaped is ParsePiece with shapes: a CALL whose long literals get
+// ParseShaped is ParsePiece with shapes: a CALL or SELECT whose literals get
 // stand-ins is looked up in shapes by its shape, and kept there once
-// parsed. release must be called once the statement has run and its tree
-// is no longer read; it is never nil.
+// parsed. A non-nil release means the statement's tree is lent by shapes:
+// it must be called once the statement has run and its tree is no longer
+// read, and the tree must not be kept elsewhere (the parse cache). nil
+// means the tree is the caller's.
 func ParseShaped(p *parser.Parser, piece Piece, shapes *Shapes) (st *Statement, release func(), err error) {
 	toks := piece.toks
 	if toks == nil {
@@ -81,33 +87,80 @@ func ParseShaped(p *parser.Parser, piece Piece, shapes *Shapes) (st *Statement, 
 }
 
 // shaped reports whether the statement rw may be looked up in shapes and
-// kept there.
+// kept there: a CALL (which has no tail) or a SELECT, with stand-ins.
 func (c *Shapes) shaped(rw *rewritten) bool {
-	return c != nil && rw.standIns != nil && rw.tail == nil && rw.facets == nil && rw.within == nil &&
+	return c != nil && rw.standIns != nil && rw.facets == nil && rw.within == nil &&
 		len(rw.main.text) <= maxShape
 }
 
-// fromShape returns the kept tree of rw's shape with rw's values put in.
-func (c *Shapes) fromShape(rw *rewritten, text string) (*Statement, func()) {
-	e := c.c.Lend(rw.main.text)
+// Shape is what a statement parsed through a Shapes needs to get a tree of
+// its shape again: the shape, and the statement's values.
+type Shape struct {
+	key    string   // the rewritten text: the shape
+	values []string // the stand-ins' values, by number
+	ints   []bool   // by number: the value is an integer's digits
+}
+
+// Lend lends a kept tree of st's shape with st's values put in, as
+// ParseShaped would give it for st's text, without reading the text: st is
+// a statement ParseShaped returned (its Shape set), kept by the caller (in
+// its parse cache) with its settings. nil when no tree of the shape is
+// free; the caller then parses the text again.
+func (c *Shapes) Lend(st *Statement) (*Statement, func()) {
+	if c == nil || st.Shape == nil {
+		return nil, nil
+	}
+	e := c.c.Lend(st.Shape.key)
 	if e == nil {
 		return nil, nil
 	}
+	si := standIns{values: st.Shape.values, ints: st.Shape.ints}
 	for i, v := range e.Value.nodes {
-		setString(v, rw.standIns.values[i])
+		si.set(i, v)
 	}
-	return &Statement{Node: e.Value.node, Text: text}, func() { c.give(e) }
+	lent := *st
+	lent.Node = e.Value.node
+	return &lent, func() { c.give(e) }
+}
+
+// fromShape returns the kept tree of rw's shape with rw's values put in,
+// and its OPTION tail read; a nil Statement when no tree is free.
+func (c *Shapes) fromShape(p *parser.Parser, rw *rewritten, text string) (*Statement, func(), error) {
+	e := c.c.Lend(rw.main.text)
+	if e == nil {
+		return nil, nil, nil
+	}
+	for i, v := range e.Value.nodes {
+		rw.standIns.set(i, v)
+	}
+	st := &Statement{Node: e.Value.node, Text: text, Shape: rw.shape()}
+	if rw.tail != nil {
+		var err error
+		if st.Settings, err = rw.tail.parse(p, text); err != nil {
+			c.give(e)
+			return nil, nil, err
+		}
+	}
+	return st, func() { c.give(e) }, nil
 }
 
 // keep keeps node, parsed from rw with its stand-ins restored, if it is a
-// CALL; it returns the release of the loan.
+// CALL or a SELECT; it returns the release of the loan, nil when node is
+// not kept.
 func (c *Shapes) keep(rw *rewritten, node ast.StmtNode) func() {
-	if _, isCall := node.(*ast.CallStmt); !isCall {
-		return noRelease
+	switch node.(type) {
+	case *ast.CallStmt, *ast.SelectStmt:
+	default:
+		return nil
 	}
 	e := c.c.Add(rw.main.text, &shapeTree{node: node, nodes: rw.standIns.nodes})
 	if e == nil {
-		return noRelease
+		return nil
 	}
 	return func() { c.give(e) }
+}
+
+// shape is the Shape of rw, a statement with stand-ins.
+func (rw *rewritten) shape() *Shape {
+	return &Shape{key: rw.main.text, values: rw.standIns.values, ints: rw.standIns.ints}
 }

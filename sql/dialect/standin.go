@@ -40,34 +40,97 @@ var standInPrefix = func() string {
 // standIns are the literals of one statement that stand-ins replaced.
 type standIns struct {
 	index    map[string]int           // stand-in -> its number, from 0
-	values   []string                 // by number: the literal's value
+	values   []string                 // by number: the literal's value (an integer's digits)
+	ints     []bool                   // by number: the literal is an integer, not a string
 	nodes    []*test_driver.ValueExpr // by number: where restore put the value
 	restored int
 }
 
-// standIns replaces the literals of at least from bytes among s[:cut] (the
-// part of the statement that is parsed as a whole) with stand-ins; nil if
+// standIns replaces literals among s[:cut] (the part of the statement that
+// is parsed as a whole) with stand-ins: the string literals of at least
+// from bytes, and in s[lo:hi] (a SELECT's WHERE clause, see whereClause)
+// every string literal and every integer written in decimal digits. nil if
 // there are none.
-func (r *rewriter) standIns(cut, from int) *standIns {
+func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
 	var si *standIns
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
-		if t.kind != tokString || t.unterminated || t.end-t.start < from || r.gluedLiteral(i) || r.overlapsEdit(t) {
+		inWhere := i >= lo && i < hi
+		isInt := inWhere && r.plainInteger(i)
+		switch {
+		case isInt:
+		case t.kind != tokString || t.unterminated || (t.end-t.start < from && !inWhere) || r.gluedLiteral(i):
 			continue
 		}
-		if !utf8.ValidString(r.text(t)) {
+		if r.overlapsEdit(t) || !utf8.ValidString(r.text(t)) {
 			continue
 		}
 		value := t.value // decoded by the lexer
+		if isInt {
+			value = r.text(t)
+		}
 		if si == nil {
 			si = &standIns{index: map[string]int{}}
 		}
 		key := standInPrefix + strconv.Itoa(len(si.values))
 		si.index[key] = len(si.values)
 		si.values = append(si.values, value)
+		si.ints = append(si.ints, isInt)
 		r.replace(t, "'"+key+"'")
 	}
 	return si
+}
+
+// plainInteger reports whether s[i] is an integer literal that TiDB reads
+// as a plain value: decimal digits only (not 1.5, 1e3, 0x1F or 0b1), small
+// enough for 64 bits, and not part of a word (MySQL names may start with
+// digits: 1abc, t.1x).
+func (r *rewriter) plainInteger(i int) bool {
+	t := r.s[i]
+	if t.kind != tokNumber {
+		return false
+	}
+	text := r.text(t)
+	for j := 0; j < len(text); j++ {
+		if !isDigit(text[j]) {
+			return false
+		}
+	}
+	if _, err := strconv.ParseUint(text, 10, 64); err != nil {
+		return false
+	}
+	if t.start > 0 && (isWordByte(r.src[t.start-1]) || r.src[t.start-1] == '.') {
+		return false
+	}
+	return t.end == len(r.src) || !isWordByte(r.src[t.end]) && r.src[t.end] != '.'
+}
+
+// whereClause returns the tokens [lo, hi) of the WHERE clause of the SELECT
+// in s[:cut], without the word WHERE: from it to the first GROUP, HAVING,
+// WINDOW, ORDER, LIMIT, FOR, LOCK, INTO or set operator outside brackets.
+// (0, 0) when there is none. Its literals may all get stand-ins: TiDB shows
+// the text of nothing there (a select list's text names its columns).
+func (r *rewriter) whereClause(cut int) (lo, hi int) {
+	depth := 0
+	for i := 1; i < cut; i++ {
+		switch {
+		case r.opens(i):
+			depth++
+		case r.closes(i):
+			depth--
+		case depth != 0 || r.punct(i-1, '.'):
+		case lo == 0 && r.word(i, "WHERE"):
+			lo = i + 1
+		case lo == 0:
+		case r.word(i, "GROUP"), r.word(i, "HAVING"), r.word(i, "WINDOW"), r.word(i, "ORDER"), r.word(i, "LIMIT"),
+			r.word(i, "FOR"), r.word(i, "LOCK"), r.word(i, "INTO"), r.word(i, "UNION"), r.word(i, "EXCEPT"), r.word(i, "INTERSECT"):
+			return lo, i
+		}
+	}
+	if lo == 0 {
+		return 0, 0
+	}
+	return lo, cut
 }
 
 // gluedLiteral reports whether the literal s[i] is read together with a
@@ -116,13 +179,28 @@ func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
 		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
 			if i, ok := si.index[string(b)]; ok && si.nodes[i] == nil {
-				setString(v, si.values[i])
+				si.set(i, v)
 				si.nodes[i] = v
 				si.restored++
 			}
 		}
 	}
 	return n, false
+}
+
+// set gives v the value of literal i: its text, or the integer TiDB reads
+// from its digits (an int64, or a uint64 when it is larger).
+func (si *standIns) set(i int, v *test_driver.ValueExpr) {
+	if !si.ints[i] {
+		setString(v, si.values[i])
+		return
+	}
+	if n, err := strconv.ParseInt(si.values[i], 10, 64); err == nil {
+		v.SetInt64(n)
+		return
+	}
+	n, _ := strconv.ParseUint(si.values[i], 10, 64) // checked by plainInteger
+	v.SetUint64(n)
 }
 
 // setString makes v's value s. The value's bytes are shared, not copied:
