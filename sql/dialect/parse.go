@@ -62,6 +62,9 @@ func parse(p *parser.Parser, text string, toks []token, standInFrom int, shapes 
 		node, err = parseOne(p, rw.main, text)
 		shaped = false
 	}
+	if rw.standIns != nil && len(rw.standIns.names) > 0 {
+		shaped = false // a column's name holds one of its literals
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,8 +42,14 @@ type standIns struct {
 	index    map[string]int           // stand-in -> its number, from 0
 	values   []string                 // by number: the literal's value (an integer's digits)
 	ints     []bool                   // by number: the literal is an integer, not a string
+	raw      []string                 // by number: the literal as written
 	nodes    []*test_driver.ValueExpr // by number: where restore put the value
 	restored int
+	// names are the select-list items whose text (their column's name)
+	// holds a stand-in: restore writes the literal back into it, and the
+	// tree cannot be kept by its shape (another statement of the shape
+	// would show this one's literal).
+	names []*ast.SelectField
 }
 
 // standIns replaces literals among s[:cut] (the part of the statement that
@@ -76,6 +82,7 @@ func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
 		si.index[key] = len(si.values)
 		si.values = append(si.values, value)
 		si.ints = append(si.ints, isInt)
+		si.raw = append(si.raw, r.text(t))
 		r.replace(t, "'"+key+"'")
 	}
 	return si
@@ -171,11 +178,24 @@ func (r *rewriter) overlapsEdit(t token) bool {
 func (si *standIns) restore(node ast.Node) bool {
 	si.nodes = make([]*test_driver.ValueExpr, len(si.values))
 	node.Accept(si)
+	if len(si.names) > 0 {
+		pairs := make([]string, 0, 2*len(si.values))
+		for i, raw := range si.raw {
+			pairs = append(pairs, "'"+standInPrefix+strconv.Itoa(i)+"'", raw)
+		}
+		written := strings.NewReplacer(pairs...)
+		for _, f := range si.names {
+			f.SetText(nil, written.Replace(f.OriginalText()))
+		}
+	}
 	return si.restored == len(si.values)
 }
 
 // Enter implements ast.Visitor.
 func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.SelectField); ok && strings.Contains(f.OriginalText(), standInPrefix) {
+		si.names = append(si.names, f)
+	}
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
 		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
 			if i, ok := si.index[string(b)]; ok && si.nodes[i] == nil {
