@@ -19,7 +19,7 @@ func newHelpers() helpers { return make(helpers, max(runtime.GOMAXPROCS(0)-1, 0)
 
 // each calls the function that newWorker returns for every item of [0, n),
 // on the calling goroutine and on up to limit-1 free helpers (newWorker is
-// called once per goroutine, for state of its own). Items are taken in
+// called once per goroutine that gets an item, for state of its own). Items are taken in
 // order. At the first error, or when ctx is cancelled, no more items are
 // taken; the error is that of the earliest item that failed, as if the
 // items had been worked on one by one.
@@ -27,11 +27,19 @@ func (h helpers) each(ctx context.Context, n, limit int, newWorker func() func(i
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool
-	work := func(fn func(int) error) {
+	// A worker's state is made once it has an item: a helper that starts
+	// after the items ran out, or after one failed, makes none. (A helper
+	// leaves only then, so a slot it frees never gets a working successor:
+	// at most limit workers, at most the helpers free plus the caller.)
+	work := func() {
+		var fn func(int) error
 		for !failed.Load() {
 			i := int(next.Add(1) - 1)
 			if i >= n {
 				return
+			}
+			if fn == nil {
+				fn = newWorker()
 			}
 			if err := ctx.Err(); err != nil {
 				errs[i] = cancelled(err)
@@ -50,13 +58,13 @@ take:
 		case h <- struct{}{}:
 			wg.Go(func() {
 				defer func() { <-h }()
-				work(newWorker())
+				work()
 			})
 		default:
 			break take
 		}
 	}
-	work(newWorker())
+	work()
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
