@@ -380,6 +380,14 @@ func (a connAuth) GetCredential(user string) (gms.Credential, bool, error) {
 
 func (a connAuth) OnAuthSuccess(conn *gms.Conn) error { return a.c.start(conn) }
 
+// OnAuthFailure logs a handshake that failed: a refused user or password
+// as "access denied", anything else (a client that hung up or stopped
+// answering mid-handshake, a malformed packet) with its error.
 func (a connAuth) OnAuthFailure(conn *gms.Conn, err error) {
-	a.c.srv.log.Info("mysql: access denied", "user", conn.GetUser(), "remote", a.c.wire.RemoteAddr().String())
+	remote := a.c.wire.RemoteAddr().String()
+	if me, ok := errors.AsType[*mysql.MyError](err); ok && me.Code == mysql.ER_ACCESS_DENIED_ERROR {
+		a.c.srv.log.Info("mysql: access denied", "user", conn.GetUser(), "remote", remote)
+		return
+	}
+	a.c.srv.log.Info("mysql: handshake failed", "user", conn.GetUser(), "remote", remote, "err", err)
 }

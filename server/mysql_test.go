@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -594,4 +595,43 @@ func TestHandshakeTimeout(t *testing.T) {
 	// the connection would hit the read deadline, an error.
 	_, err = io.ReadAll(nc)
 	require.NoError(t, err)
+}
+
+// lockedBuffer is a log destination safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A refused password is logged as access denied; a client that hangs up
+// in the middle of the handshake is logged with what failed, not as a
+// refused login.
+func TestHandshakeFailuresLogged(t *testing.T) {
+	var logs lockedBuffer
+	ts := startServer(t, Config{Users: map[string]string{"alice": "secret"},
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	assertMySQLError(t, ts.open(t, "alice:wrong", "").Ping(), 1045, "28000")
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "access denied") }, 5*time.Second, 10*time.Millisecond)
+	require.Contains(t, logs.String(), "user=alice")
+
+	c, err := net.Dial("tcp", ts.mysqlAddr)
+	require.NoError(t, err)
+	greeting := make([]byte, 4)
+	_, err = io.ReadFull(c, greeting) // the server's handshake packet's header
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "handshake failed") }, 5*time.Second, 10*time.Millisecond)
+	require.Equal(t, 1, strings.Count(logs.String(), "access denied"), logs.String())
 }
