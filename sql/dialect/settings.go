@@ -1,7 +1,9 @@
 package dialect
 
 import (
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -14,6 +16,10 @@ type tail struct {
 	label string
 	sql   *output
 	items []settingItem
+	// literals: every value is one literal (lit set), so the values are
+	// known without the TiDB parser (the usual OPTION max_matches=20,
+	// ranker='bm25', a coordinator's snapshot='...').
+	literals bool
 }
 
 // settingItem is one name=value of a tail.
@@ -21,6 +27,7 @@ type settingItem struct {
 	name string // as written
 	pos  int    // source offset of the name
 	list bool   // the value is in parentheses: a row even with one element
+	lit  any    // the value when it is one literal: an integer (int64, or uint64 past it) or a string; else nil
 }
 
 // settings reads the name=value pairs of s[from:]. With commas, pairs are
@@ -55,7 +62,7 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 		}
 		b.insert(quoteString(name)+", ", r.s[i].start)
 		b.copy(r.s[eq+1].start, r.s[end-1].end)
-		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(eq+1, '(')})
+		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(eq+1, '('), lit: r.literal(eq+1, end)})
 		i = end
 		switch {
 		case i == n:
@@ -69,7 +76,32 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 	}
 	b.insert(")", r.s[n-1].end)
 	tl.sql = b.output(r.s[n-1].end)
+	tl.literals = true
+	for _, it := range tl.items {
+		tl.literals = tl.literals && it.lit != nil
+	}
 	return tl, nil
+}
+
+// literal is the value of s[i:end] when it is one literal that TiDB reads
+// as a plain value: an integer in decimal digits (int64, or uint64 when
+// larger) or a string not glued to another; nil for anything else.
+func (r *rewriter) literal(i, end int) any {
+	if end != i+1 {
+		return nil
+	}
+	if r.plainInteger(i) {
+		text := r.text(r.s[i])
+		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return v
+		}
+		v, _ := strconv.ParseUint(text, 10, 64) // plainInteger checked the range
+		return v
+	}
+	if t := r.s[i]; t.kind == tokString && !t.unterminated && !r.gluedLiteral(i) {
+		return t.value
+	}
+	return nil
 }
 
 // value returns the end of the setting value at s[i]: a number with an optional
@@ -106,6 +138,31 @@ func (r *rewriter) value(label, name string, i int) (int, error) {
 
 // parse parses the values of the tail with p.
 func (tl *tail) parse(p *parser.Parser, src string) ([]Setting, error) {
+	if tl.literals {
+		// The values TiDB would make of them, without parsing.
+		cs := literalCharset()
+		settings := make([]Setting, len(tl.items))
+		for i, it := range tl.items {
+			settings[i] = Setting{Name: strings.ToLower(it.name), Value: ast.NewValueExpr(it.lit, cs[0], cs[1]), Pos: it.pos}
+		}
+		return settings, nil
+	}
+	return tl.parseAll(p, src)
+}
+
+// literalCharset is the character set and collation the TiDB parser gives
+// the literals it reads (as Parse calls it), learnt from one.
+var literalCharset = sync.OnceValue(func() [2]string {
+	stmts, _, err := parser.New().Parse("SELECT 'x'", "", "")
+	if err != nil {
+		panic("dialect: the TiDB parser cannot read SELECT 'x': " + err.Error())
+	}
+	v := stmts[0].(*ast.SelectStmt).Fields.Fields[0].Expr.(ast.ValueExpr)
+	return [2]string{v.GetType().GetCharset(), v.GetType().GetCollate()}
+})
+
+// parseAll is parse with the TiDB parser, for any values.
+func (tl *tail) parseAll(p *parser.Parser, src string) ([]Setting, error) {
 	node, err := parseOne(p, tl.sql, src)
 	if err != nil {
 		return nil, err

@@ -234,3 +234,39 @@ func TestStandInColumnName(t *testing.T) {
 	}
 	require.Equal(t, 0, shapes.Len())
 }
+
+// FuzzLiteralSettings: a tail of literals read without the TiDB parser gives
+// the settings parsing it gives: names, positions, values and their types.
+func FuzzLiteralSettings(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{
+		"SELECT id FROM t WHERE MATCH('a') OPTION max_matches=20, snapshot='3f:17', ranker='bm25'",
+		"SELECT 1 OPTION a=18446744073709551615, b=9223372036854775808, c=-1, d='x''y', e=\"q\\\\z\"",
+		"SELECT 1 OPTION a='x' 'y', b=0x1F, c=1.5, d=1e3, e=007",
+		"CREATE TABLE t (title text) min_word_len='2' morphology='stem_en' html_strip=1",
+	} {
+		f.Add(s)
+	}
+	p := parser.New()
+	f.Fuzz(func(t *testing.T, text string) {
+		rw, err := rewrite(text, lex(text), -1)
+		if err != nil || rw.tail == nil || !rw.tail.literals {
+			return
+		}
+		slow, err := rw.tail.parseAll(p, text)
+		if err != nil {
+			return // (the fast path's statement then fails in the main part or not at all)
+		}
+		fast, err := rw.tail.parse(p, text)
+		require.NoError(t, err)
+		require.Len(t, fast, len(slow))
+		for i := range slow {
+			require.Equal(t, slow[i].Name, fast[i].Name)
+			require.Equal(t, slow[i].Pos, fast[i].Pos)
+			sv, fv := slow[i].Value.(ast.ValueExpr), fast[i].Value.(ast.ValueExpr)
+			require.Equal(t, sv.GetValue(), fv.GetValue(), text)
+			require.Equal(t, sv.GetType(), fv.GetType(), text)
+			require.Equal(t, restored(t, sv), restored(t, fv))
+		}
+	})
+}
