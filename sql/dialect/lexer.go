@@ -77,11 +77,12 @@ func lex(text string) []token {
 		start := i
 		kind, unterminated, value, blank, marker := tokPunct, false, "", false, uint8(0)
 		c := text[i]
+		comment := c == '/' || c == '*' // (cases the common tokens skip at once)
 		switch {
-		case opened >= 0 && strings.HasPrefix(text[i:], "*/"):
+		case comment && opened >= 0 && strings.HasPrefix(text[i:], "*/"):
 			kind, blank, marker, opened = tokComment, true, markClose, -1
 			i += 2
-		case strings.HasPrefix(text[i:], "/*!") && opened < 0:
+		case comment && strings.HasPrefix(text[i:], "/*!") && opened < 0:
 			kind, blank = tokComment, true
 			var executed bool
 			if i, executed = versionedOpen(text, i); executed {
@@ -91,7 +92,7 @@ func lex(text string) []token {
 			} else {
 				i, unterminated = len(text), true
 			}
-		case strings.HasPrefix(text[i:], "/*T!"):
+		case comment && strings.HasPrefix(text[i:], "/*T!"):
 			kind, blank = tokComment, true
 			if n := strings.Index(text[i+2:], "*/"); n >= 0 {
 				i += 2 + n + 2
@@ -342,7 +343,15 @@ func lineEnd(text string, i int) int {
 // qualifier (t.5 and `t`.5 name column 5 of t) rather than a decimal point.
 func endsOperand(k tokenKind) bool { return k == tokWord || k == tokQuoted }
 
-func isSpace(c byte) bool    { return unicode.IsSpace(rune(c)) }
+func isSpace(c byte) bool    { return spaceBytes[c] }
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
 func isWordByte(c byte) bool { return c == '_' || c == '$' || c >= 0x80 || isDigit(c) || isLetter(c) }
 func isLetter(c byte) bool   { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
+
+// spaceBytes are the bytes for which unicode.IsSpace holds, as a table.
+var spaceBytes = func() (t [256]bool) {
+	for c := range t {
+		t[c] = unicode.IsSpace(rune(c))
+	}
+	return t
+}()

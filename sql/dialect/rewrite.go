@@ -297,7 +297,11 @@ func (r *rewriter) text(t token) string { return r.src[t.start:t.end] }
 
 // word reports whether s[i] is the word w, in any case.
 func (r *rewriter) word(i int, w string) bool {
-	return i >= 0 && i < len(r.s) && r.s[i].kind == tokWord && strings.EqualFold(r.text(r.s[i]), w)
+	if i < 0 || i >= len(r.s) || r.s[i].kind != tokWord || r.s[i].end-r.s[i].start != len(w) {
+		return false
+	}
+	text := r.text(r.s[i])
+	return (text[0]|0x20) == (w[0]|0x20) && strings.EqualFold(text, w) // (a word starts with a letter, _, $ or a digit)
 }
 
 // punct reports whether s[i] is the punctuation c.

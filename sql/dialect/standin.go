@@ -37,6 +37,22 @@ var standInPrefix = func() string {
 	return "\x1fglint" + hex.EncodeToString(b[:]) + ":"
 }()
 
+// standInKeys are the first stand-ins, made once.
+var standInKeys = func() (keys [64]string) {
+	for i := range keys {
+		keys[i] = standInPrefix + strconv.Itoa(i)
+	}
+	return keys
+}()
+
+// standInKey is the stand-in of literal i (without quotes).
+func standInKey(i int) string {
+	if i < len(standInKeys) {
+		return standInKeys[i]
+	}
+	return standInPrefix + strconv.Itoa(i)
+}
+
 // standIns are the literals of one statement that stand-ins replaced.
 type standIns struct {
 	index    map[string]int           // stand-in -> its number, from 0
@@ -78,7 +94,7 @@ func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
 		if si == nil {
 			si = &standIns{index: map[string]int{}}
 		}
-		key := standInPrefix + strconv.Itoa(len(si.values))
+		key := standInKey(len(si.values))
 		si.index[key] = len(si.values)
 		si.values = append(si.values, value)
 		si.ints = append(si.ints, isInt)
@@ -181,7 +197,7 @@ func (si *standIns) restore(node ast.Node) bool {
 	if len(si.names) > 0 {
 		pairs := make([]string, 0, 2*len(si.values))
 		for i, raw := range si.raw {
-			pairs = append(pairs, "'"+standInPrefix+strconv.Itoa(i)+"'", raw)
+			pairs = append(pairs, "'"+standInKey(i)+"'", raw)
 		}
 		written := strings.NewReplacer(pairs...)
 		for _, f := range si.names {
