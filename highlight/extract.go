@@ -255,7 +255,7 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 	}
 	// (The last word is the loop's: the units after it follow.)
 	for c.i+1 < len(words) {
-		if f.ascii && limit >= 1 {
+		if f.ascii && limit >= 1 && words[c.i].Pos < nextHit { // (glide stops before a marked word)
 			at = e.glide(c, at, limit, first, cut, cp, nextHit)
 			if c.i+1 >= len(words) {
 				break
