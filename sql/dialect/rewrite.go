@@ -126,7 +126,9 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		switch {
 		case r.word(0, "CALL"):
 			standInFrom = min(standInFrom, 1)
-		case r.word(0, "SELECT") && facets == nil && within == nil:
+		case r.word(0, "SELECT") && facets == nil && within == nil && len(src) <= maxShape:
+			// (A longer statement is not kept by its shape: its short
+			// literals would stand in for nothing.)
 			lo, hi = r.whereClause(cut)
 		}
 		si = r.standIns(cut, standInFrom, lo, hi)

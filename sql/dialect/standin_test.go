@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -128,4 +129,33 @@ func TestValue(t *testing.T) {
 		require.Equal(t, v.GetValue(), Value(v))
 	}
 	require.Equal(t, strings.Repeat("it's \n long ", 40), Value(values[2]))
+}
+
+// editIndex finds what a walk of every edit finds: an edit that touches the
+// inside of a token (an insertion at its start does not).
+func TestEditIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 2000 {
+		var edits []edit
+		at := 0
+		for range rng.IntN(6) { // edits of one rewrite do not overlap
+			at += rng.IntN(4)
+			e := edit{start: at, end: at + rng.IntN(3)}
+			edits = append(edits, e)
+			at = e.end
+		}
+		rng.Shuffle(len(edits), func(i, j int) { edits[i], edits[j] = edits[j], edits[i] })
+		x := newEditIndex(edits)
+		for range 20 {
+			s := rng.IntN(at + 3)
+			tok := token{start: s, end: s + 1 + rng.IntN(4)}
+			want := false
+			for _, e := range edits {
+				if e.start < tok.end && tok.start < e.end || e.start > tok.start && e.start < tok.end {
+					want = true
+				}
+			}
+			require.Equal(t, want, x.overlaps(tok), "edits %v token %d-%d", edits, tok.start, tok.end)
+		}
+	}
 }
