@@ -81,7 +81,7 @@ type segEval struct {
 	seen       []bool    // per leafTerm, for weight
 
 	fieldHits    []int64 // per field, for weightFromCounts
-	fieldMatched []int
+	fieldMatched []int64
 
 	posBuf []uint32 // rawPositions' scratch, kept for its capacity
 }
@@ -93,11 +93,17 @@ type zoneCache struct {
 }
 
 func newSegEval(s *Snapshot, p *plan, pos int) *segEval {
+	// The per-leaf and per-keyword lists share backing arrays by type (a
+	// search of few terms made ten small allocations per segment).
+	nl, nk, nf := len(p.leaves), len(p.keywords), s.segs[pos].nf
+	spans := make([][]span, nl+nk)
+	u32 := make([]uint32, nl+nk)
+	ints := make([]int64, 2*nf)
 	e := &segEval{s: s, seg: s.segs[pos], p: p, pos: pos,
-		curs: make([][]termCursor, len(p.leaves)), raw: make([][]span, len(p.leaves)), gen: make([]uint32, len(p.leaves)),
-		leafOcc: make([][]span, len(p.keywords)), leafGen: make([]uint32, len(p.keywords)),
-		tf: make([]int32, len(p.leaves)), seen: make([]bool, len(p.leaves)),
-		fieldHits: make([]int64, s.segs[pos].nf), fieldMatched: make([]int, s.segs[pos].nf)}
+		curs: make([][]termCursor, nl), raw: spans[:nl:nl], gen: u32[:nl:nl],
+		leafOcc: spans[nl:], leafGen: u32[nl:],
+		tf: make([]int32, nl), seen: make([]bool, nl),
+		fieldHits: ints[:nf:nf], fieldMatched: ints[nf:]}
 	n := 0
 	for _, lt := range p.leaves {
 		n += len(lt.segs[pos].postings)

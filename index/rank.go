@@ -171,10 +171,10 @@ func (e *segEval) weightSparse() (w int64, ok bool) {
 			if !l.fields.has(c.field) || !c.seek(e.ord) {
 				continue
 			}
-			if o := owner[c.field]; o != 0 && o != l.lt+1 {
+			if o := owner[c.field]; o != 0 && o != int64(l.lt+1) {
 				return 0, false
 			}
-			owner[c.field] = l.lt + 1
+			owner[c.field] = int64(l.lt + 1)
 			n += int32(c.c.count)
 			fh[c.field] += int64(c.c.count)
 		}
@@ -232,7 +232,7 @@ func (e *segEval) weightFromCounts() int64 {
 		case RankProximity:
 			total += w
 		case RankMatchAny:
-			total += int64(min(fm[f], p.nwords)) * w
+			total += min(fm[f], int64(p.nwords)) * w
 		case RankFieldmask:
 			if f < 63 {
 				total |= 1 << f
