@@ -369,8 +369,13 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
 	took := time.Since(start)
+	streamed := took
+	if !cr.end.IsZero() {
+		streamed = cr.end.Sub(start)
+	}
 	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", cr.n, "took", took.Round(time.Millisecond),
-		"MB/s", int(float64(cr.n)/1e6/took.Seconds()), "sync", synced.Round(time.Millisecond))
+		"MB/s", int(float64(cr.n)/1e6/took.Seconds()), "streamed", streamed.Round(time.Millisecond),
+		"end", (took - streamed).Round(time.Millisecond), "sync", synced.Round(time.Millisecond))
 	select {
 	case n.recvc <- m:
 		return nil
@@ -379,15 +384,20 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	}
 }
 
-// countReader counts the bytes read through it.
+// countReader counts the bytes read through it, and notes when it read
+// the end.
 type countReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	end time.Time
 }
 
 func (c *countReader) Read(b []byte) (int, error) {
 	k, err := c.r.Read(b)
 	c.n += int64(k)
+	if err == io.EOF && c.end.IsZero() {
+		c.end = time.Now()
+	}
 	return k, err
 }
 
