@@ -431,7 +431,7 @@ func TestReplicationKilledWhileReceiving(t *testing.T) {
 	c.Restart(t)
 	cdir := filepath.Join(c.DataDir, "clusters", "c")
 	building := func() bool {
-		parts, _ := filepath.Glob(filepath.Join(cdir, "tables.prepared-*.part"))
+		parts, _ := filepath.Glob(filepath.Join(cdir, "tables.received-*.part"))
 		for _, p := range parts {
 			if vlogs, _ := filepath.Glob(filepath.Join(p, "*.vlog")); len(vlogs) > 0 {
 				return true
@@ -441,7 +441,7 @@ func TestReplicationKilledWhileReceiving(t *testing.T) {
 	}
 	eventually(t, "the member building the image", building)
 	c.Kill(t)
-	done, _ := filepath.Glob(filepath.Join(cdir, "tables.prepared-*[0-9a-f]"))
+	done, _ := filepath.Glob(filepath.Join(cdir, "tables.received-*[0-9a-f]"))
 	require.Empty(t, done, "images complete after the kill")
 
 	c.Restart(t)

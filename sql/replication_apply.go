@@ -211,13 +211,16 @@ func (sm *clusterSM) Restore(r io.Reader) error {
 }
 
 // The images of snapshots received are built as they come, each in a
-// directory of its own beside the tables: tables.prepared-<term>-<index>
+// directory of its own beside the tables: tables.received-<term>-<index>
 // (hexadecimal) once complete and synced, with the suffix preparedPart
 // while it is built. A complete one is the image of record of its
-// snapshot: the node keeps no other copy.
+// snapshot: the node keeps no other copy. (Builds before that named their
+// images tables.prepared-<term>-<index>, complete or not, and kept the
+// stream in a spool file: those directories are removed at start.)
 const (
-	preparedPrefix = "tables.prepared-"
+	preparedPrefix = "tables.received-"
 	preparedPart   = ".part"
+	preparedOld    = "tables.prepared-"
 )
 
 // preparedDir is the directory of the complete image of snapshot (term, at).
@@ -307,7 +310,8 @@ func (c *replCluster) dropPrepared(at uint64) error {
 }
 
 // cleanPrepared, at start, removes what a crash may have left beside the
-// tables: images half built or half restored, and the images of snapshots
+// tables: images half built or half restored, those of an older build,
+// and the images of snapshots
 // the tables are at or past (after the swap, the directory of the image
 // installed holds the old tables until it is removed).
 func (c *replCluster) cleanPrepared(applied uint64) error {
@@ -315,7 +319,11 @@ func (c *replCluster) cleanPrepared(applied uint64) error {
 	if err != nil {
 		return err
 	}
-	for _, dir := range append(part, filepath.Join(c.dir, "tables.restore")) {
+	old, err := filepath.Glob(filepath.Join(c.dir, preparedOld+"*"))
+	if err != nil {
+		return err
+	}
+	for _, dir := range append(append(part, old...), filepath.Join(c.dir, "tables.restore")) {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("cluster %s: removing what a restore left: %w", c.name, err)
 		}

@@ -118,7 +118,7 @@ func TestReadDuringSnapshotInstall(t *testing.T) {
 // it is kept, built it survives until installed, a stream sent again
 // keeps it, and installing it removes it with the older ones. What a
 // crash leaves (a half-built image, the old tables moved aside by the
-// swap) is removed at start.
+// swap, an older build's image) is removed at start.
 func TestPreparedImages(t *testing.T) {
 	e := newMemEngine(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -168,8 +168,12 @@ func TestPreparedImages(t *testing.T) {
 	old := filepath.Join(c.dir, fmt.Sprintf("%s%x-%x", preparedPrefix, 2, applied))
 	require.NoError(t, os.Mkdir(old, 0o755))
 	require.NoError(t, os.Mkdir(filepath.Join(c.dir, fmt.Sprintf("%s%x-%x%s", preparedPrefix, 3, at+5, preparedPart)), 0o755))
+	// An older build's image, complete or not: its spool file is the image.
+	older := filepath.Join(c.dir, fmt.Sprintf("%s%x-%x", preparedOld, 3, at+5))
+	require.NoError(t, os.Mkdir(older, 0o755))
 	require.NoError(t, c.cleanPrepared(applied))
 	assert.Equal(t, want, images(), "after the clean at start")
+	assert.NoDirExists(t, older, "an older build's image after the clean at start")
 
 	ok, err = sm.RestorePrepared(3, at+1)
 	require.NoError(t, err)
