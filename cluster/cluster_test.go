@@ -2,11 +2,13 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -302,6 +304,40 @@ func TestRestartRestoresReceivedImage(t *testing.T) {
 	require.ErrorIs(t, node.AddLearner(ctx, 5, nil), ErrNoLeader, "no leader: never sent")
 }
 
+// TestRestartRestoresPreparedImage: the same for a Preparer, whose image
+// of record is the one it prepared (no file is spooled for it): restarted
+// after the snapshot was recorded and before it was installed, the node
+// installs the prepared image; without one it refuses to start.
+func TestRestartRestoresPreparedImage(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions(4, dir)
+	st, err := OpenStorage(filepath.Join(dir, "raft"))
+	require.NoError(t, err)
+	snap := &pb.Snapshot{Data: encodeHeader(nil), Metadata: &pb.SnapshotMetadata{
+		Index: proto.Uint64(30), Term: proto.Uint64(2), ConfState: &pb.ConfState{Voters: []uint64{1, 3}, Learners: []uint64{4}},
+	}}
+	require.NoError(t, st.Save(hardState(2, 0, 30), nil, snap, true))
+	require.NoError(t, st.Close())
+
+	disk := &kvDisk{prepare: "ok", images: map[[2]uint64][]byte{
+		// Of another snapshot: not this one's image.
+		{2, 20}: []byte(`{"Applied":20,"KV":{"k":"old"},"Set":{},"Members":{}}`),
+	}}
+	_, err = Open(o, &prepKVSM{newKVSM(disk)}, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.ErrorIs(t, err, ErrBehindLog)
+
+	disk.images[[2]uint64{2, 30}] = []byte(`{"Applied":33,"KV":{"k":"v"},"Set":{},"Members":{"1":"","3":"","4":"a"}}`)
+	sm := newKVSM(disk)
+	node, err := Open(o, &prepKVSM{sm}, NewMemNetwork(1, Faults{}).Endpoint(4))
+	require.NoError(t, err)
+	defer node.Close()
+	assert.Equal(t, uint64(33), sm.state().Applied)
+	assert.Equal(t, "v", sm.get("k"))
+	assert.Equal(t, uint64(33), node.Status().Applied)
+	assert.Equal(t, 1, disk.prepared, "images installed as prepared")
+	assert.Empty(t, disk.images, "images kept after the install")
+}
+
 // TestProposalLostWithItsLeader: a follower forwards a proposal to a leader
 // that is cut off at once; the others elect a new leader, and the follower,
 // seeing an entry of the new term applied, hands its proposal to raft
@@ -428,8 +464,8 @@ func TestJoinTakesOneSnapshot(t *testing.T) {
 }
 
 // TestJoinPrepared: a state machine that prepares an image as it comes
-// installs that one; when Prepare fails, the image is restored from the
-// file spooled beside it.
+// installs that one, and nothing of the stream is spooled beside it; when
+// Prepare fails, the snapshot is not taken and the leader sends another.
 func TestJoinPrepared(t *testing.T) {
 	for _, mode := range []string{"ok", "fail"} {
 		t.Run(mode, func(t *testing.T) {
@@ -446,11 +482,59 @@ func TestJoinPrepared(t *testing.T) {
 			require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
 			st := c.converge()
 			assert.Equal(t, "v99", st.KV["k4"])
+			spooled, err := os.ReadDir(filepath.Join(c.root, "2", "snap"))
+			require.NoError(t, err)
+			assert.Empty(t, spooled, "files spooled")
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			assert.Equal(t, 1, c.disks[2].restores, "images installed")
-			want := map[string]int{"ok": 1, "fail": 0}[mode]
-			assert.Equal(t, want, c.disks[2].prepared, "images installed as prepared")
+			assert.Equal(t, 1, c.disks[2].prepared, "images installed as prepared")
+			want := map[string]int{"ok": 1, "fail": 2}[mode]
+			assert.Equal(t, want, c.disks[2].prepares, "images prepared")
+			assert.Empty(t, c.disks[2].images, "images kept after the install")
 		})
 	}
+}
+
+// TestJoinCrashWhilePreparing: a joiner that crashes while it builds the
+// image it receives (a Preparer: that image is the only copy) comes back
+// with the state it had, and raft sends it a snapshot again, which it
+// installs.
+func TestJoinCrashWhilePreparing(t *testing.T) {
+	c := newTestCluster(t, 9, 1, Faults{})
+	lead := c.leader()
+	for i := range 100 {
+		c.propose(lead, fmt.Sprintf("put k%d v%d", i%5, i))
+	}
+	inPrepare := make(chan struct{})
+	crashed := make(chan struct{})
+	var once sync.Once
+	disk := &kvDisk{prepare: "ok", prepareHook: func() error {
+		first := false
+		once.Do(func() { first = true })
+		if !first {
+			return nil
+		}
+		close(inPrepare)
+		<-crashed
+		return errors.New("the process died while it built the image")
+	}}
+	c.mu.Lock()
+	c.disks[2] = disk
+	c.mu.Unlock()
+	c.start(2, nil)
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 2, nil))
+	<-inPrepare
+	c.crash(2)
+	close(crashed)
+	c.start(2, nil)
+	require.Eventually(t, func() bool { return slices.Contains(c.node(2).Status().Voters, 2) }, 20*time.Second, 5*time.Millisecond)
+	st := c.converge()
+	assert.Equal(t, "v99", st.KV["k4"])
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	assert.GreaterOrEqual(t, disk.prepares, 2, "images prepared")
+	assert.Equal(t, 1, disk.restores, "images installed")
+	assert.Equal(t, 1, disk.prepared, "images installed as prepared")
+	assert.Empty(t, disk.images, "images kept after the install")
 }

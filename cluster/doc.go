@@ -77,9 +77,16 @@
 //
 // A snapshot is metadata in raft's MsgSnap plus the state machine's image,
 // sent out of band: the leader streams StateMachine.Snapshot through
-// Transport.SendSnapshot, the receiver writes it to a file under Dir/snap
-// and syncs it, then steps the message; when raft accepts the snapshot, the
-// node records it in its log and restores the state machine from the file.
+// Transport.SendSnapshot, the receiver takes the image, then steps the
+// message; when raft accepts the snapshot, the node records it in its log
+// and restores the state machine from the image. A state machine that is a
+// Preparer builds the image as it arrives and keeps it (synced) until it is
+// installed: that copy is the only one. For any other the node writes the
+// stream to a file under Dir/snap, synced, and restores from it. Either
+// way the image is durable before the message is stepped, so a node that
+// restarts with a snapshot recorded and not installed installs it at
+// start; one that crashed while it received has recorded nothing, and raft
+// sends it a snapshot again.
 // The image is taken when it is sent, so it may be later than the
 // metadata's index; the receiver skips the entries its restored state
 // already holds.

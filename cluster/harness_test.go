@@ -64,16 +64,20 @@ type kvDisk struct {
 	restoreDelay time.Duration // each Restore takes this long (a large image)
 	restores     int           // the Restores done
 
-	prepare  string // "ok": the state machine is a Preparer; "fail": one whose Prepare fails
+	prepare  string // "ok": the state machine is a Preparer; "fail": one whose first Prepare fails
+	prepares int    // the Prepares that returned
 	prepared int    // the images RestorePrepared installed
+	// images are the images prepared, by snapshot: they survive a crash,
+	// as Preparer asks.
+	images map[[2]uint64][]byte
+	// prepareHook, when set, is called by Prepare once it has read the
+	// image and before it keeps it; an error fails the Prepare.
+	prepareHook func() error
 }
 
 // prepKVSM is a kvSM that prepares images as they come (cluster.Preparer).
 type prepKVSM struct {
 	*kvSM
-	mu    sync.Mutex
-	key   [2]uint64
-	image []byte
 }
 
 func (s *prepKVSM) Prepare(term, index uint64, r io.Reader) error {
@@ -82,29 +86,45 @@ func (s *prepKVSM) Prepare(term, index uint64, r io.Reader) error {
 		return err
 	}
 	s.disk.mu.Lock()
-	fail := s.disk.prepare == "fail"
+	s.disk.prepares++
+	fail := s.disk.prepare == "fail" && s.disk.prepares == 1
+	hook := s.disk.prepareHook
 	s.disk.mu.Unlock()
 	if fail {
 		return errors.New("prepare fails in this test")
 	}
-	s.mu.Lock()
-	s.key, s.image = [2]uint64{term, index}, b
-	s.mu.Unlock()
+	if hook != nil {
+		if err := hook(); err != nil {
+			return err
+		}
+	}
+	s.disk.mu.Lock()
+	defer s.disk.mu.Unlock()
+	if _, ok := s.disk.images[[2]uint64{term, index}]; ok {
+		return nil
+	}
+	if s.disk.images == nil {
+		s.disk.images = map[[2]uint64][]byte{}
+	}
+	s.disk.images[[2]uint64{term, index}] = b
 	return nil
 }
 
 func (s *prepKVSM) RestorePrepared(term, index uint64) (bool, error) {
-	s.mu.Lock()
-	b := s.image
-	ok := b != nil && s.key == [2]uint64{term, index}
-	s.image = nil
-	s.mu.Unlock()
+	s.disk.mu.Lock()
+	b, ok := s.disk.images[[2]uint64{term, index}]
+	if ok {
+		for k := range s.disk.images {
+			if k[1] <= index {
+				delete(s.disk.images, k)
+			}
+		}
+		s.disk.prepared++
+	}
+	s.disk.mu.Unlock()
 	if !ok {
 		return false, nil
 	}
-	s.disk.mu.Lock()
-	s.disk.prepared++
-	s.disk.mu.Unlock()
 	return true, s.Restore(bytes.NewReader(b))
 }
 

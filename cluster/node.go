@@ -45,6 +45,7 @@ type Node struct {
 	stopc  chan struct{}
 	donec  chan struct{}
 	snapWG sync.WaitGroup
+	recvMu sync.Mutex // held while a snapshot is received
 
 	pendMu  sync.Mutex
 	pending map[uint64]*proposal // by request id, until applied or abandoned
@@ -236,13 +237,10 @@ func (n *Node) start() error {
 	if applied < md.GetIndex() {
 		// The image received last was recorded in the log but not (fully)
 		// restored: restore it again.
-		f, err := os.Open(n.spoolPath(md.GetTerm(), md.GetIndex()))
-		if err != nil {
-			return fmt.Errorf("cluster: node %d: applied index %d, snapshot at %d: %w (%v)", n.id, applied, md.GetIndex(), ErrBehindLog, err)
-		}
-		err = n.sm.Restore(f)
-		f.Close()
-		if err != nil {
+		if err := n.restoreImage(md.GetTerm(), md.GetIndex()); err != nil {
+			if errors.Is(err, errNoImage) {
+				return fmt.Errorf("cluster: node %d: applied index %d, snapshot at %d: %w (%v)", n.id, applied, md.GetIndex(), ErrBehindLog, err)
+			}
 			return fmt.Errorf("cluster: node %d: restore the received snapshot at %d: %w", n.id, md.GetIndex(), err)
 		}
 		if applied, err = n.sm.AppliedIndex(); err != nil {
@@ -342,9 +340,12 @@ func (n *Node) Step(m *pb.Message) {
 	}
 }
 
-// ReceiveSnapshot implements Handler: the image is written to a file under
-// Dir/snap and synced, then the message is stepped; the loop restores the
-// state machine from the file when raft hands the snapshot over.
+// ReceiveSnapshot implements Handler: the image is taken, then the
+// message is stepped; the loop installs the image when raft hands the
+// snapshot over. A state machine that is a Preparer builds it as it
+// comes, and that is the image of record; for any other the image is
+// written to a file under Dir/snap and synced, and restored from it.
+// Snapshots are received one at a time.
 func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	md := m.GetSnapshot().GetMetadata()
 	if m.GetTo() != n.id {
@@ -353,50 +354,28 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	if m.GetType() != pb.MsgSnap || md.GetIndex() == 0 {
 		return fmt.Errorf("cluster: node %d: snapshot stream with a %v message at index %d", n.id, m.GetType(), md.GetIndex())
 	}
-	path := n.spoolPath(md.GetTerm(), md.GetIndex())
-	f, err := os.CreateTemp(filepath.Dir(path), "recv-*")
-	if err != nil {
-		return fmt.Errorf("cluster: node %d: %w", n.id, err)
-	}
-	defer os.Remove(f.Name())
+	n.recvMu.Lock()
+	defer n.recvMu.Unlock()
 	start := time.Now()
-	feed := n.prepare(md.GetTerm(), md.GetIndex())
-	size, err := receiveTo(f, feed, body)
-	streamed := time.Since(start)
-	// The file is synced while Prepare finishes its image: both write
-	// out what they have.
+	cr := &countReader{r: body}
+	var err error
 	var synced time.Duration
-	syncErr := make(chan error, 1)
-	go func() {
-		if err != nil {
-			syncErr <- nil
-			return
-		}
-		t := time.Now()
-		serr := f.Sync()
-		synced = time.Since(t)
-		syncErr <- serr
-	}()
-	perr := feed.finish(err)
-	prepared := time.Since(start) - streamed
-	if serr := <-syncErr; err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
+	if p, ok := n.sm.(Preparer); ok {
+		err = p.Prepare(md.GetTerm(), md.GetIndex(), cr)
+	} else {
+		synced, err = n.spool(md.GetTerm(), md.GetIndex(), cr)
 	}
 	if err != nil {
 		return fmt.Errorf("cluster: node %d: receive snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
 	took := time.Since(start)
-	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", size, "took", took.Round(time.Millisecond), "MB/s", int(float64(size)/1e6/took.Seconds()),
-		"streamed", streamed.Round(time.Millisecond), "prepare-end", prepared.Round(time.Millisecond), "sync", synced.Round(time.Millisecond))
-	if perr != nil {
-		n.log.Info("snapshot not prepared as it came: it is restored from its file", "index", md.GetIndex(), "err", perr)
+	streamed := took
+	if !cr.end.IsZero() {
+		streamed = cr.end.Sub(start)
 	}
+	n.log.Info("received snapshot", "index", md.GetIndex(), "bytes", cr.n, "took", took.Round(time.Millisecond),
+		"MB/s", int(float64(cr.n)/1e6/took.Seconds()), "streamed", streamed.Round(time.Millisecond),
+		"end", (took - streamed).Round(time.Millisecond), "sync", synced.Round(time.Millisecond))
 	select {
 	case n.recvc <- m:
 		return nil
@@ -405,110 +384,67 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	}
 }
 
-// receivePiece is the size of the pieces a snapshot is received in: the
-// spool file and Prepare each take them whole, a few hundred handoffs for
-// a gigabyte rather than tens of thousands.
-const receivePiece = 1 << 20
-
-// receiveTo writes body to f and hands it to feed, piece by piece, and
-// returns the bytes written.
-func receiveTo(f *os.File, feed *prepFeed, body io.Reader) (int64, error) {
-	buf := make([]byte, receivePiece)
-	var size int64
-	for {
-		k, err := io.ReadFull(body, buf)
-		if k > 0 {
-			if _, werr := f.Write(buf[:k]); werr != nil {
-				return size, werr
-			}
-			size += int64(k)
-			buf = feed.put(buf[:k])
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return size, nil
-		}
-		if err != nil {
-			return size, err
-		}
-	}
+// countReader counts the bytes read through it, and notes when it read
+// the end.
+type countReader struct {
+	r   io.Reader
+	n   int64
+	end time.Time
 }
 
-// prepFeed hands the pieces of a snapshot being received to the state
-// machine's Prepare, from a goroutine of its own and through a queue of a
-// few, so that the spool file is written while Prepare builds the image,
-// and neither waits for the other at every piece. A nil prepFeed (the
-// state machine is no Preparer) takes nothing.
-type prepFeed struct {
-	full chan []byte // pieces for the feeding goroutine
-	free chan []byte // buffers it is done with
-	end  error       // the stream's error, set before full is closed
-	done chan error  // Prepare's error, once full is closed and Prepare returned
+func (c *countReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	if err == io.EOF && c.end.IsZero() {
+		c.end = time.Now()
+	}
+	return k, err
 }
 
-// prepFeedQueue is the pieces waiting for Prepare at most.
-const prepFeedQueue = 3
-
-// prepare starts the state machine's Prepare of snapshot (term, index),
-// when it has one.
-func (n *Node) prepare(term, index uint64) *prepFeed {
-	p, ok := n.sm.(Preparer)
-	if !ok {
-		return nil
+// spool writes the image of snapshot (term, index) from body to its file,
+// synced, and returns how long the sync took.
+func (n *Node) spool(term, index uint64, body io.Reader) (time.Duration, error) {
+	path := n.spoolPath(term, index)
+	f, err := os.CreateTemp(filepath.Dir(path), "recv-*")
+	if err != nil {
+		return 0, err
 	}
-	f := &prepFeed{full: make(chan []byte, prepFeedQueue), free: make(chan []byte, prepFeedQueue+1), done: make(chan error, 1)}
-	for range prepFeedQueue {
-		f.free <- make([]byte, receivePiece)
+	defer os.Remove(f.Name())
+	_, err = io.CopyBuffer(f, body, make([]byte, 1<<20))
+	var synced time.Duration
+	if err == nil {
+		t := time.Now()
+		err = f.Sync()
+		synced = time.Since(t)
 	}
-	pr, pw := io.Pipe()
-	errc := make(chan error, 1)
-	go func() {
-		err := p.Prepare(term, index, pr)
-		// A Prepare that stopped early must not hold the stream up: the
-		// writes that follow fail, and the feeder drops what comes.
-		pr.CloseWithError(errors.New("cluster: prepare stopped"))
-		errc <- err
-	}()
-	go func() {
-		var werr error
-		for b := range f.full {
-			if werr == nil {
-				_, werr = pw.Write(b)
-			}
-			f.free <- b[:cap(b)]
-		}
-		if f.end != nil {
-			pw.CloseWithError(f.end)
-		} else {
-			pw.Close()
-		}
-		perr := <-errc
-		if perr == nil && werr != nil {
-			perr = werr
-		}
-		f.done <- perr
-	}()
-	return f
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	return synced, err
 }
 
-// put hands b to Prepare and returns a buffer for the next piece; b is
-// Prepare's until it comes back so.
-func (f *prepFeed) put(b []byte) []byte {
-	if f == nil {
-		return b[:cap(b)]
-	}
-	f.full <- b
-	return <-f.free
-}
+// errNoImage: the image of a snapshot recorded in the log is not here.
+var errNoImage = errors.New("its image is missing")
 
-// finish ends the stream with err (nil: it was read to its end), waits for
-// Prepare and returns its error.
-func (f *prepFeed) finish(err error) error {
-	if f == nil {
-		return nil
+// restoreImage replaces the state machine's state by the image received
+// of snapshot (term, index): the one it prepared, or the spooled file.
+func (n *Node) restoreImage(term, index uint64) error {
+	if p, ok := n.sm.(Preparer); ok {
+		done, err := p.RestorePrepared(term, index)
+		if err == nil && !done {
+			err = errNoImage
+		}
+		return err
 	}
-	f.end = err
-	close(f.full)
-	return <-f.done
+	f, err := os.Open(n.spoolPath(term, index))
+	if err != nil {
+		return fmt.Errorf("%w: %w", errNoImage, err)
+	}
+	defer f.Close()
+	return n.sm.Restore(f)
 }
 
 func (n *Node) spoolPath(term, index uint64) string {
@@ -866,21 +802,11 @@ func (n *Node) sendSnapshot(m *pb.Message) {
 // restore replaces the state machine by the image received with snap.
 func (n *Node) restore(snap *pb.Snapshot) error {
 	md := snap.GetMetadata()
-	path := n.spoolPath(md.GetTerm(), md.GetIndex())
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("cluster: node %d: snapshot %d accepted but its image is missing: %w", n.id, md.GetIndex(), err)
-	}
 	start := time.Now()
-	done := false
-	if p, ok := n.sm.(Preparer); ok {
-		done, err = p.RestorePrepared(md.GetTerm(), md.GetIndex())
-	}
-	if err == nil && !done {
-		err = n.sm.Restore(f)
-	}
-	f.Close()
-	if err != nil {
+	if err := n.restoreImage(md.GetTerm(), md.GetIndex()); err != nil {
+		if errors.Is(err, errNoImage) {
+			return fmt.Errorf("cluster: node %d: snapshot %d accepted but %w", n.id, md.GetIndex(), err)
+		}
 		return fmt.Errorf("cluster: node %d: restore snapshot %d: %w", n.id, md.GetIndex(), err)
 	}
 	took := time.Since(start)
@@ -900,10 +826,12 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.smApplied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	n.setApplied(applied)
-	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied, "took", took.Round(time.Millisecond), "prepared", done)
-	// Older images are of no use anymore; this one is kept until the next
-	// one, though the state machine already made it durable. A later one
-	// may be waiting for raft to take it.
+	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied, "took", took.Round(time.Millisecond))
+	// Older spooled images are of no use anymore; this one is kept until
+	// the next one, though the state machine already made it durable. A
+	// later one may be waiting for raft to take it. (A Preparer removes
+	// its own images; files left by a build that spooled them for it go
+	// here too.)
 	if old, err := filepath.Glob(filepath.Join(n.opts.Dir, "snap", "*.snap")); err == nil {
 		for _, o := range old {
 			var term, index uint64

@@ -95,20 +95,26 @@ type StateMachine interface {
 	Restore(r io.Reader) error
 }
 
-// Preparer is a StateMachine that builds an image as it is received,
-// rather than after: the node hands Prepare the stream while it also
-// writes it to its spool file, and at the snapshot's turn asks
-// RestorePrepared first. The spool file stays the image of record (a
-// node that crashes meanwhile restores from it); a failed Prepare only
-// costs the time of a Restore from the file.
+// Preparer is a StateMachine that builds the image of a snapshot as it is
+// received, and keeps it durably: the image it builds is the image of
+// record. The node then keeps no copy of the stream of its own; it hands
+// Prepare the stream, steps the snapshot to raft once Prepare has
+// returned, and at the snapshot's turn (or, after a crash, at start)
+// installs it with RestorePrepared. A Prepare that fails is a snapshot
+// not taken: the sender reports it failed, and raft sends one again.
 type Preparer interface {
 	// Prepare reads the image of snapshot (term, index) from r to its end
-	// and makes ready what RestorePrepared of the same snapshot needs. It
-	// must not change the state.
+	// and builds what RestorePrepared of the same snapshot needs, without
+	// changing the state. Once it returns nil the image survives a crash
+	// (it is synced), until RestorePrepared installs it or one of a later
+	// snapshot. Calls to Prepare do not overlap; RestorePrepared may run
+	// meanwhile. A second Prepare of a snapshot already prepared reads r
+	// and keeps the image it has.
 	Prepare(term, index uint64, r io.Reader) error
-	// RestorePrepared replaces the state by the image Prepare made of
-	// snapshot (term, index), as Restore would; false (and no change)
-	// when there is none.
+	// RestorePrepared replaces the state by the image Prepare built of
+	// snapshot (term, index), as Restore would, and removes the images
+	// prepared of it and of earlier snapshots; false (and no change) when
+	// there is no such image.
 	RestorePrepared(term, index uint64) (bool, error)
 }
 

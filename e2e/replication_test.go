@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -385,4 +386,84 @@ func TestReplicationAddRacingWrites(t *testing.T) {
 		require.True(t, got[id], "acknowledged write %d is not in the cluster's table", id)
 	}
 	require.Equal(t, [][]string{{strconv.Itoa(2000 + len(acked))}}, rows(t, db, "SELECT COUNT(*) FROM shelf"))
+}
+
+// TestReplicationKilledWhileReceiving: a member killed with SIGKILL while
+// it builds the image of a snapshot it receives (the only copy it keeps)
+// restarts with the state it had, nothing of the snapshot recorded, leaves
+// no half-built image behind, and takes a snapshot again: it catches up and
+// holds every document.
+func TestReplicationKilledWhileReceiving(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers and a slow stream")
+	}
+	// Slow streams, so that the kill comes in the middle of one; a log
+	// compacted often, so that a member behind takes a snapshot.
+	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
+	a, b, c := startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.2", args...), startReplNode(t, "127.0.0.3", args...)
+	adb := a.DB(t)
+	mustExec(t, adb, "CREATE CLUSTER c")
+	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
+	mustExec(t, b.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
+	mustExec(t, c.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
+	c.Kill(t)
+
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 90)
+	const statements, perStatement = 40, 50
+	for s := range statements {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO c:books (id, title, n) VALUES ")
+		for i := range perStatement {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			id := s*perStatement + i + 1
+			fmt.Fprintf(&sb, "(%d, '%s %d', %d)", id, text, id, id%7)
+		}
+		mustExec(t, adb, sb.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the member killed:\n%s", c.Output())
+		}
+	})
+
+	c.Restart(t)
+	cdir := filepath.Join(c.DataDir, "clusters", "c")
+	building := func() bool {
+		parts, _ := filepath.Glob(filepath.Join(cdir, "tables.received-*.part"))
+		for _, p := range parts {
+			if vlogs, _ := filepath.Glob(filepath.Join(p, "*.vlog")); len(vlogs) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, "the member building the image", building)
+	c.Kill(t)
+	done, _ := filepath.Glob(filepath.Join(cdir, "tables.received-*[0-9a-f]"))
+	require.Empty(t, done, "images complete after the kill")
+
+	c.Restart(t)
+	cdb := c.DB(t)
+	eventually(t, "the member back and caught up", func() bool {
+		var n string
+		err := cdb.QueryRow("SELECT COUNT(*) FROM books").Scan(&n)
+		return err == nil && n == strconv.Itoa(statements*perStatement)
+	})
+	left, _ := filepath.Glob(filepath.Join(cdir, "tables.*"))
+	require.Empty(t, left, "images and half-built ones left beside the tables")
+	require.Contains(t, c.Output(), "restored snapshot", "the member caught up by a snapshot")
+	requireSameBooks(t, a, c)
+}
+
+// requireSameBooks: both members answer alike about the table books.
+func requireSameBooks(t *testing.T, nodes ...*replNode) {
+	t.Helper()
+	q := "SELECT id, n FROM books ORDER BY id ASC LIMIT 5000"
+	want := rows(t, nodes[0].DB(t), q)
+	for _, n := range nodes[1:] {
+		db := n.DB(t)
+		eventually(t, "the same books on "+n.MySQLAddr, func() bool { return slices.EqualFunc(rows(t, db, q), want, slices.Equal) })
+	}
 }

@@ -172,7 +172,12 @@ func (db *DB) StreamTo(ctx context.Context, w io.Writer) (uint64, error) {
 	}
 	sw.background()
 	defer sw.stop()
-	it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: true, PrefetchSize: 64})
+	// Values are not prefetched: badger would start a goroutine for each
+	// and copy it out of the value log, where Value hands the callback the
+	// mapped bytes themselves, copied once, into the frame. (The keys come
+	// in order, and so, mostly, do the values in the log: the kernel's
+	// read-ahead does what prefetching would.)
+	it := txn.NewIterator(badger.IteratorOptions{})
 	defer it.Close()
 	n := 0
 	for it.Rewind(); it.Valid(); it.Next() {
@@ -548,7 +553,7 @@ func restoreStream(ctx context.Context, o Options, sr *snapReader) error {
 	sw := bdb.NewStreamWriter()
 	err = sw.Prepare()
 	if err == nil {
-		err = writePairs(ctx, sr, sw)
+		err = writePairs(ctx, sr, sw, o.Dir)
 	}
 	if err == nil {
 		err = sw.Flush()
@@ -562,8 +567,10 @@ func restoreStream(ctx context.Context, o Options, sr *snapReader) error {
 }
 
 // writePairs passes each batch frame of sr to sw as one write, reading
-// the next frame while badger writes one.
-func writePairs(ctx context.Context, sr *snapReader, sw *badger.StreamWriter) error {
+// the next frame while badger writes one. Every writebackEvery bytes it
+// starts the write-back of the value log files in dir (badger syncs them
+// only when the database closes).
+func writePairs(ctx context.Context, sr *snapReader, sw *badger.StreamWriter, dir string) error {
 	const bufs = 3
 	free := make(chan *z.Buffer, bufs)
 	for range bufs {
@@ -607,10 +614,16 @@ func writePairs(ctx context.Context, sr *snapReader, sw *badger.StreamWriter) er
 		}
 	}()
 	var err error
+	var unflushed int
 	for buf := range full {
 		if err == nil {
 			if err = ctx.Err(); err == nil {
+				unflushed += buf.LenNoPadding()
 				err = sw.Write(buf)
+			}
+			if err == nil && unflushed >= writebackEvery {
+				unflushed = 0
+				startWriteback(dir)
 			}
 			if err != nil {
 				close(stop)
@@ -626,6 +639,29 @@ func writePairs(ctx context.Context, sr *snapReader, sw *badger.StreamWriter) er
 		_ = buf.Release()
 	}
 	return err
+}
+
+// writebackEvery is how much of a snapshot Restore writes between two
+// starts of write-back.
+const writebackEvery = 32 << 20
+
+// startWriteback asks the kernel to start writing out the value log files
+// in dir, without waiting. badger writes them through memory maps and
+// syncs them only at Close: a restored database of a gigabyte would
+// otherwise be a gigabyte of dirty pages written out in one burst at the
+// end, which makes the restore's end long and stalls the other writers
+// of the disk meanwhile (a leader's log on the same machine). Errors are
+// of no consequence: Close syncs all.
+func startWriteback(dir string) {
+	names, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+		f.Close()
+	}
 }
 
 // SwapIn puts the database that Restore built in restored in the place of

@@ -99,11 +99,10 @@ type replCluster struct {
 	tr   *cluster.TCPTransport
 	un   func()
 
-	mu       sync.RWMutex // db is replaced when a snapshot is restored
-	db       *index.DB
-	addrs    map[uint64]string // the members' addresses, from member entries
-	prepMu   sync.Mutex        // held while prepared images are swapped in or removed
-	prepared string            // under prepMu: the directory of the image of a snapshot received, built as it came
+	mu     sync.RWMutex // db is replaced when a snapshot is restored
+	db     *index.DB
+	addrs  map[uint64]string // the members' addresses, from member entries
+	prepMu sync.Mutex        // held while the images of snapshots received are swapped in, removed or completed
 }
 
 // ErrNoReplication is the error of a cluster statement on a server
@@ -201,6 +200,17 @@ func nodeID(dir string) (uint64, error) {
 	}
 }
 
+// syncDir makes the names made or renamed in dir durable, or syncs what
+// is in it.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
 func syncFile(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -236,6 +246,10 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 		return nil, err
 	}
 	c := &replCluster{name: name, dir: dir, r: rp, db: db, addrs: map[uint64]string{}}
+	if err := c.cleanPrepared(db.Applied()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := c.loadMembers(); err != nil {
 		db.Close()
 		return nil, err

@@ -190,10 +190,10 @@ func (sm *clusterSM) Snapshot(w io.Writer) error {
 }
 
 // Restore builds the image in a directory beside the tables, swaps it in
-// and opens it.
+// and opens it. (The node restores from a stream only images spooled
+// by a build from before Prepare kept them.)
 func (sm *clusterSM) Restore(r io.Reader) error {
 	c := sm.c
-	sm.dropPrepared()
 	tables := filepath.Join(c.dir, "tables")
 	tmp := tables + ".restore"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -202,53 +202,137 @@ func (sm *clusterSM) Restore(r io.Reader) error {
 	if _, err := index.Restore(context.Background(), c.r.dbOptions(tmp), r); err != nil {
 		return err
 	}
-	return sm.swapIn(tmp)
+	c.prepMu.Lock()
+	defer c.prepMu.Unlock()
+	if err := sm.swapIn(tmp); err != nil {
+		return err
+	}
+	return c.dropPrepared(c.currentDB().Applied())
 }
 
-// Prepare builds the image of a snapshot as it is received, in a
-// directory of its own beside the tables (cluster.Preparer).
+// The images of snapshots received are built as they come, each in a
+// directory of its own beside the tables: tables.received-<term>-<index>
+// (hexadecimal) once complete and synced, with the suffix preparedPart
+// while it is built. A complete one is the image of record of its
+// snapshot: the node keeps no other copy. (Builds before that named their
+// images tables.prepared-<term>-<index>, complete or not, and kept the
+// stream in a spool file: those directories are removed at start.)
+const (
+	preparedPrefix = "tables.received-"
+	preparedPart   = ".part"
+	preparedOld    = "tables.prepared-"
+)
+
+// preparedDir is the directory of the complete image of snapshot (term, at).
+func (c *replCluster) preparedDir(term, at uint64) string {
+	return filepath.Join(c.dir, fmt.Sprintf("%s%x-%x", preparedPrefix, term, at))
+}
+
+// Prepare builds the image of a snapshot as it is received, and syncs it
+// (cluster.Preparer).
 func (sm *clusterSM) Prepare(term, at uint64, r io.Reader) error {
 	c := sm.c
-	sm.dropPrepared()
-	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
-	if _, err := index.Restore(context.Background(), c.r.dbOptions(dir), r); err != nil {
+	dir := c.preparedDir(term, at)
+	c.prepMu.Lock()
+	_, err := os.Stat(dir)
+	c.prepMu.Unlock()
+	if err == nil {
+		// The stream was sent again (the sender did not see the first
+		// one through): the image built from the first is kept.
+		_, err := io.Copy(io.Discard, r)
+		return err
+	}
+	part := dir + preparedPart
+	if err := os.RemoveAll(part); err != nil {
+		return err
+	}
+	// Restore closes the database it built, which syncs its files.
+	if _, err := index.Restore(context.Background(), c.r.dbOptions(part), r); err != nil {
 		return err
 	}
 	c.prepMu.Lock()
-	c.prepared = dir
-	c.prepMu.Unlock()
+	defer c.prepMu.Unlock()
+	err = syncDir(part)
+	if err == nil {
+		err = os.Rename(part, dir)
+	}
+	if err == nil {
+		err = syncDir(c.dir)
+	}
+	if err != nil {
+		os.RemoveAll(part)
+		return fmt.Errorf("cluster %s: the image of snapshot %d: %w", c.name, at, err)
+	}
 	return nil
 }
 
 // RestorePrepared swaps in the image Prepare built of snapshot (term,
-// index), if it did (cluster.Preparer).
+// index), if it did, and removes the images of it and of earlier
+// snapshots (cluster.Preparer).
 func (sm *clusterSM) RestorePrepared(term, at uint64) (bool, error) {
 	c := sm.c
-	dir := filepath.Join(c.dir, fmt.Sprintf("tables.prepared-%x-%x", term, at))
+	dir := c.preparedDir(term, at)
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
-	ok := c.prepared == dir
-	c.prepared = ""
-	if !ok {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return false, nil
+	} else if err != nil {
+		return false, err
 	}
-	return true, sm.swapIn(dir)
+	if err := sm.swapIn(dir); err != nil {
+		return false, err
+	}
+	return true, c.dropPrepared(at)
 }
 
-// dropPrepared removes the images prepared before (of snapshots given up,
-// or left by a crash).
-func (sm *clusterSM) dropPrepared() {
-	c := sm.c
-	c.prepMu.Lock()
-	defer c.prepMu.Unlock()
-	c.prepared = ""
-	old, _ := filepath.Glob(filepath.Join(c.dir, "tables.prepared-*"))
-	for _, dir := range old {
-		os.RemoveAll(dir)
+// dropPrepared removes the complete images of the snapshots at index at
+// or before it: the tables are further on. The caller holds prepMu, or
+// nothing else runs yet.
+func (c *replCluster) dropPrepared(at uint64) error {
+	old, err := filepath.Glob(filepath.Join(c.dir, preparedPrefix+"*"))
+	if err != nil {
+		return err
 	}
+	for _, dir := range old {
+		var term, index uint64
+		name := filepath.Base(dir)
+		if strings.HasSuffix(name, preparedPart) {
+			continue // being built
+		}
+		if _, err := fmt.Sscanf(name, preparedPrefix+"%x-%x", &term, &index); err != nil || index > at {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("cluster %s: removing an image installed before: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// cleanPrepared, at start, removes what a crash may have left beside the
+// tables: images half built or half restored, those of an older build,
+// and the images of snapshots
+// the tables are at or past (after the swap, the directory of the image
+// installed holds the old tables until it is removed).
+func (c *replCluster) cleanPrepared(applied uint64) error {
+	part, err := filepath.Glob(filepath.Join(c.dir, preparedPrefix+"*"+preparedPart))
+	if err != nil {
+		return err
+	}
+	old, err := filepath.Glob(filepath.Join(c.dir, preparedOld+"*"))
+	if err != nil {
+		return err
+	}
+	for _, dir := range append(append(part, old...), filepath.Join(c.dir, "tables.restore")) {
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("cluster %s: removing what a restore left: %w", c.name, err)
+		}
+	}
+	return c.dropPrepared(applied)
 }
 
 // swapIn replaces the cluster's tables by the restored database in dir.
+// The caller holds prepMu.
 func (sm *clusterSM) swapIn(tmp string) error {
 	c := sm.c
 	tables := filepath.Join(c.dir, "tables")
