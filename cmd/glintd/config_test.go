@@ -2,10 +2,8 @@ package main
 
 import (
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -148,22 +146,3 @@ func TestBadFlagExits2(t *testing.T) {
 type stringWriter []byte
 
 func (w *stringWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
-
-// The collector gets the memory limit and GOGC=400, unless the environment
-// sets GOMEMLIMIT or GOGC.
-func TestTuneCollector(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-
-	tuneCollector(256<<20, getenv)
-	require.Equal(t, defaultGCPercent, debug.SetGCPercent(100))
-	require.Equal(t, int64(256<<20), debug.SetMemoryLimit(-1))
-
-	env["GOGC"], env["GOMEMLIMIT"] = "50", "1GiB"
-	debug.SetMemoryLimit(math.MaxInt64)
-	tuneCollector(256<<20, getenv)
-	require.Equal(t, 100, debug.SetGCPercent(100), "the environment's GOGC stays")
-	require.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1), "the environment's GOMEMLIMIT stays")
-}

@@ -54,7 +54,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	tuneCollector(int64(o.memoryLimit), os.Getenv)
+	// The Go runtime's soft limit makes the collector work harder as the
+	// heap nears memory_limit instead of letting it double; an owner's
+	// GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(int64(o.memoryLimit))
+	}
 	db, err := index.Open(index.DefaultOptions(o.data).
 		WithMemoryLimit(int64(o.memoryLimit)).
 		WithSyncWrites(o.syncWrites).
@@ -170,24 +175,6 @@ func serve(ctx context.Context, srv *server.Server, o *options, stdout io.Writer
 	}
 	log.Info("glintd: connections closed; closing storage")
 	return status
-}
-
-// defaultGCPercent is the collector's GOGC unless the environment sets it.
-const defaultGCPercent = 400
-
-// tuneCollector sets the Go runtime's soft memory limit to memoryLimit, so
-// that the collector works harder as the heap nears it instead of letting
-// it double, and below it lets the heap grow to five times what is live
-// rather than twice (GOGC=400): a server's live heap is mostly its caches,
-// which the limit bounds, and a statement's garbage then costs fewer
-// collections. An owner's GOMEMLIMIT or GOGC (getenv) wins.
-func tuneCollector(memoryLimit int64, getenv func(string) string) {
-	if getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
 }
 
 // debugHandler serves Go's profiles (net/http/pprof) and nothing else: heap,
