@@ -457,6 +457,72 @@ func TestReplicationKilledWhileReceiving(t *testing.T) {
 	requireSameBooks(t, a, c)
 }
 
+// A server killed during its first join, while it builds the first image
+// (so before the members table came with it), starts again and finishes
+// the join: the members' addresses the join's answer named were kept.
+func TestReplicationKilledDuringFirstJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers and a slow stream")
+	}
+	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
+	a, c := startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.3", args...)
+	adb := a.DB(t)
+	mustExec(t, adb, "CREATE CLUSTER c")
+	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 90)
+	const statements, perStatement = 40, 50
+	for s := range statements {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO c:books (id, title, n) VALUES ")
+		for i := range perStatement {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			id := s*perStatement + i + 1
+			fmt.Fprintf(&sb, "(%d, '%s %d', %d)", id, text, id, id%7)
+		}
+		mustExec(t, adb, sb.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the member killed:\n%s", c.Output())
+		}
+	})
+
+	joined := make(chan error, 1)
+	cdb := c.DB(t)
+	go func() {
+		_, err := cdb.Exec("JOIN CLUSTER c AT '" + a.repl + "'")
+		joined <- err
+	}()
+	cdir := filepath.Join(c.DataDir, "clusters", "c")
+	eventually(t, "the joining server building its first image", func() bool {
+		parts, _ := filepath.Glob(filepath.Join(cdir, "tables.received-*.part"))
+		for _, p := range parts {
+			if vlogs, _ := filepath.Glob(filepath.Join(p, "*.vlog")); len(vlogs) > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	c.Kill(t)
+	require.Error(t, <-joined, "the JOIN's connection died with the server")
+
+	c.Restart(t)
+	cdb = c.DB(t)
+	eventually(t, "the member back, caught up and counted", func() bool {
+		var n string
+		err := cdb.QueryRow("SELECT COUNT(*) FROM books").Scan(&n)
+		return err == nil && n == strconv.Itoa(statements*perStatement)
+	})
+	requireSameBooks(t, a, c)
+	eventually(t, "the member votes", func() bool {
+		var name, value string
+		err := adb.QueryRow("SHOW STATUS LIKE 'cluster_c_voters'").Scan(&name, &value)
+		return err == nil && value == "2"
+	})
+}
+
 // requireSameBooks: both members answer alike about the table books.
 func requireSameBooks(t *testing.T, nodes ...*replNode) {
 	t.Helper()

@@ -408,21 +408,26 @@ func (c *replCluster) loadMembers() error {
 
 func (c *replCluster) loadMembersLocked() error {
 	t, err := c.db.Table(membersTable)
-	if errors.Is(err, index.ErrNoSuchTable) {
-		return nil // a cluster being joined: its first snapshot brings them
-	}
-	if err != nil {
-		return err
-	}
-	snap := t.Snapshot()
 	addrs := map[uint64]string{}
-	err = snap.Scan(context.Background(), func(ref index.DocRef) bool {
-		addr, _ := snap.Attr(ref, 0).(string)
-		addrs[snap.ID(ref)] = addr
-		return true
-	})
-	if err != nil {
+	switch {
+	case errors.Is(err, index.ErrNoSuchTable):
+		// A cluster being joined: its first image brings them; until
+		// then, those the member that took the join named.
+		if addrs, err = loadJoinMembers(c.dir); err != nil {
+			return err
+		}
+	case err != nil:
 		return err
+	default:
+		snap := t.Snapshot()
+		err = snap.Scan(context.Background(), func(ref index.DocRef) bool {
+			addr, _ := snap.Attr(ref, 0).(string)
+			addrs[snap.ID(ref)] = addr
+			return true
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for id := range c.addrs {
 		if _, ok := addrs[id]; !ok && c.tr != nil {
@@ -525,4 +530,47 @@ func copyTableOut(from, to *index.DB, name string) error {
 		return err
 	}
 	return nil
+}
+
+// joinMembersFile, in a cluster's directory, holds the members' addresses
+// that the member which took this server's JOIN named, as JSON: they are
+// this server's way to the others until its first image brings the
+// members table.
+const joinMembersFile = "join-members.json"
+
+// saveJoinMembers keeps members in dir's joinMembersFile, synced.
+func saveJoinMembers(dir string, members map[uint64]string) error {
+	b, err := json.Marshal(members)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, joinMembersFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// loadJoinMembers reads dir's joinMembersFile: an empty map when there is
+// none (a cluster this server created, or one it never got an answer for).
+func loadJoinMembers(dir string) (map[uint64]string, error) {
+	members := map[uint64]string{}
+	b, err := os.ReadFile(filepath.Join(dir, joinMembersFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return members, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &members); err != nil {
+		return nil, fmt.Errorf("%s: %w", joinMembersFile, err)
+	}
+	return members, nil
 }

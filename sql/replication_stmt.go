@@ -383,6 +383,13 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 		rp.remove(c)
 		return Errorf(CodeCluster, "JOIN CLUSTER %s: no member took this server: %s", name, strings.Join(errs, "; "))
 	}
+	// The members' addresses come with the first image; until it is
+	// installed they are only in the answer. Kept on disk first, so that a
+	// server stopped or killed before then still reaches the members when
+	// it starts again (it could not answer the leader's snapshot else).
+	if err := saveJoinMembers(c.dir, answer.Members); err != nil {
+		return Errorf(CodeCluster, "JOIN CLUSTER %s: added as a learner, but the members' addresses could not be kept: %v", name, err)
+	}
 	c.mu.Lock()
 	for id, addr := range answer.Members {
 		c.addrs[id] = addr
