@@ -408,20 +408,8 @@ func TestReplicationKilledWhileReceiving(t *testing.T) {
 	mustExec(t, c.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
 	c.Kill(t)
 
-	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 90)
 	const statements, perStatement = 40, 50
-	for s := range statements {
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO c:books (id, title, n) VALUES ")
-		for i := range perStatement {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			id := s*perStatement + i + 1
-			fmt.Fprintf(&sb, "(%d, '%s %d', %d)", id, text, id, id%7)
-		}
-		mustExec(t, adb, sb.String())
-	}
+	insertBooks(t, adb, statements, perStatement)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the member killed:\n%s", c.Output())
@@ -469,20 +457,8 @@ func TestReplicationKilledDuringFirstJoin(t *testing.T) {
 	adb := a.DB(t)
 	mustExec(t, adb, "CREATE CLUSTER c")
 	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
-	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 90)
 	const statements, perStatement = 40, 50
-	for s := range statements {
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO c:books (id, title, n) VALUES ")
-		for i := range perStatement {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			id := s*perStatement + i + 1
-			fmt.Fprintf(&sb, "(%d, '%s %d', %d)", id, text, id, id%7)
-		}
-		mustExec(t, adb, sb.String())
-	}
+	insertBooks(t, adb, statements, perStatement)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the member killed:\n%s", c.Output())
@@ -521,6 +497,25 @@ func TestReplicationKilledDuringFirstJoin(t *testing.T) {
 		err := adb.QueryRow("SHOW STATUS LIKE 'cluster_c_voters'").Scan(&name, &value)
 		return err == nil && value == "2"
 	})
+}
+
+// insertBooks writes statements INSERTs of perStatement books of about 4 KB
+// each into c:books, with ids from 1.
+func insertBooks(t *testing.T, db *sql.DB, statements, perStatement int) {
+	t.Helper()
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 90)
+	for s := range statements {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO c:books (id, title, n) VALUES ")
+		for i := range perStatement {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			id := s*perStatement + i + 1
+			fmt.Fprintf(&sb, "(%d, '%s %d', %d)", id, text, id, id%7)
+		}
+		mustExec(t, db, sb.String())
+	}
 }
 
 // requireSameBooks: both members answer alike about the table books.

@@ -24,15 +24,7 @@ import (
 // snapshots are installed (the database closed and replaced) answer from
 // the database before or after, never fail.
 func TestReadDuringSnapshotInstall(t *testing.T) {
-	e := newMemEngine(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	require.NoError(t, e.StartReplication(Replication{
-		Dir: t.TempDir(), Listener: l,
-		Raft: func(o *cluster.Options) { o.TickInterval = 10 * time.Millisecond },
-	}))
-	t.Cleanup(e.StopReplication)
-	s := e.NewSession("root")
+	e, s := replicatingEngine(t)
 	ctx := context.Background()
 	for _, q := range []string{"CREATE CLUSTER c", "CREATE TABLE c:t (title text, n int)"} {
 		_, err := s.Exec(ctx, q)
@@ -46,7 +38,7 @@ func TestReadDuringSnapshotInstall(t *testing.T) {
 		}
 		fmt.Fprintf(&sb, "(%d, 'the fox number %d', %d)", i, i, i%3)
 	}
-	_, err = s.Exec(ctx, sb.String())
+	_, err := s.Exec(ctx, sb.String())
 	require.NoError(t, err)
 
 	c, ok := e.repl.cluster("c")
@@ -120,15 +112,7 @@ func TestReadDuringSnapshotInstall(t *testing.T) {
 // crash leaves (a half-built image, the old tables moved aside by the
 // swap, an older build's image) is removed at start.
 func TestPreparedImages(t *testing.T) {
-	e := newMemEngine(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	require.NoError(t, e.StartReplication(Replication{
-		Dir: t.TempDir(), Listener: l,
-		Raft: func(o *cluster.Options) { o.TickInterval = 10 * time.Millisecond },
-	}))
-	t.Cleanup(e.StopReplication)
-	s := e.NewSession("root")
+	e, s := replicatingEngine(t)
 	ctx := context.Background()
 	for _, q := range []string{"CREATE CLUSTER c", "CREATE TABLE c:t (title text, n int)", "INSERT INTO c:t (id, title, n) VALUES (1, 'a fox', 1), (2, 'a dog', 2)"} {
 		_, err := s.Exec(ctx, q)
@@ -175,7 +159,7 @@ func TestPreparedImages(t *testing.T) {
 	assert.Equal(t, want, images(), "after the clean at start")
 	assert.NoDirExists(t, older, "an older build's image after the clean at start")
 
-	ok, err = sm.RestorePrepared(3, at+1)
+	ok, err := sm.RestorePrepared(3, at+1)
 	require.NoError(t, err)
 	assert.False(t, ok, "an image of another snapshot installed")
 	require.NoError(t, os.Mkdir(old, 0o755))
@@ -186,4 +170,19 @@ func TestPreparedImages(t *testing.T) {
 	res, err := s.Exec(ctx, "SELECT COUNT(*) FROM t")
 	require.NoError(t, err)
 	assert.Equal(t, "2", fmt.Sprint(res[0].Rows[0][0]))
+}
+
+// replicatingEngine is an in-memory engine with replication started on a
+// loopback port, raft ticking every 10 ms, and a session of it.
+func replicatingEngine(t *testing.T) (*Engine, *Session) {
+	t.Helper()
+	e := newMemEngine(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	require.NoError(t, e.StartReplication(Replication{
+		Dir: t.TempDir(), Listener: l,
+		Raft: func(o *cluster.Options) { o.TickInterval = 10 * time.Millisecond },
+	}))
+	t.Cleanup(e.StopReplication)
+	return e, e.NewSession("root")
 }
