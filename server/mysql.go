@@ -389,5 +389,7 @@ func (a connAuth) OnAuthFailure(conn *gms.Conn, err error) {
 		a.c.srv.log.Info("mysql: access denied", "user", conn.GetUser(), "remote", remote)
 		return
 	}
-	a.c.srv.log.Info("mysql: handshake failed", "user", conn.GetUser(), "remote", remote, "err", err)
+	// (The message only: go-mysql's errors carry a stack, which slog's
+	// text handler would print whole.)
+	a.c.srv.log.Info("mysql: handshake failed", "user", conn.GetUser(), "remote", remote, "err", err.Error())
 }
