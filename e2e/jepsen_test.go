@@ -156,3 +156,19 @@ func TestJepsenCatchesDataLoss(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, res.Violations, again.Violations)
 }
+
+// A node the harness gives up on is ended with SIGQUIT, paused or not, and
+// its output then holds every goroutine's stack.
+func TestJepsenNodeDumpGoroutines(t *testing.T) {
+	n, err := jepsen.NewNode(1, jepsen.NodeSpec{Glintd: glintd(t), Host: "127.1.0.9", DataDir: t.TempDir()})
+	require.NoError(t, err)
+	require.NoError(t, n.Start(context.Background()))
+	t.Cleanup(func() { _ = n.Stop(10 * time.Second) })
+	require.NoError(t, n.Pause())
+	require.NoError(t, n.DumpGoroutines())
+	require.False(t, n.Running())
+	out := n.Output()
+	require.Contains(t, out, "SIGQUIT")
+	require.Contains(t, out, "goroutine ")
+	require.Contains(t, out, "glint/server.", "the server's goroutines among them")
+}

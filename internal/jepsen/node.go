@@ -132,6 +132,31 @@ func (n *Node) signal(sig syscall.Signal, paused bool) error {
 	return nil
 }
 
+// DumpGoroutines ends a running node with SIGQUIT (resumed first if it is
+// paused), on which the Go runtime prints every goroutine's stack to the
+// node's output: what a node that stopped answering was waiting for. It
+// waits up to 5 s for the process to exit.
+func (n *Node) DumpGoroutines() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil || n.proc.Exited() {
+		return nil
+	}
+	if n.paused {
+		_ = syscall.Kill(n.proc.Pid(), syscall.SIGCONT)
+		n.paused = false
+	}
+	if err := syscall.Kill(n.proc.Pid(), syscall.SIGQUIT); err != nil {
+		return fmt.Errorf("jepsen: node %d: SIGQUIT: %w", n.ID, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !n.proc.Exited(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("jepsen: node %d did not exit within 5 s of SIGQUIT", n.ID)
+		}
+	}
+	return nil
+}
+
 // Wipe removes everything in the node's data directory; the node must not
 // be running.
 func (n *Node) Wipe() error {

@@ -159,8 +159,15 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	hist := NewHistory()
 	defer func() {
 		// a harness failure after the start (a node that would not come
-		// back after a kill, say) leaves the history and logs too
+		// back after a kill, say) leaves the history and logs too, with
+		// each running node's goroutines (a node that stopped answering
+		// shows what it waits for)
 		if err != nil && res == nil && cfg.Out != "" {
+			for _, n := range c.Nodes {
+				if derr := n.DumpGoroutines(); derr != nil {
+					err = fmt.Errorf("%w; %v", err, derr)
+				}
+			}
 			failed := &Result{Seed: cfg.Seed, Violations: []string{"harness: " + err.Error()}}
 			if dir, serr := saveArtifacts(cfg.Out, c, hist.Ops(), failed); serr == nil {
 				err = fmt.Errorf("%w (history and logs in %s)", err, dir)
