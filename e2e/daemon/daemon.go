@@ -186,6 +186,20 @@ func (p *Process) Stop(timeout time.Duration) error {
 	return nil
 }
 
+// Quit sends SIGQUIT, on which the Go runtime prints every goroutine's
+// stack to the output and exits, and waits up to timeout for the process
+// to exit; it is an error if it does not (it is then killed).
+func (p *Process) Quit(timeout time.Duration) error {
+	_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(timeout):
+		_ = p.Kill()
+		return fmt.Errorf("daemon: glintd did not exit within %v of SIGQUIT; killed", timeout)
+	}
+}
+
 // Kill sends SIGKILL and waits for the process to be gone: it can leave no
 // graceful trace (a durability test's crash).
 func (p *Process) Kill() error {

@@ -139,22 +139,26 @@ func (n *Node) signal(sig syscall.Signal, paused bool) error {
 func (n *Node) DumpGoroutines() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.proc == nil || n.proc.Exited() {
+	if !n.runningResumed() {
 		return nil
+	}
+	if err := n.proc.Quit(5 * time.Second); err != nil {
+		return fmt.Errorf("jepsen: node %d: %w", n.ID, err)
+	}
+	return nil
+}
+
+// runningResumed reports whether the node's process is alive, and resumes
+// it if it is paused, for a signal that ends it. n.mu is held.
+func (n *Node) runningResumed() bool {
+	if n.proc == nil || n.proc.Exited() {
+		return false
 	}
 	if n.paused {
 		_ = syscall.Kill(n.proc.Pid(), syscall.SIGCONT)
 		n.paused = false
 	}
-	if err := syscall.Kill(n.proc.Pid(), syscall.SIGQUIT); err != nil {
-		return fmt.Errorf("jepsen: node %d: SIGQUIT: %w", n.ID, err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !n.proc.Exited(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("jepsen: node %d did not exit within 5 s of SIGQUIT", n.ID)
-		}
-	}
-	return nil
+	return true
 }
 
 // Wipe removes everything in the node's data directory; the node must not
@@ -180,12 +184,8 @@ func (n *Node) Wipe() error {
 func (n *Node) Stop(timeout time.Duration) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.proc == nil || n.proc.Exited() {
+	if !n.runningResumed() {
 		return nil
-	}
-	if n.paused {
-		_ = syscall.Kill(n.proc.Pid(), syscall.SIGCONT)
-		n.paused = false
 	}
 	if err := n.proc.Stop(timeout); err != nil {
 		return fmt.Errorf("jepsen: node %d: %w", n.ID, err)
