@@ -1,7 +1,6 @@
 package dialect
 
 import (
-	"strconv"
 	"strings"
 	"sync"
 
@@ -91,12 +90,7 @@ func (r *rewriter) literal(i, end int) any {
 		return nil
 	}
 	if r.plainInteger(i) {
-		text := r.text(r.s[i])
-		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return v
-		}
-		v, _ := strconv.ParseUint(text, 10, 64) // plainInteger checked the range
-		return v
+		return integerOf(r.text(r.s[i]))
 	}
 	if t := r.s[i]; t.kind == tokString && !t.unterminated && !r.gluedLiteral(i) {
 		return t.value

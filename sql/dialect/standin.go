@@ -251,12 +251,17 @@ func (si *standIns) set(i int, v *test_driver.ValueExpr) {
 		setString(v, si.values[i])
 		return
 	}
-	if n, err := strconv.ParseInt(si.values[i], 10, 64); err == nil {
-		v.SetInt64(n)
-		return
+	v.SetValue(integerOf(si.values[i]))
+}
+
+// integerOf is the integer TiDB reads from the digits of a literal
+// plainInteger accepted: an int64, or a uint64 when it is larger.
+func integerOf(digits string) any {
+	if n, err := strconv.ParseInt(digits, 10, 64); err == nil {
+		return n
 	}
-	n, _ := strconv.ParseUint(si.values[i], 10, 64) // checked by plainInteger
-	v.SetUint64(n)
+	n, _ := strconv.ParseUint(digits, 10, 64) // plainInteger checked the range
+	return n
 }
 
 // setString makes v's value s. The value's bytes are shared, not copied:
