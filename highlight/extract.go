@@ -347,52 +347,60 @@ func (e *extractor) slide(c *wordCursor, at int) int {
 // before the next word starts.
 func (e *extractor) glide(c *wordCursor, at, limit, first, cut, cp int, nextHit int32) int {
 	f, w := e.f, e.win
-	words, ring := f.words, w.ring
-	m := len(ring) - 1
-	if w.nword-w.hword != limit || limit+2 > len(ring) {
+	hword, nword := w.hword, w.nword
+	if nword-hword != limit || limit+2 > len(w.ring) {
 		return at
 	}
-	i, cur, total, nword, hword, base := c.i, e.cur, w.total, w.nword, w.hword, w.base
+	// How many steps it may take is known before the first: the window's
+	// first word is not marked for first-hword steps, and the offer after
+	// step d (d = 0, 1, ...) is at min(limit-1, a-d, b+d) from the edges,
+	// cut while that is at most cut.
+	steps := first - hword
+	if a, b := first-hword-1, nword-w.last; limit-1 > cut {
+		if cut < -(1 << 31) {
+			return at // (every offer is kept)
+		}
+		if lo := max(0, cut-b+1); lo < a-cut {
+			steps = min(steps, lo)
+		}
+	}
+	words, ring := f.words, w.ring
+	m := len(ring) - 1
+	// The window keeps limit words: the step's new word is hword+limit.
+	i, num, total := c.i, e.cur-w.base, w.total
+	stop := min(i+steps, len(words)-1) // (the last word is the loop's)
 	n := len(f.text)
-	var pos int32
-	var head *wword // the entry of the window's first word once a step is taken
-	for ; i+1 < len(words); i++ {
+	for ; i < stop; i++ {
 		wd := &words[i]
 		s, end := int(wd.Start), int(wd.End)
 		if wd.Pos >= nextHit || s > at+1 || s < at || end <= s || end > n || int(words[i+1].Start) < end {
 			break
 		}
-		// The offer after the step (the window one word further).
-		if min(limit-1, first-hword-1, nword-w.last) > cut {
+		t := total + s - at // (the gap is one character or none)
+		// The window after the step, without its first word, fits the
+		// codepoints.
+		if t+end-s-int(ring[(hword+1)&m].gacc) > cp {
 			break
 		}
-		num, t := cur, total
-		if s > at {
-			num++
-			t++
-		}
-		next := &ring[(hword+1)&m]
-		if ring[hword&m].term >= 0 || t+end-s-int(next.gacc) > cp {
-			break
-		}
-		r := &ring[nword&m]
-		r.num, r.start, r.end, r.acc, r.term = int32(num-base), wd.Start, wd.End, int32(t), -1
+		num += s - at
+		r := &ring[(hword+limit)&m]
+		r.num, r.start, r.end, r.acc, r.term = int32(num), wd.Start, wd.End, int32(t), -1
 		total = t + end - s
-		nword++
-		g := &ring[nword&m]
-		g.gnum, g.gstart, g.gacc, g.runs = int32(num+1-base), wd.End, int32(total), -1
-		cur, at, pos = num+1, end, wd.Pos
-		// The first word goes (next is still the entry of the word after it).
-		hword++
-		head = next
+		num++
+		g := &ring[(hword+limit+1)&m]
+		g.gnum, g.gstart, g.gacc, g.runs = int32(num), wd.End, int32(total), -1
+		at = end
+		hword++ // (the first word goes)
 	}
-	if head == nil {
+	if hword == w.hword {
 		return at
 	}
-	w.start, w.headAcc, w.headStart = base+int(head.gnum), int(head.gacc), int(head.gstart)
-	w.total, w.nword, w.hword, w.end, w.endByte = total, nword, hword, cur, at
+	head := &ring[hword&m]
+	cur := w.base + num
+	w.start, w.headAcc, w.headStart = w.base+int(head.gnum), int(head.gacc), int(head.gstart)
+	w.total, w.nword, w.hword, w.end, w.endByte = total, hword+limit, hword, cur, at
 	e.cur = cur
-	c.i, c.at, c.prevHit, c.prevLast, c.prevEnd = i, at, false, pos, at
+	c.i, c.at, c.prevHit, c.prevLast, c.prevEnd = i, at, false, words[i-1].Pos, at
 	return at
 }
 

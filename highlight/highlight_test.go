@@ -205,6 +205,21 @@ func TestDenseSameResult(t *testing.T) {
 	})
 }
 
+// TestCharLimitSameResult: when the window is held by the character
+// limit rather than the word limit (long words, a wide around), sliding
+// and gliding drop the words the walk drops.
+func TestCharLimitSameResult(t *testing.T) {
+	terms := []string{"zebra", "yak", "quail"}
+	sameAsWalk(t, walkCase{
+		tok:   tokenizer(t),
+		seed:  11,
+		vocab: append(slices.Clone(terms), "a", "owl", "pelican", "hummingbird", "cassowary", "oystercatchers", "x"),
+		seps:  []string{" ", " ", " ", ", "},
+		terms: terms, weights: []int{5, 3, 4},
+		words: [2]int{30, 500}, limit: 150, around: 8, limitWords: [2]int{1, 1},
+	})
+}
+
 // TestBeginningSameResult: the beginning of fields without a match, found
 // from the layout, ends where walking the units ends it, for one field or
 // several sharing the limit, in texts that start with a word or with white
