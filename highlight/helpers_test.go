@@ -12,6 +12,14 @@ import (
 // field tokenizes text with tok and marks every occurrence of the given
 // terms; a term "a b" marks the phrase where it occurs.
 func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) Field {
+	f, words := layoutOf(tok, text)
+	f.Marks = marksOf(words, terms)
+	return f
+}
+
+// layoutOf tokenizes text with tok: the field without marks, and its
+// words (for marksOf).
+func layoutOf(tok *tokenize.Tokenizer, text string) (Field, []tokenize.Token) {
 	f := Field{Text: text, HTML: tok.Config().HTMLStrip}
 	if tok.Config().PhraseBoundary != "" {
 		f.Boundaries = tok.IsPhraseBoundary
@@ -30,6 +38,13 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 			words = append(words, tk)
 		}
 	}
+	return f, words
+}
+
+// marksOf marks every occurrence of terms among words, in text order (as
+// the matcher gives them); a term "a b" marks the phrase.
+func marksOf(words []tokenize.Token, terms []string) []tokenize.Mark {
+	var marks []tokenize.Mark
 	for k, term := range terms {
 		parts := strings.Fields(term)
 		for i := range words {
@@ -44,13 +59,12 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 				continue
 			}
 			for j := range parts {
-				f.Marks = append(f.Marks, tokenize.Mark{Pos: words[i+j].Pos, Start: words[i+j].Start, End: words[i+j].End, Keyword: k})
+				marks = append(marks, tokenize.Mark{Pos: words[i+j].Pos, Start: words[i+j].Start, End: words[i+j].End, Keyword: k})
 			}
 		}
 	}
-	// In text order, as the matcher gives them.
-	slices.SortStableFunc(f.Marks, func(x, y tokenize.Mark) int { return x.Start - y.Start })
-	return f
+	slices.SortStableFunc(marks, func(x, y tokenize.Mark) int { return x.Start - y.Start })
+	return marks
 }
 
 func opts(t testing.TB, kv ...any) *Options {

@@ -3,12 +3,15 @@ package highlight
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	benchcorpus "github.com/glint-search/glint/bench/corpus"
 	"github.com/glint-search/glint/index/tokenize"
 	"github.com/glint-search/glint/internal/golden"
 	"github.com/stretchr/testify/require"
@@ -173,6 +176,65 @@ func BenchmarkDocument(b *testing.B) {
 				Highlight(req).Join()
 			}
 		})
+	}
+}
+
+// BenchmarkBrown highlights what the race's search + HIGHLIGHT() workload
+// on Brown highlights, on stored layouts: for each of the race's queries,
+// the first 20 documents of the corpus it marks a word in (where the dense
+// BenchmarkDocument has a mark every seven words, these have the marks
+// the queries give: frequent words, rare ones, three words, phrases).
+// MB/s is of field text. It needs the benchmark's cached corpus (go run
+// ./bench/cmd/corpus -queries brown).
+func BenchmarkBrown(b *testing.B) {
+	dir := filepath.Join("..", "bench", "cache", "corpora")
+	docs, err := benchcorpus.ReadFile(filepath.Join(dir, "brown.jsonl"))
+	if err != nil {
+		b.Skip(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "brown.queries.json"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var queries []benchcorpus.Query
+	require.NoError(b, json.Unmarshal(raw, &queries))
+	tok := tokenizer(b)
+	fields := make([]Field, len(docs))
+	words := make([][]tokenize.Token, len(docs))
+	for i, d := range docs {
+		fields[i], words[i] = layoutOf(tok, d.Content)
+	}
+	var reqs []*Request
+	size := 0
+	o := DefaultOptions()
+	for _, q := range queries {
+		// "a|b|c", "\"a b\"" or a word: the keywords, weighing their lengths.
+		terms := strings.Split(strings.ToLower(strings.Trim(q.Text, `"`)), "|")
+		weights := make([]int, len(terms))
+		for k, t := range terms {
+			weights[k] = utf8.RuneCountInString(t)
+		}
+		shown := 0
+		for i := range docs {
+			marks := marksOf(words[i], terms)
+			if len(marks) == 0 {
+				continue
+			}
+			fl := fields[i]
+			fl.Marks = marks
+			reqs = append(reqs, &Request{Fields: []Field{fl}, Weights: weights, Options: &o, Stored: true})
+			size += len(fl.Text)
+			if shown++; shown == 20 {
+				break
+			}
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, r := range reqs {
+			Highlight(r).Join()
+		}
 	}
 }
 

@@ -24,8 +24,11 @@ command -v valgrind >/dev/null 2>&1 || "$(dirname "$0")/apt-install.sh" valgrind
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 go test -c -o "$dir/bench.test" "$pkg"
+# The binary runs in the package's directory, as go test runs it (the
+# benchmarks that read the cached corpora find them from there).
+pkgdir=$(go list -f '{{.Dir}}' "$pkg")
 count() {
-	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
+	cd "$pkgdir" && GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file="$dir/cg.$1.out" "$dir/bench.test" -test.run '^$' \
 		-test.bench "$bench" -test.benchtime "${1}x" -test.cpu 1 >"$dir/cg.$1.log" 2>&1 ||
 		{ cat "$dir/cg.$1.log" >&2; exit 1; }
