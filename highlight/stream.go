@@ -547,20 +547,22 @@ func stripShown(f *Field) (r *htmlstrip.Result, shown string, at []int32) {
 	return r, b.String(), at
 }
 
-// isASCII reports whether s has only ASCII bytes, 32 at a time.
+// isASCII reports whether s has only ASCII bytes, 32 at a time. (The
+// loop takes s apart from its front so that the compiler sees every load
+// in bounds: it checks none.)
 func isASCII(s string) bool {
-	i := 0
-	for ; i+32 <= len(s); i += 32 {
-		if (load8(s, i)|load8(s, i+8)|load8(s, i+16)|load8(s, i+24))&0x8080808080808080 != 0 {
+	for len(s) >= 32 {
+		if (load8(s, 0)|load8(s, 8)|load8(s, 16)|load8(s, 24))&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[32:]
+	}
+	for ; len(s) >= 8; s = s[8:] {
+		if load8(s, 0)&0x8080808080808080 != 0 {
 			return false
 		}
 	}
-	for ; i+8 <= len(s); i += 8 {
-		if load8(s, i)&0x8080808080808080 != 0 {
-			return false
-		}
-	}
-	for ; i < len(s); i++ {
+	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false
 		}
