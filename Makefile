@@ -3,7 +3,7 @@
 #   make build        bin/glintd and bin/glint-load
 #   make run          build, then start glintd on ./data with the default listeners
 #   make test         test dependencies, go vet, go test -race (CI runs this)
-#   make lint         go vet, gofmt, staticcheck
+#   make lint         go vet, gofmt, staticcheck; the server builds for macOS too (it runs on Linux)
 #   make rewrite      rewrite every golden file (internal/golden) from what the code gives now; review the diff
 #   make conformance  the highlighting conformance suite (../shared/conformance) on a fresh glintd
 #   make fuzz         every fuzz target for FUZZTIME each
@@ -59,6 +59,7 @@ lint:
 	if [ -n "$$unformatted" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$unformatted"; exit 1; fi
 	GOBIN=$(CURDIR)/$(BIN)/tools $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(BIN)/tools/staticcheck ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
 
 # The packages whose tests import internal/golden take -rewrite (the others
 # would reject the flag). e2e needs what make test-deps installs.

@@ -17,7 +17,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/ristretto/v2/z"
-	"golang.org/x/sys/unix"
 )
 
 // A whole-DB snapshot (doc.go, "Replication") is a stream of frames:
@@ -659,7 +658,7 @@ func startWriteback(dir string) {
 		if err != nil {
 			continue
 		}
-		_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+		writeback(f.Fd())
 		f.Close()
 	}
 }
@@ -685,7 +684,7 @@ func SwapIn(dir, restored string) error {
 	if err := checkLock(dir); err != nil {
 		return err
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, restored, unix.AT_FDCWD, dir, unix.RENAME_EXCHANGE); err != nil {
+	if err := exchange(restored, dir); err != nil {
 		return fmt.Errorf("index: swap in %s: exchanging it with %s: %w", restored, dir, err)
 	}
 	if err := syncDir(parent); err != nil {
