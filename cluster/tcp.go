@@ -480,14 +480,24 @@ func (t *TCPTransport) SendSnapshot(m *pb.Message, body io.Reader) error {
 	if err := writeFrame(w, b); err != nil {
 		return t.sendError(p.addr, err)
 	}
-	buf := make([]byte, 256<<10)
-	pace := newPacer(t.cfg.SnapshotRate, len(buf))
+	if err := w.Flush(); err != nil {
+		return t.sendError(p.addr, err)
+	}
+	// The chunks go straight to the connection, each in one write: the
+	// body is read in after room for its length, which is put just
+	// before it (through the buffered writer, a chunk was two writes).
+	const room = binary.MaxVarintLen64
+	buf := make([]byte, room+256<<10)
+	pace := newPacer(t.cfg.SnapshotRate, len(buf)-room)
 	for {
-		n, rerr := io.ReadFull(body, buf)
+		n, rerr := io.ReadFull(body, buf[room:])
 		if n > 0 {
 			pace.wait(n)
+			var head [room]byte
+			h := binary.PutUvarint(head[:], uint64(n))
+			copy(buf[room-h:], head[:h])
 			c.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
-			if err := writeFrame(w, buf[:n]); err != nil {
+			if _, err := c.Write(buf[room-h : room+n]); err != nil {
 				return t.sendError(p.addr, err)
 			}
 		}
@@ -499,10 +509,7 @@ func (t *TCPTransport) SendSnapshot(m *pb.Message, body io.Reader) error {
 		}
 	}
 	c.SetWriteDeadline(time.Now().Add(t.cfg.WriteTimeout))
-	if err := writeFrame(w, nil); err != nil {
-		return t.sendError(p.addr, err)
-	}
-	if err := w.Flush(); err != nil {
+	if _, err := c.Write([]byte{0}); err != nil { // (the end: a chunk of no bytes)
 		return t.sendError(p.addr, err)
 	}
 	c.SetReadDeadline(time.Now().Add(t.cfg.SnapshotReplyTimeout))
