@@ -18,7 +18,7 @@ type rules struct {
 	morphForms map[string][]string // '~' wordforms with morphology: stem of the source -> destination words
 	exc        *excMatcher         // exceptions, or nil
 	stem       []func(*snowballstem.Env) bool
-	stems      *stemCache // the stems of the words seen, shared by every Iter
+	stems      *stemCache // the stems of the words seen, shared by every Iter (and every tokenizer of the same morphology)
 	// headKept: each stemmer keeps the first byte of a word that starts
 	// with a lower-case ASCII letter or digit and never makes a word
 	// longer (stemmer.keepsHead), so neither does the chain.
@@ -114,7 +114,7 @@ func (c *Config) compile() (*rules, error) {
 		r.headKept = r.headKept && s.keepsHead
 	}
 	if len(r.stem) > 0 {
-		r.stems = newStemCache()
+		r.stems = sharedStemCache(strings.Join(c.Morphology, ","))
 	}
 	forms := c.Wordforms
 	if len(r.stem) > 0 {

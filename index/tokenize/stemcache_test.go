@@ -17,7 +17,7 @@ func stemTestWords() []string {
 		"biliti", "ization", "ational", "agreed", "ugly", "only", "succeeding", "happiness"}
 	seed := uint64(7)
 	letters := "aeiouybcdglmnrstz0'"
-	for range 3 * stemCacheSlots {
+	for range 20000 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		n := 1 + int(seed>>59)%12
 		b := make([]byte, n)
@@ -59,8 +59,8 @@ func TestKeepsHead(t *testing.T) {
 // at once, for more words than it holds.
 func TestStemCache(t *testing.T) {
 	fns := []func(*snowballstem.Env) bool{stemmers["stem_en"].stem}
-	c := newStemCache()
-	words := stemTestWords() // (more than the cache holds)
+	c := newStemCache(1 << 10)
+	words := stemTestWords() // (many more than the cache holds)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -75,4 +75,41 @@ func TestStemCache(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestStemCacheSet: a set keeps the two words of its last use, the one
+// used last in its first slot.
+func TestStemCacheSet(t *testing.T) {
+	fns := []func(*snowballstem.Env) bool{stemmers["stem_en"].stem}
+	env := snowballstem.NewEnv("")
+	c := newStemCache(2) // one set: every word hashes to it
+	held := func() (words []string) {
+		for i := range c.slots {
+			if e := c.slots[i].Load(); e != nil {
+				words = append(words, e.word+">"+e.stem)
+			}
+		}
+		return words
+	}
+	require.Equal(t, "run", c.stem(fns, env, []byte("running")))
+	require.Equal(t, "citi", c.stem(fns, env, []byte("cities")))
+	require.Equal(t, []string{"cities>citi", "running>run"}, held())
+	require.Equal(t, "run", c.stem(fns, env, []byte("running")), "found in the second slot")
+	require.Equal(t, []string{"running>run", "cities>citi"}, held(), "and moved to the first")
+	require.Equal(t, "happi", c.stem(fns, env, []byte("happiness")))
+	require.Equal(t, []string{"happiness>happi", "running>run"}, held(), "the word used least recently goes")
+}
+
+// TestSharedStemCache: tokenizers of one morphology share a cache, those
+// of another have theirs.
+func TestSharedStemCache(t *testing.T) {
+	rules := func(morphology ...string) *rules {
+		r, err := (&Config{Morphology: morphology}).compile()
+		require.NoError(t, err)
+		return r
+	}
+	require.Same(t, rules("stem_en").stems, rules("stem_en").stems)
+	require.NotSame(t, rules("stem_en").stems, rules("stem_ru").stems)
+	require.NotSame(t, rules("stem_en").stems, rules("stem_en", "stem_ru").stems)
+	require.Nil(t, rules().stems)
 }
