@@ -26,7 +26,9 @@
 //   - shapes.go keeps the parsed tree of a CALL, or of a SELECT, whose
 //     literals had stand-ins by its shape (the rewritten text: a CALL's
 //     literals cut out; a SELECT's WHERE literals, strings and decimal
-//     integers, cut out, its OPTION tail apart), and gives the next
+//     integers, and its LIMIT's numbers cut out, its OPTION tail apart;
+//     LIMIT takes only numbers, so its stand-ins are numbers drawn at
+//     start), and gives the next
 //     statement of that shape the tree with its own values put in
 //     (ParseShaped, Shapes.Lend).
 //

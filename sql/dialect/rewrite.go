@@ -120,18 +120,22 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		// The parsed trees of CALLs and SELECTs are kept by their shapes
 		// (Shapes): every literal of a CALL stands in (a query, a short
 		// text), and every literal of a SELECT's WHERE clause (MATCH()'s
-		// query, the ids of an IN list), so that statements differing only
-		// in them share one shape.
+		// query, the ids of an IN list) and its LIMIT's numbers, so that
+		// statements differing only in them share one shape.
 		lo, hi := 0, 0
+		var limit []int
 		switch {
 		case r.word(0, "CALL"):
 			standInFrom = min(standInFrom, 1)
 		case r.word(0, "SELECT") && facets == nil && within == nil && len(src) <= maxShape:
 			// (A longer statement is not kept by its shape: its short
-			// literals would stand in for nothing.)
-			lo, hi = r.whereClause(cut)
+			// literals would stand in for nothing.) The numbers of LIMIT
+			// stand in too: pages of one search share a shape.
+			var at int
+			lo, hi, at = r.whereClause(cut)
+			limit = r.limitNumbers(at, cut)
 		}
-		si = r.standIns(cut, standInFrom, lo, hi)
+		si = r.standIns(cut, standInFrom, lo, hi, limit)
 	}
 	main, err := applyEdits(src, 0, s[cut-1].end, r.edits)
 	if err != nil {

@@ -96,9 +96,9 @@ func (c *Shapes) shaped(rw *rewritten) bool {
 // Shape is what a statement parsed through a Shapes needs to get a tree of
 // its shape again: the shape, and the statement's values.
 type Shape struct {
-	key    string   // the rewritten text: the shape
-	values []string // the stand-ins' values, by number
-	ints   []bool   // by number: the value is an integer's digits
+	key    string        // the rewritten text: the shape
+	values []string      // the stand-ins' values, by number
+	kinds  []literalKind // by number: what the value is (a string, or an integer's digits)
 }
 
 // Lend lends a kept tree of st's shape with st's values put in, as
@@ -114,7 +114,7 @@ func (c *Shapes) Lend(st *Statement) (*Statement, func()) {
 	if e == nil {
 		return nil, nil
 	}
-	si := standIns{values: st.Shape.values, ints: st.Shape.ints}
+	si := standIns{values: st.Shape.values, kinds: st.Shape.kinds}
 	for i, v := range e.Value.nodes {
 		si.set(i, v)
 	}
@@ -162,5 +162,5 @@ func (c *Shapes) keep(rw *rewritten, node ast.StmtNode) func() {
 
 // shape is the Shape of rw, a statement with stand-ins.
 func (rw *rewritten) shape() *Shape {
-	return &Shape{key: rw.main.text, values: rw.standIns.values, ints: rw.standIns.ints}
+	return &Shape{key: rw.main.text, values: rw.standIns.values, kinds: rw.standIns.kinds}
 }

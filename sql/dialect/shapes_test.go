@@ -201,19 +201,53 @@ func TestShapesSelect(t *testing.T) {
 	require.Equal(t, int64(1), in.List[0].(ast.ValueExpr).GetValue())
 	release()
 
-	// Literals outside WHERE name columns or are limits: they stay in the
-	// shape, as numbers glued to words do.
+	// Literals of the select list name columns: they stay in the shape, as
+	// numbers glued to words do.
 	for _, text := range []string{
 		"SELECT 1 FROM t WHERE id = 2",
 		"SELECT 2 FROM t WHERE id = 2",
-		"SELECT id FROM t WHERE id = 2 LIMIT 5",
-		"SELECT id FROM t WHERE id = 3 LIMIT 5",
 		"SELECT id FROM t WHERE 1abc = 3",
 	} {
 		_, release := shapedParse(t, p, shapes, text)
 		release()
 	}
-	require.Equal(t, 5, shapes.Len())
+	require.Equal(t, 4, shapes.Len())
+}
+
+// The pages of a search share a shape: a LIMIT's numbers stand in, in each
+// of its forms, and come back as TiDB reads them (unsigned).
+func TestShapesLimit(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(8)
+	for _, c := range []struct {
+		texts          []string
+		offset, counts []uint64
+	}{
+		{[]string{"SELECT id FROM t WHERE MATCH('a') LIMIT 20", "SELECT id FROM t WHERE MATCH('b') LIMIT 5"}, nil, []uint64{20, 5}},
+		{[]string{"SELECT id FROM t LIMIT 0, 20", "SELECT id FROM t LIMIT 40, 20"}, []uint64{0, 40}, []uint64{20, 20}},
+		{[]string{"SELECT id FROM t ORDER BY id DESC LIMIT 20 OFFSET 60", "SELECT id FROM t ORDER BY id DESC LIMIT 7 OFFSET 18446744073709551615"},
+			[]uint64{60, 18446744073709551615}, []uint64{20, 7}},
+		{[]string{"SELECT id FROM t LIMIT 3 FOR UPDATE", "SELECT id FROM t LIMIT 4 FOR UPDATE"}, nil, []uint64{3, 4}},
+	} {
+		before := shapes.Len()
+		var first ast.StmtNode
+		for k, text := range c.texts {
+			st, release := shapedParse(t, p, shapes, text)
+			if k == 0 {
+				first = st.Node
+			} else {
+				require.Same(t, first, st.Node, "from the shape: %s", text)
+			}
+			require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
+			l := st.Node.(*ast.SelectStmt).Limit
+			require.Equal(t, c.counts[k], l.Count.(ast.ValueExpr).GetValue(), text)
+			if c.offset != nil {
+				require.Equal(t, c.offset[k], l.Offset.(ast.ValueExpr).GetValue(), text)
+			}
+			release()
+		}
+		require.Equal(t, before+1, shapes.Len(), "one shape: %q", c.texts)
+	}
 }
 
 // A select-list item's text names its column: a long literal in it is
@@ -269,4 +303,28 @@ func FuzzLiteralSettings(f *testing.F) {
 			require.Equal(t, restored(t, sv), restored(t, fv))
 		}
 	})
+}
+
+// Lend puts a statement's own values into the tree of its shape, a
+// LIMIT's numbers and WHERE's literals alike, without its text.
+func TestShapesLend(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(4)
+	first, release := shapedParse(t, p, shapes, "SELECT id FROM t WHERE MATCH('a') AND id > 5 LIMIT 0, 20")
+	release()
+	second, release := shapedParse(t, p, shapes, "SELECT id FROM t WHERE MATCH('b') AND id > 6 LIMIT 20, 10")
+	release()
+	for _, c := range []struct {
+		st            *Statement
+		where         string
+		offset, count uint64
+	}{{second, "MATCH(_UTF8MB4'b') AND `id`>6", 20, 10}, {first, "MATCH(_UTF8MB4'a') AND `id`>5", 0, 20}} {
+		lent, give := shapes.Lend(c.st)
+		require.NotNil(t, lent)
+		sel := lent.Node.(*ast.SelectStmt)
+		require.Equal(t, c.where, restored(t, sel.Where))
+		require.Equal(t, c.offset, sel.Limit.Offset.(ast.ValueExpr).GetValue())
+		require.Equal(t, c.count, sel.Limit.Count.(ast.ValueExpr).GetValue())
+		give()
+	}
 }

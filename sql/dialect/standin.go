@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"strconv"
@@ -38,6 +39,32 @@ var standInPrefix = func() string {
 	return "\x1fglint" + hex.EncodeToString(b[:]) + ":"
 }()
 
+// standInNumber is the first number that stands in for a LIMIT's numbers
+// (LIMIT takes no string): literal i's is standInNumber+i. It is drawn when
+// the process starts, between 10^18 and about 3.3 * 10^18 (61 random bits),
+// so no statement can know it in advance either.
+var standInNumber = func() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return 1e18 + binary.LittleEndian.Uint64(b[:])>>3
+}()
+
+// standInNumbers are the first numbers' stand-ins as text, made once.
+var standInNumbers = func() (texts [8]string) {
+	for i := range texts {
+		texts[i] = strconv.FormatUint(standInNumber+uint64(i), 10)
+	}
+	return texts
+}()
+
+// standInNumberText is the text of literal i's stand-in, a number.
+func standInNumberText(i int) string {
+	if i < len(standInNumbers) {
+		return standInNumbers[i]
+	}
+	return strconv.FormatUint(standInNumber+uint64(i), 10)
+}
+
 // standInKeys are the first stand-ins, made once.
 var standInKeys = func() (keys [64]string) {
 	for i := range keys {
@@ -54,11 +81,22 @@ func standInKey(i int) string {
 	return standInPrefix + strconv.Itoa(i)
 }
 
+// literalKind is what a literal that a stand-in replaced is, and so how
+// its value is put back.
+type literalKind byte
+
+const (
+	literalString literalKind = iota // a string
+	literalInt                       // an integer of a WHERE clause: int64, or uint64 past it
+	literalLimit                     // a LIMIT's number, whose stand-in is a number too: uint64
+)
+
 // standIns are the literals of one statement that stand-ins replaced.
 type standIns struct {
 	index    map[string]int           // stand-in -> its number, from 0
 	values   []string                 // by number: the literal's value (an integer's digits)
-	ints     []bool                   // by number: the literal is an integer, not a string
+	kinds    []literalKind            // by number: what the literal is
+	nbare    int                      // how many are a LIMIT's numbers
 	raw      []string                 // by number: the literal as written
 	nodes    []*test_driver.ValueExpr // by number: where restore put the value
 	restored int
@@ -71,10 +109,11 @@ type standIns struct {
 
 // standIns replaces literals among s[:cut] (the part of the statement that
 // is parsed as a whole) with stand-ins: the string literals of at least
-// from bytes, and in s[lo:hi] (a SELECT's WHERE clause, see whereClause)
-// every string literal and every integer written in decimal digits. nil if
-// there are none.
-func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
+// from bytes, in s[lo:hi] (a SELECT's WHERE clause, see whereClause) every
+// string literal and every integer written in decimal digits, and the
+// numbers of tokens limit (a LIMIT's, see limitNumbers). nil if there are
+// none.
+func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 	var si *standIns
 	// The edits made before: a literal inside one keeps its text. (The
 	// stand-ins' own edits are of distinct tokens: they never overlap.)
@@ -82,7 +121,11 @@ func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
 		inWhere := i >= lo && i < hi
-		isInt := inWhere && r.plainInteger(i)
+		bare := len(limit) > 0 && i == limit[0]
+		if bare {
+			limit = limit[1:]
+		}
+		isInt := bare || inWhere && r.plainInteger(i)
 		switch {
 		case isInt:
 		case t.kind != tokString || t.unterminated || (t.end-t.start < from && !inWhere) || r.gluedLiteral(i):
@@ -98,14 +141,44 @@ func (r *rewriter) standIns(cut, from, lo, hi int) *standIns {
 		if si == nil {
 			si = &standIns{index: map[string]int{}}
 		}
-		key := standInKey(len(si.values))
-		si.index[key] = len(si.values)
+		n := len(si.values)
 		si.values = append(si.values, value)
-		si.ints = append(si.ints, isInt)
 		si.raw = append(si.raw, r.text(t))
+		switch {
+		case bare:
+			si.kinds = append(si.kinds, literalLimit)
+			si.nbare++
+			r.replace(t, standInNumberText(n))
+			continue
+		case isInt:
+			si.kinds = append(si.kinds, literalInt)
+		default:
+			si.kinds = append(si.kinds, literalString)
+		}
+		key := standInKey(n)
+		si.index[key] = n
 		r.replace(t, "'"+key+"'")
 	}
 	return si
+}
+
+// limitNumbers returns the tokens of the numbers of the LIMIT clause that
+// starts at s[i] (the word LIMIT) and ends at cut: LIMIT n, LIMIT m, n or
+// LIMIT n OFFSET m in decimal digits, perhaps followed by FOR or LOCK;
+// none when it has another form. They may get stand-ins: a LIMIT's numbers
+// are values, which TiDB reads as unsigned integers.
+func (r *rewriter) limitNumbers(i, cut int) []int {
+	if i <= 0 || i+1 >= cut || !r.plainInteger(i+1) {
+		return nil
+	}
+	locks := func(k int) bool { return k == cut || r.word(k, "FOR") || r.word(k, "LOCK") }
+	switch {
+	case locks(i + 2):
+		return []int{i + 1}
+	case i+3 < cut && r.plainInteger(i+3) && (r.punct(i+2, ',') || r.word(i+2, "OFFSET")) && locks(i+4):
+		return []int{i + 1, i + 3}
+	}
+	return nil
 }
 
 // plainInteger reports whether s[i] is an integer literal that TiDB reads
@@ -136,8 +209,9 @@ func (r *rewriter) plainInteger(i int) bool {
 // in s[:cut], without the word WHERE: from it to the first GROUP, HAVING,
 // WINDOW, ORDER, LIMIT, FOR, LOCK, INTO or set operator outside brackets.
 // (0, 0) when there is none. Its literals may all get stand-ins: TiDB shows
-// the text of nothing there (a select list's text names its columns).
-func (r *rewriter) whereClause(cut int) (lo, hi int) {
+// the text of nothing there (a select list's text names its columns). It
+// also returns the token of the word LIMIT outside brackets (0: none).
+func (r *rewriter) whereClause(cut int) (lo, hi, limit int) {
 	depth := 0
 	for i := 1; i < cut; i++ {
 		switch {
@@ -146,18 +220,26 @@ func (r *rewriter) whereClause(cut int) (lo, hi int) {
 		case r.closes(i):
 			depth--
 		case depth != 0 || r.punct(i-1, '.'):
+		case r.word(i, "LIMIT"):
+			limit = i
+			if lo != 0 && hi == 0 {
+				hi = i
+			}
 		case lo == 0 && r.word(i, "WHERE"):
 			lo = i + 1
-		case lo == 0:
-		case r.word(i, "GROUP"), r.word(i, "HAVING"), r.word(i, "WINDOW"), r.word(i, "ORDER"), r.word(i, "LIMIT"),
+		case lo == 0 || hi != 0:
+		case r.word(i, "GROUP"), r.word(i, "HAVING"), r.word(i, "WINDOW"), r.word(i, "ORDER"),
 			r.word(i, "FOR"), r.word(i, "LOCK"), r.word(i, "INTO"), r.word(i, "UNION"), r.word(i, "EXCEPT"), r.word(i, "INTERSECT"):
-			return lo, i
+			hi = i
 		}
 	}
-	if lo == 0 {
-		return 0, 0
+	switch {
+	case lo == 0:
+		return 0, 0, limit
+	case hi == 0:
+		return lo, cut, limit
 	}
-	return lo, cut
+	return lo, hi, limit
 }
 
 // gluedLiteral reports whether the literal s[i] is read together with a
@@ -232,6 +314,14 @@ func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 	if f, ok := n.(*ast.SelectField); ok && strings.Contains(f.OriginalText(), standInPrefix) {
 		si.names = append(si.names, f)
 	}
+	if v, ok := n.(*test_driver.ValueExpr); ok && si.nbare > 0 && v.Kind() == test_driver.KindUint64 {
+		if i := v.GetUint64() - standInNumber; i < uint64(len(si.values)) && si.kinds[i] == literalLimit && si.nodes[i] == nil {
+			si.set(int(i), v)
+			si.nodes[i] = v
+			si.restored++
+		}
+		return n, false
+	}
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
 		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
 			if i, ok := si.index[string(b)]; ok && si.nodes[i] == nil {
@@ -245,13 +335,18 @@ func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 // set gives v the value of literal i: its text, or the integer TiDB reads
-// from its digits (an int64, or a uint64 when it is larger).
+// from its digits (an int64, or a uint64 when it is larger; a LIMIT's, a
+// uint64).
 func (si *standIns) set(i int, v *test_driver.ValueExpr) {
-	if !si.ints[i] {
+	switch si.kinds[i] {
+	case literalString:
 		setString(v, si.values[i])
-		return
+	case literalLimit:
+		n, _ := strconv.ParseUint(si.values[i], 10, 64) // (plainInteger checked it)
+		v.SetValue(n)
+	default:
+		v.SetValue(integerOf(si.values[i]))
 	}
-	v.SetValue(integerOf(si.values[i]))
 }
 
 // integerOf is the integer TiDB reads from the digits of a literal
