@@ -277,9 +277,9 @@ func (f *fullIter) nextSimple(it *Iter, l *Layout, flt *Filter) bool {
 // skipBlockWords is nextSimple's loop for the words, from byte i on, that
 // lie wholly in blocks of ASCII text and need no term (blockSkip): each
 // takes its position and goes into l (as Layout.Add would put it: a word
-// of a new position), eight to a dozen of them for each block read. It
-// stops before the first word that is not such, or not in a block, and
-// returns where.
+// of a new position), eight to a dozen of them for each block read; a word
+// that runs past the end of a block starts the next one. It stops before
+// the first word that is not such, or not in a block, and returns where.
 func (f *fullIter) skipBlockWords(it *Iter, l *Layout, flt *Filter, i int) int {
 	text, minLen := f.src, f.r.minLen
 	for {
@@ -294,7 +294,17 @@ func (f *fullIter) skipBlockWords(it *Iter, l *Layout, flt *Filter, i int) int {
 			starts &= starts - 1
 			n := int(bits.TrailingZeros64(^(bm >> b))) // the word's bytes in the block
 			start := base + int(b)
-			if int(b)+n == 64 || minLen > 1 && n < minLen || flt.maybeStem(text[start]|0x20, n) {
+			if int(b)+n == 64 {
+				// The word may go on past the block: the next block
+				// starts with it (as blockWord does), unless it fills
+				// this one.
+				if b == 0 {
+					return start
+				}
+				it.blockEnd = start
+				break
+			}
+			if minLen > 1 && n < minLen || flt.maybeStem(text[start]|0x20, n) {
 				return start
 			}
 			f.lastPos++
