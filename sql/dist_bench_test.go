@@ -37,7 +37,7 @@ func (r *benchRemote) Query(ctx context.Context, addr string, _ time.Duration, s
 // coordinator's and the agents' SQL layers together (allocs/op, and
 // cpu-ms/op, the process's CPU time per query, which a shared machine
 // disturbs less than ns/op), without the wire and five processes'
-// scheduling.
+// scheduling. With -short, the tables hold 1,000 documents.
 func BenchmarkDistributedSQL(b *testing.B) {
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(1158, 1)), 1.1, 1, 19999)
 	text := func(n int) string {
@@ -81,12 +81,17 @@ func BenchmarkDistributedSQL(b *testing.B) {
 		parts = append(parts, create(e, "quarter"))
 		agents += " agent='" + addr + ":quarter'"
 	}
-	const docs, batch = 10000, 100
+	docs, words, batch := 10000, 2000, 100
+	if testing.Short() {
+		// Small enough for valgrind (scripts/instructions.sh) to fill in
+		// a minute: the fixed costs of a query are the same.
+		docs = 1000
+	}
 	for start := 1; start <= docs; start += batch {
 		var all []index.Document
 		split := make([][]index.Document, 4)
 		for id := start; id < start+batch; id++ {
-			d := index.Document{ID: uint64(id), Values: []index.Value{text(8), text(2000)}}
+			d := index.Document{ID: uint64(id), Values: []index.Value{text(8), text(words)}}
 			all = append(all, d)
 			split[id%4] = append(split[id%4], d)
 		}
