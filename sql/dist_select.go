@@ -345,28 +345,15 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 			last = i
 		}
 	}
-	// The phase's first calls to agents start together, so one deadline
-	// serves them all: a context and timer per call were a tenth of a
-	// coordinator's CPU. A call to another mirror after a failure gets
-	// its own (ask).
-	first := ctx
-	for i, sh := range shards {
-		if run[i] && sh.local == "" {
-			var cancel context.CancelFunc
-			first, cancel = context.WithTimeout(ctx, timeout)
-			defer cancel()
-			break
-		}
-	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
 		if !run[i] || i == last {
 			continue
 		}
-		wg.Go(func() { out[i], errs[i] = s.ask(ctx, first, d, sh, timeout, fixed, stmts(i)) })
+		wg.Go(func() { out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i)) })
 	}
 	if last >= 0 {
-		out[last], errs[last] = s.ask(ctx, first, d, shards[last], timeout, fixed, stmts(last))
+		out[last], errs[last] = s.ask(ctx, d, shards[last], timeout, fixed, stmts(last))
 	}
 	wg.Wait()
 	// The error of the first shard (in the table's order) whose statement

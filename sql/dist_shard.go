@@ -143,10 +143,10 @@ var errNoRemote = errors.New("this server has no client for agents")
 // marking the mirror dead for a while, through the table's retry count;
 // phase two (fixed) asks only the mirror that answered phase one, then the
 // others. An *AgentError or an error of a local table is the statement's
-// error and is not retried. The first call to an agent runs under first
-// (ctx with the phase's deadline, timeout from when the phase began);
-// each later one under a deadline of its own, timeout from its start.
-func (s *Session) ask(ctx, first context.Context, d *distTable, sh *shard, timeout time.Duration, fixed bool, build func(table string) []string) ([]*Result, error) {
+// error and is not retried. Each call has timeout from its start (not
+// from the phase's: a call whose goroutine starts late, on a starved
+// CPU, still gets all of it).
+func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time.Duration, fixed bool, build func(table string) []string) ([]*Result, error) {
 	if sh.local != "" {
 		local := s.engine.NewSession(s.user)
 		stmts := build(sh.local)
@@ -168,18 +168,13 @@ func (s *Session) ask(ctx, first context.Context, d *distTable, sh *shard, timeo
 		order = append([]int{sh.asked}, without(order, sh.asked)...)
 	}
 	var lastErr error
-	calls := 0
 	for attempt := 0; attempt <= d.retryCount; attempt++ {
 		for _, m := range order {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			mirror := sh.mirrors[m]
-			callCtx, cancel := first, context.CancelFunc(func() {})
-			if calls > 0 {
-				callCtx, cancel = context.WithTimeout(ctx, timeout)
-			}
-			calls++
+			callCtx, cancel := context.WithTimeout(ctx, timeout)
 			res, err := s.engine.remote.Query(callCtx, mirror.addr, d.connectTimeout, build(mirror.table)...)
 			timedOut := callCtx.Err() != nil && ctx.Err() == nil
 			cancel()
