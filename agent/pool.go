@@ -260,6 +260,9 @@ func resultSet(rows driver.Rows) (*sql.Result, error) {
 				return nil, err
 			}
 		}
+		if cap(r.Rows) == 0 {
+			r.Rows = make([][]any, 0, rowsPerAlloc) // grown once for a page of 20, not five times
+		}
 		r.Rows = append(r.Rows, row)
 	}
 }

@@ -143,7 +143,9 @@ var errNoRemote = errors.New("this server has no client for agents")
 // marking the mirror dead for a while, through the table's retry count;
 // phase two (fixed) asks only the mirror that answered phase one, then the
 // others. An *AgentError or an error of a local table is the statement's
-// error and is not retried.
+// error and is not retried. Each call has timeout from its start (not
+// from the phase's: a call whose goroutine starts late, on a starved
+// CPU, still gets all of it).
 func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time.Duration, fixed bool, build func(table string) []string) ([]*Result, error) {
 	if sh.local != "" {
 		local := s.engine.NewSession(s.user)

@@ -222,9 +222,14 @@ func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error
 				metaRow{"hits[" + n + "]", strconv.FormatInt(st.Hits, 10)})
 		}
 	}
+	// One array holds every row's two values (a coordinator asks each
+	// shard for SHOW META with every search).
+	cells := make([]any, 0, 2*len(rows))
+	r.Rows = make([][]any, 0, len(rows))
 	for _, m := range rows {
 		if pattern == nil || LikeMatch(*pattern, m.name) {
-			r.Rows = append(r.Rows, []any{m.name, m.value})
+			cells = append(cells, m.name, m.value)
+			r.Rows = append(r.Rows, cells[len(cells)-2:len(cells):len(cells)])
 		}
 	}
 	return r, nil

@@ -60,14 +60,17 @@ func newParseCache(size int) *parseCache {
 }
 
 // cacheable reports whether a statement parsed from text may be kept: a
-// SELECT or UNION of a reasonable length.
+// SELECT or UNION of a reasonable length, or SHOW WARNINGS (a coordinator
+// sends one to every shard with every search; its tree is only read).
 func cacheable(text string, st *dialect.Statement) bool {
 	if len(text) > maxCachedText {
 		return false
 	}
-	switch st.Node.(type) {
+	switch n := st.Node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		return true
+	case *ast.ShowStmt:
+		return n.Tp == ast.ShowWarnings
 	}
 	return false
 }

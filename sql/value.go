@@ -283,7 +283,9 @@ func formatNumber(v any) string {
 	return fmt.Sprint(v)
 }
 
-// wireValue converts a value for a result column of type t.
+// wireValue converts a value for a result column of type t. A value of
+// the column's type is returned as it is: putting it in an interface again
+// would allocate (each id, weight and highlighted text of every row).
 func wireValue(t ColumnType, v any) any {
 	if v == nil || t == colAny {
 		return v
@@ -292,7 +294,7 @@ func wireValue(t ColumnType, v any) any {
 	case ColInt:
 		switch x := v.(type) {
 		case int64:
-			return x
+			return v
 		case uint64:
 			return int64(x)
 		case float64:
@@ -301,14 +303,20 @@ func wireValue(t ColumnType, v any) any {
 	case ColUint:
 		switch x := v.(type) {
 		case uint64:
-			return x
+			return v
 		case int64:
 			return uint64(x)
 		}
 	case ColFloat:
+		if _, ok := v.(float64); ok {
+			return v
+		}
 		if f, ok := toFloat(v); ok {
 			return f
 		}
+	}
+	if _, ok := v.(string); ok {
+		return v
 	}
 	return displayString(v)
 }
