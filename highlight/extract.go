@@ -156,6 +156,9 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				at = c.at
 				e.win.reset()
 				f.prev = unit{start: -1, span: -1}
+				if plain && f.spzMode == "" {
+					at = e.fill(&c, at, f.hitWords[next])
+				}
 			}
 		}
 		if plain && mayskip && !e.growing && f.spzMode == "" && !e.changed && e.win.qwords > 0 {
@@ -217,6 +220,35 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	if e.growing {
 		e.weighAndSubmit()
 	}
+}
+
+// fill takes the words before word to (the next marked word, a few words
+// ahead after a skip) into the window at once, as the loop would take them
+// one by one, in a plain field: the window holds no marked word and so
+// offers nothing meanwhile, and dropping from its head once at the end
+// what the limits do not hold leaves what dropping after each word does
+// (each limit holds of a run of units if it holds of a longer one that
+// ends where it ends). It stops before a word the loop must look at more
+// closely, and returns where the gap before the next word starts.
+func (e *extractor) fill(c *wordCursor, at, to int) int {
+	f, w := e.f, e.win
+	words, text := f.words, f.text
+	u := unit{kind: kindWord, term: -1, span: -1}
+	for ; c.i < to && c.i+1 < len(words); c.i++ {
+		wd := &words[c.i]
+		s, end := int(wd.Start), int(wd.End)
+		if end <= s || s < at || end > len(text) || int(words[c.i+1].Start) < end {
+			break
+		}
+		e.cur = w.addGap(f, at, s, e.cur)
+		u.start, u.end, u.pos, u.last, u.cp = wd.Start, wd.End, wd.Pos, wd.Pos, f.cps(text[s:end])
+		w.add(e.cur, &u)
+		e.cur++
+		at = end
+		c.at, c.prevHit, c.prevLast, c.prevEnd = end, false, wd.Pos, end
+	}
+	e.shrinkHead()
+	return at
 }
 
 // slide takes the words after the cursor into the window, as the loop
