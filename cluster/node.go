@@ -628,10 +628,10 @@ func (n *Node) drain() {
 // heartbeat of its leader for every tick it missed, and would answer each;
 // in the leader, raft answers every heartbeat response from a follower it
 // is probing with a new append of up to MaxSizePerMsg of the entries the
-// follower lacks. A pause of seconds then made the leader encode and queue
-// a copy of the missing log per tick missed (hundreds of megabytes for a
-// megabyte behind), its loop busy for seconds and its other followers
-// waiting behind that queue. So, within one round:
+// follower lacks. A pause of seconds then made the leader read, encode and
+// queue one such append per tick missed (up to 1 MiB each, 20 ticks a
+// second), its loop busy for seconds while its other followers heard
+// nothing. So, within one round:
 //
 //   - a heartbeat is skipped when a later one from the same leader in the
 //     same term follows it: the later one carries a commit index as high and
