@@ -431,7 +431,7 @@ func TestJoinTakesOneSnapshot(t *testing.T) {
 	first, _ := c.node(lead).st.FirstIndex()
 	require.Greater(t, first, uint64(1), "the leader compacted its log")
 	c.mu.Lock()
-	c.disks[2] = &kvDisk{restoreDelay: time.Second}
+	c.disks[2] = &kvDisk{restoreDelay: 2 * time.Second}
 	c.mu.Unlock()
 	c.start(2, nil)
 	stop := make(chan struct{})

@@ -66,6 +66,7 @@ type Node struct {
 	confState    *pb.ConfState
 	removed      map[uint64]bool
 	unsent       []*proposal
+	inbox        []*pb.Message // the messages received this round (stepInbox)
 	reads        []*readRequest
 	readBatch    *readBatch
 	readSeq      uint64
@@ -571,7 +572,7 @@ func (n *Node) run() {
 			n.ticks++
 			n.onTick()
 		case m := <-n.recvc:
-			n.step(m)
+			n.inbox = append(n.inbox, m)
 		case p := <-n.propc:
 			n.propose(p)
 		case r := <-n.readc:
@@ -600,12 +601,14 @@ func (n *Node) run() {
 }
 
 // drain takes what else is waiting, so that one Ready (one synced write)
-// carries as many proposals and messages as arrived meanwhile.
+// carries as many proposals and messages as arrived meanwhile, then steps
+// the messages.
 func (n *Node) drain() {
+	defer n.stepInbox()
 	for i := 0; i < 1024; i++ {
 		select {
 		case m := <-n.recvc:
-			n.step(m)
+			n.inbox = append(n.inbox, m)
 		case p := <-n.propc:
 			n.propose(p)
 		case r := <-n.readc:
@@ -616,6 +619,66 @@ func (n *Node) drain() {
 			return
 		}
 	}
+}
+
+// stepInbox steps the messages received this round, in order, less the
+// heartbeats that a later one of the same round makes redundant.
+//
+// A node that was stopped for a while (SIGSTOP, a long pause) finds a
+// heartbeat of its leader for every tick it missed, and would answer each;
+// in the leader, raft answers every heartbeat response from a follower it
+// is probing with a new append of up to MaxSizePerMsg of the entries the
+// follower lacks. A pause of seconds then made the leader read, encode and
+// queue one such append per tick missed (up to 1 MiB each, 20 ticks a
+// second), its loop busy for seconds while its other followers heard
+// nothing. So, within one round:
+//
+//   - a heartbeat is skipped when a later one from the same leader in the
+//     same term follows it: the later one carries a commit index as high and
+//     the newest read request context, whose acknowledgement completes the
+//     earlier read requests too (raft releases every read request queued
+//     before the one acknowledged by a quorum);
+//   - a heartbeat response is skipped when a later one from the same node in
+//     the same term with the same context follows it: the later one says
+//     all it says.
+//
+// Dropping a message is always safe in raft (the network may); these only
+// ever stand in for a later copy.
+func (n *Node) stepInbox() {
+	msgs := n.inbox
+	n.inbox = n.inbox[:0]
+	type beat struct {
+		typ        pb.MessageType
+		from, term uint64
+		ctx        string
+	}
+	var last map[beat]int
+	key := func(m *pb.Message) (beat, bool) {
+		switch m.GetType() {
+		case pb.MsgHeartbeat:
+			return beat{typ: pb.MsgHeartbeat, from: m.GetFrom(), term: m.GetTerm()}, true
+		case pb.MsgHeartbeatResp:
+			return beat{typ: pb.MsgHeartbeatResp, from: m.GetFrom(), term: m.GetTerm(), ctx: string(m.GetContext())}, true
+		}
+		return beat{}, false
+	}
+	if len(msgs) > 1 {
+		for i, m := range msgs {
+			if k, ok := key(m); ok {
+				if last == nil {
+					last = map[beat]int{}
+				}
+				last[k] = i
+			}
+		}
+	}
+	for i, m := range msgs {
+		if k, ok := key(m); ok && last != nil && last[k] != i {
+			continue
+		}
+		n.step(m)
+	}
+	clear(msgs)
 }
 
 func (n *Node) step(m *pb.Message) {
