@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/glint-search/glint/internal/zipftext"
 )
 
 // BenchmarkDistributedHighlight measures a page of 20 highlighted rows from
@@ -59,14 +60,7 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 		servers = append(servers, start(i))
 	}
 	// Words of a Zipf distribution over 20,000, as a natural text's.
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(1158, 1)), 1.1, 1, 19999)
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = "w" + strconv.FormatUint(zipf.Uint64(), 10)
-		}
-		return strings.Join(w, " ")
-	}
+	text := zipftext.Words(1158)
 	const schema = "(title text, body text)"
 	coord := servers[0].DB(b)
 	MustExec(b, coord, "CREATE TABLE local "+schema)

@@ -32,9 +32,9 @@ var layers = map[string]int{
 }
 
 // tools are the packages outside the product: tests, benchmarks and their
-// commands, and the golden-file harness of the tests. They may import
+// commands, the golden-file harness of the tests, and the benchmarks' texts. They may import
 // anything; the product imports none of them (its _test files may).
-var tools = []string{"e2e", "bench", "cmd/glint-load", "cmd/glint-jepsen", "internal/golden", "internal/jepsen"}
+var tools = []string{"e2e", "bench", "cmd/glint-load", "cmd/glint-jepsen", "internal/golden", "internal/jepsen", "internal/zipftext"}
 
 // TestLayering fails when an import points the wrong way, when a product
 // package imports a test or benchmark package, or when a package is in

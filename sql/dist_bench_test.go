@@ -3,8 +3,6 @@ package sql
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/zipftext"
 )
 
 // benchRemote serves agents from in-process engines as glintd's MySQL
@@ -39,14 +38,7 @@ func (r *benchRemote) Query(ctx context.Context, addr string, _ time.Duration, s
 // disturbs less than ns/op), without the wire and five processes'
 // scheduling. With -short, the tables hold 1,000 documents.
 func BenchmarkDistributedSQL(b *testing.B) {
-	zipf := rand.NewZipf(rand.New(rand.NewPCG(1158, 1)), 1.1, 1, 19999)
-	text := func(n int) string {
-		w := make([]string, n)
-		for i := range w {
-			w[i] = "w" + strconv.FormatUint(zipf.Uint64(), 10)
-		}
-		return strings.Join(w, " ")
-	}
+	text := zipftext.Words(1158)
 	ctx := context.Background()
 	create := func(e *Engine, name string) *index.Table {
 		if _, err := e.NewSession("root").Exec(ctx, "CREATE TABLE "+name+" (title text, body text)"); err != nil {
