@@ -2,8 +2,9 @@ package highlight
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -187,17 +188,11 @@ func BenchmarkDocument(b *testing.B) {
 // MB/s is of field text. It needs the benchmark's cached corpus (go run
 // ./bench/cmd/corpus -queries brown).
 func BenchmarkBrown(b *testing.B) {
-	dir := filepath.Join("..", "bench", "cache", "corpora")
-	docs, err := benchcorpus.ReadFile(filepath.Join(dir, "brown.jsonl"))
-	if err != nil {
+	docs, queries, err := benchcorpus.ReadCached(filepath.Join("..", "bench", "cache"), benchcorpus.Brown)
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skip(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "brown.queries.json"))
-	if err != nil {
-		b.Skip(err)
-	}
-	var queries []benchcorpus.Query
-	require.NoError(b, json.Unmarshal(raw, &queries))
+	require.NoError(b, err)
 	tok := tokenizer(b)
 	fields := make([]Field, len(docs))
 	words := make([][]tokenize.Token, len(docs))

@@ -1,8 +1,8 @@
 package index
 
 import (
-	"encoding/json"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,19 +15,13 @@ import (
 // query sets, one sub-benchmark per query shape: the in-process part of the
 // race's search workload, without the protocol.
 func BenchmarkSearchCorpus(b *testing.B) {
-	for _, name := range []string{"brown", "debian"} {
-		b.Run(name, func(b *testing.B) {
-			dir := filepath.Join("..", "bench", "cache", "corpora")
-			docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
-			if err != nil {
+	for _, name := range []benchcorpus.Name{benchcorpus.Brown, benchcorpus.Debian} {
+		b.Run(string(name), func(b *testing.B) {
+			docs, queries, err := benchcorpus.ReadCached(filepath.Join("..", "bench", "cache"), name)
+			if errors.Is(err, fs.ErrNotExist) {
 				b.Skipf("corpus %s not prepared: %v", name, err)
 			}
-			raw, err := os.ReadFile(filepath.Join(dir, name+".queries.json"))
 			if err != nil {
-				b.Skip(err)
-			}
-			var queries []benchcorpus.Query
-			if err := json.Unmarshal(raw, &queries); err != nil {
 				b.Fatal(err)
 			}
 			db := openMem(b)

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -22,17 +23,11 @@ import (
 // ./bench/cmd/corpus), to weigh the HTTP and JSON cost against
 // sql.BenchmarkSearchSQL's request-highlight.
 func BenchmarkHTTPSearch(b *testing.B) {
-	dir := filepath.Join("..", "bench", "cache", "corpora")
-	docs, err := benchcorpus.ReadFile(filepath.Join(dir, "debian.jsonl"))
-	if err != nil {
+	docs, queries, err := benchcorpus.ReadCached(filepath.Join("..", "bench", "cache"), benchcorpus.Debian)
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skip(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "debian.queries.json"))
 	if err != nil {
-		b.Skip(err)
-	}
-	var queries []benchcorpus.Query
-	if err := json.Unmarshal(raw, &queries); err != nil {
 		b.Fatal(err)
 	}
 	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))

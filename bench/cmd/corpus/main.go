@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/glint-search/glint/bench/corpus"
 )
@@ -50,7 +49,7 @@ func run(ctx context.Context, cache string, names []string, withQueries bool) er
 		}
 		fmt.Printf("%s\t%d docs\t%.1f MB\n", corpus.Path(cache, name), len(docs), float64(size)/1e6)
 		if withQueries {
-			path := strings.TrimSuffix(corpus.Path(cache, name), ".jsonl") + ".queries.json"
+			path := corpus.QueriesPath(cache, name)
 			b, err := json.MarshalIndent(corpus.Queries(docs, corpus.DefaultSeed), "", " ")
 			if err != nil {
 				return err
