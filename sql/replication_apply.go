@@ -311,9 +311,9 @@ func (c *replCluster) dropPrepared(at uint64) error {
 
 // cleanPrepared, at start, removes what a crash may have left beside the
 // tables: images half built or half restored, those of an older build,
-// and the images of snapshots
-// the tables are at or past (after the swap, the directory of the image
-// installed holds the old tables until it is removed).
+// and the images of snapshots the tables are at or past (after the swap,
+// the directory of the image installed holds the old tables until it is
+// removed).
 func (c *replCluster) cleanPrepared(applied uint64) error {
 	part, err := filepath.Glob(filepath.Join(c.dir, preparedPrefix+"*"+preparedPart))
 	if err != nil {
