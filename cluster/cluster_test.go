@@ -255,6 +255,7 @@ func TestOptionsErrors(t *testing.T) {
 		"snapshot 0":     {func(o *Options) { o.SnapshotEntries = 0 }, "cluster: node 1: snapshot entries 0: must be at least 1"},
 		"inflight":       {func(o *Options) { o.MaxInflightMsgs = 0 }, "cluster: node 1: max inflight messages 0 is not positive"},
 		"uncommitted":    {func(o *Options) { o.MaxUncommittedBytes = 0 }, "cluster: node 1: max uncommitted bytes 0"},
+		"inflight bytes": {func(o *Options) { o.MaxInflightBytes = 1 << 19 }, "cluster: node 1: max inflight bytes 524288 is less than the max size per message 1048576"},
 		"max msg":        {func(o *Options) { o.MaxSizePerMsg = 0 }, "cluster: node 1: max size per message 0"},
 		"heartbeat zero": {func(o *Options) { o.HeartbeatTicks = 0 }, "cluster: node 1: heartbeat ticks 0 is not positive"},
 	} {

@@ -262,6 +262,7 @@ func (n *Node) start() error {
 		Applied:                   md.GetIndex(),
 		MaxSizePerMsg:             n.opts.MaxSizePerMsg,
 		MaxInflightMsgs:           n.opts.MaxInflightMsgs,
+		MaxInflightBytes:          n.opts.MaxInflightBytes,
 		MaxUncommittedEntriesSize: n.opts.MaxUncommittedBytes,
 		CheckQuorum:               true,
 		PreVote:                   true,

@@ -49,6 +49,10 @@ type Options struct {
 	// MaxInflightMsgs bounds the append messages in flight to a follower:
 	// 256.
 	MaxInflightMsgs int
+	// MaxInflightBytes bounds the entries' bytes in flight to a follower,
+	// at least MaxSizePerMsg: 32 MiB (without it, 256 appends of up to
+	// 1 MiB could be on their way to one slow follower).
+	MaxInflightBytes uint64
 	// MaxUncommittedBytes bounds the payload a leader holds uncommitted (a
 	// leader cut off from its quorum stops taking proposals, which then
 	// wait as when no leader is known): 64 MiB.
@@ -79,6 +83,8 @@ func DefaultOptions(id uint64, dir string) Options {
 		MaxSizePerMsg:   1 << 20,
 		MaxInflightMsgs: 256,
 
+		MaxInflightBytes: 32 << 20,
+
 		MaxUncommittedBytes: 64 << 20,
 	}
 }
@@ -101,6 +107,8 @@ func (o Options) check() error {
 		return fmt.Errorf("cluster: node %d: max size per message 0", o.ID)
 	case o.MaxInflightMsgs <= 0:
 		return fmt.Errorf("cluster: node %d: max inflight messages %d is not positive", o.ID, o.MaxInflightMsgs)
+	case o.MaxInflightBytes < o.MaxSizePerMsg:
+		return fmt.Errorf("cluster: node %d: max inflight bytes %d is less than the max size per message %d", o.ID, o.MaxInflightBytes, o.MaxSizePerMsg)
 	case o.MaxUncommittedBytes == 0:
 		return fmt.Errorf("cluster: node %d: max uncommitted bytes 0", o.ID)
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -64,6 +65,12 @@ type TCPConfig struct {
 	// QueueLen is how many messages wait per peer while its connection is
 	// slow or down; more are dropped (raft sends them again) (default 4096).
 	QueueLen int
+	// QueueBytes bounds the bytes of the messages waiting per peer
+	// (default 64 MiB): a message that would take the queue past it is
+	// dropped, unless the queue is empty (a message larger than the bound
+	// still goes, alone). QueueLen alone let a slow peer's queue hold
+	// thousands of appends of up to a megabyte each.
+	QueueBytes int64
 	// MaxMessage is the largest message frame read (default 256 MiB); a
 	// larger one closes the connection.
 	MaxMessage int
@@ -91,6 +98,9 @@ func (c TCPConfig) withDefaults() TCPConfig {
 	def(&c.SnapshotReplyTimeout, 10*time.Minute)
 	if c.QueueLen <= 0 {
 		c.QueueLen = 4096
+	}
+	if c.QueueBytes <= 0 {
+		c.QueueBytes = 64 << 20
 	}
 	if c.MaxMessage <= 0 {
 		c.MaxMessage = 256 << 20
@@ -438,7 +448,8 @@ func (t *TCPTransport) Close() {
 }
 
 // Send implements Transport: each message is encoded and queued for its
-// peer; a message to an unknown peer or to a full queue is dropped.
+// peer; a message to an unknown peer or to a full queue (QueueLen messages,
+// or QueueBytes) is dropped.
 func (t *TCPTransport) Send(msgs []*pb.Message) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -452,9 +463,14 @@ func (t *TCPTransport) Send(msgs []*pb.Message) {
 			t.cfg.Logf("cluster %s: encoding a %s to %d: %v", t.cluster, m.GetType(), m.GetTo(), err)
 			continue
 		}
+		if q := p.queued.Load(); q > 0 && q+int64(len(b)) > t.cfg.QueueBytes {
+			continue // the peer is slow or down: raft sends again
+		}
+		p.queued.Add(int64(len(b)))
 		select {
 		case p.queue <- b:
-		default: // the peer is slow or down: raft sends again
+		default: // (as above)
+			p.queued.Add(-int64(len(b)))
 		}
 	}
 }
@@ -567,6 +583,7 @@ type tcpPeer struct {
 	queue  chan []byte
 	done   chan struct{}
 	exited chan struct{} // closed when run returns
+	queued atomic.Int64  // the bytes of the messages in queue
 	once   sync.Once
 	wg     sync.WaitGroup
 }
@@ -627,7 +644,8 @@ func (p *tcpPeer) drainFor(d time.Duration) bool {
 			return false
 		case <-timer.C:
 			return true
-		case <-p.queue:
+		case b := <-p.queue:
+			p.queued.Add(-int64(len(b)))
 		}
 	}
 }
@@ -642,6 +660,7 @@ func (p *tcpPeer) write(c net.Conn, w *bufio.Writer) error {
 			return nil
 		case b = <-p.queue:
 		}
+		p.queued.Add(-int64(len(b)))
 		c.SetWriteDeadline(time.Now().Add(p.t.cfg.WriteTimeout))
 		if err := writeFrame(w, b); err != nil {
 			return err
@@ -649,6 +668,7 @@ func (p *tcpPeer) write(c net.Conn, w *bufio.Writer) error {
 		for more := true; more; {
 			select {
 			case b = <-p.queue:
+				p.queued.Add(-int64(len(b)))
 				if err := writeFrame(w, b); err != nil {
 					return err
 				}

@@ -473,3 +473,62 @@ func TestTCPCluster(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, images, 1, "node 3 caught up through a snapshot")
 }
+
+// gate is a Handler whose Step blocks until open is closed: the server then
+// stops reading, and the sender's connection and queue fill up.
+type gate struct {
+	open chan struct{}
+	rec  *recorder
+}
+
+func (g *gate) Step(m *pb.Message) {
+	<-g.open
+	g.rec.Step(m)
+}
+
+func (g *gate) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
+	return g.rec.ReceiveSnapshot(m, body)
+}
+
+func TestTCPQueueBytes(t *testing.T) {
+	g := &gate{open: make(chan struct{}), rec: newRecorder()}
+	_, addr := serve(t, TCPConfig{}, "c", g)
+	var opened sync.Once
+	release := func() { opened.Do(func() { close(g.open) }) }
+	t.Cleanup(release) // (before the server's: its Close waits for Step)
+	const limit = 1 << 20
+	tr := NewTCPTransport("c", TCPConfig{QueueBytes: limit})
+	defer tr.Close()
+	tr.SetPeer(2, addr)
+	big := func(i uint64, size int) *pb.Message {
+		m := msgFrom1(pb.MessageType_MsgApp, 2, i)
+		m.Entries = []*pb.Entry{{Data: make([]byte, size)}}
+		return m
+	}
+	// A message larger than the bound goes when nothing waits.
+	tr.Send([]*pb.Message{big(0, 2*limit)})
+	tr.mu.Lock()
+	p := tr.peers[2]
+	tr.mu.Unlock()
+	require.Eventually(t, func() bool { return p.queued.Load() == 0 }, 10*time.Second, time.Millisecond)
+	// The receiver reads no more: 100 MB sent, the queue holds at most the
+	// bound, the rest is dropped.
+	most := int64(0)
+	for i := range uint64(400) {
+		tr.Send([]*pb.Message{big(i+1, 256<<10)})
+		most = max(most, p.queued.Load())
+	}
+	require.LessOrEqual(t, most, int64(limit))
+	require.Positive(t, most, "the queue filled")
+	release()
+	// What was queued or in the connection's buffers arrives; the rest
+	// was dropped.
+	got := g.rec.waitMsgs(t, 2)
+	require.EqualValues(t, 0, got[0].GetIndex())
+	require.Len(t, got[0].Entries[0].Data, 2*limit)
+	require.Eventually(t, func() bool { return p.queued.Load() == 0 }, 10*time.Second, 10*time.Millisecond)
+	g.rec.mu.Lock()
+	n := len(g.rec.msgs)
+	g.rec.mu.Unlock()
+	require.Less(t, n, 401, "messages past the bound were dropped")
+}
