@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,6 +32,10 @@ func ParsePiece(p *parser.Parser, piece Piece) (*Statement, error) {
 	return st, err
 }
 
+// errAsIs stands for the error of a statement whose shape does not parse
+// with stand-ins (Shapes.refuse): it is parsed as written.
+var errAsIs = errors.New("dialect: parsed as written")
+
 // parse is Parse of text, whose tokens are toks, with stand-ins for the
 // literals of at least standInFrom bytes, and shapes (nil: none; see
 // ParseShaped for release).
@@ -46,16 +51,26 @@ func parse(p *parser.Parser, text string, toks []token, standInFrom int, shapes 
 		return &Statement{Cluster: rw.cluster, Text: text}, nil, nil
 	}
 	shaped := shapes.shaped(rw)
-	if shaped {
+	var node ast.StmtNode
+	switch {
+	case shaped && shapes.parsedAsIs(rw.main.text):
+		err = errAsIs
+	case shaped:
 		st, release, err := shapes.fromShape(p, rw, text)
 		if st != nil || err != nil {
 			return st, release, err
 		}
+		fallthrough
+	default:
+		node, err = parseOne(p, rw.main, text)
 	}
-	node, err := parseOne(p, rw.main, text)
 	if rw.standIns != nil && (err != nil || !rw.standIns.restore(node)) {
 		// A literal TiDB does not keep as a value, or an error that should
-		// quote the statement as written: parse it as it is.
+		// quote the statement as written: parse it as it is (and the
+		// next statements of its shape too).
+		if shaped && err != errAsIs {
+			shapes.refuse(rw.main.text)
+		}
 		if rw, err = rewrite(text, toks, -1); err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,9 @@
 package dialect
 
 import (
+	"hash/maphash"
+	"sync"
+
 	"github.com/glint-search/glint/internal/lend"
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -23,7 +26,20 @@ import (
 // parses for itself, and its tree is kept while there is room.
 type Shapes struct {
 	c *lend.Cache[*shapeTree]
+
+	// The shapes whose stand-ins did not parse back as values (a literal
+	// where TiDB takes no string: DECIMAL(10, 2) in a WHERE clause), by
+	// their hashes: statements of them are parsed as written at once,
+	// rather than once with stand-ins, then again. (A hash that two
+	// shapes share costs the other one its stand-ins, never a wrong tree.)
+	mu   sync.Mutex
+	seed maphash.Seed
+	asIs map[uint64]struct{}
 }
+
+// maxAsIs bounds the shapes parsed as written that Shapes remembers; it
+// forgets them all when there are more.
+const maxAsIs = 1024
 
 // maxShape is the longest rewritten text Shapes keeps.
 const maxShape = 4 << 10
@@ -50,7 +66,35 @@ func NewShapes(size int) *Shapes {
 	if size <= 0 {
 		return nil
 	}
-	return &Shapes{c: lend.New[*shapeTree](size, keyPerShape, treesPerShape)}
+	return &Shapes{c: lend.New[*shapeTree](size, keyPerShape, treesPerShape), seed: maphash.MakeSeed()}
+}
+
+// parsedAsIs reports whether statements of the shape key are parsed as
+// written (see refuse).
+func (c *Shapes) parsedAsIs(key string) bool {
+	if c == nil {
+		return false
+	}
+	h := maphash.String(c.seed, key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.asIs[h]
+	return ok
+}
+
+// refuse has the statements of the shape key parsed as written from now
+// on: its stand-ins did not parse back.
+func (c *Shapes) refuse(key string) {
+	if c == nil {
+		return
+	}
+	h := maphash.String(c.seed, key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.asIs == nil || len(c.asIs) >= maxAsIs {
+		c.asIs = map[uint64]struct{}{}
+	}
+	c.asIs[h] = struct{}{}
 }
 
 // Len is the number of shapes kept.

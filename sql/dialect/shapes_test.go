@@ -250,6 +250,65 @@ func TestShapesLimit(t *testing.T) {
 	}
 }
 
+// A LIMIT of a subquery in the WHERE clause stands in as a number, as the
+// statement's own LIMIT does: the statements share a shape.
+func TestShapesNestedLimit(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(8)
+	for _, texts := range [][]string{
+		{"SELECT id FROM t WHERE id IN (SELECT id FROM u LIMIT 3)", "SELECT id FROM t WHERE id IN (SELECT id FROM u LIMIT 4)"},
+		{"SELECT id FROM t WHERE id IN (SELECT id FROM u LIMIT 1, 2) LIMIT 5", "SELECT id FROM t WHERE id IN (SELECT id FROM u LIMIT 7, 9) LIMIT 6"},
+		{"SELECT id FROM t WHERE id > 2 AND id IN (SELECT id FROM u ORDER BY id LIMIT 2 OFFSET 8)", "SELECT id FROM t WHERE id > 3 AND id IN (SELECT id FROM u ORDER BY id LIMIT 5 OFFSET 1)"},
+	} {
+		before := shapes.Len()
+		var first ast.StmtNode
+		for k, text := range texts {
+			st, release := shapedParse(t, p, shapes, text)
+			if k == 0 {
+				first = st.Node
+			} else {
+				require.Same(t, first, st.Node, "from the shape: %s", text)
+			}
+			require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
+			release()
+		}
+		require.Equal(t, before+1, shapes.Len(), "one shape: %q", texts)
+	}
+}
+
+// A shape whose stand-ins TiDB does not take back as values (DECIMAL's
+// digits) is parsed as written, and remembered so: the next statement of
+// it is parsed once.
+func TestShapesParsedAsIs(t *testing.T) {
+	p := parser.New()
+	shapes := NewShapes(8)
+	texts := []string{
+		"SELECT id FROM t WHERE CAST(price AS DECIMAL(10, 2)) > 5",
+		"SELECT id FROM t WHERE CAST(price AS DECIMAL(12, 3)) > 6",
+	}
+	key := func(text string) string {
+		rw, err := rewrite(text, lex(text), longLiteral)
+		require.NoError(t, err)
+		require.NotNil(t, rw.standIns)
+		return rw.main.text
+	}
+	require.Equal(t, key(texts[0]), key(texts[1]), "one shape")
+	require.False(t, shapes.parsedAsIs(key(texts[0])))
+	for _, text := range texts {
+		st, release := shapedParse(t, p, shapes, text)
+		require.Nil(t, st.Shape)
+		require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
+		release()
+		require.True(t, shapes.parsedAsIs(key(text)))
+	}
+	require.Equal(t, 0, shapes.Len())
+	// Remembered shapes are bounded.
+	for i := range maxAsIs {
+		shapes.refuse(fmt.Sprint(i))
+	}
+	require.LessOrEqual(t, len(shapes.asIs), maxAsIs)
+}
+
 // A select-list item's text names its column: a long literal in it is
 // written back as it was, and its tree is not kept by its shape, which
 // another statement would share with its own literal.

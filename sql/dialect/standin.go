@@ -126,6 +126,9 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 			limit = limit[1:]
 		}
 		isInt := bare || inWhere && r.plainInteger(i)
+		// (A LIMIT of a subquery in the WHERE clause: TiDB takes no
+		// string there.)
+		bare = bare || isInt && r.nestedLimitNumber(i)
 		switch {
 		case isInt:
 		case t.kind != tokString || t.unterminated || (t.end-t.start < from && !inWhere) || r.gluedLiteral(i):
@@ -179,6 +182,14 @@ func (r *rewriter) limitNumbers(i, cut int) []int {
 		return []int{i + 1, i + 3}
 	}
 	return nil
+}
+
+// nestedLimitNumber reports whether the integer s[i] is a number of a
+// LIMIT clause after a word LIMIT of a subquery: LIMIT i, LIMIT n, i, or
+// OFFSET i (MySQL has OFFSET only in LIMIT n OFFSET m).
+func (r *rewriter) nestedLimitNumber(i int) bool {
+	return r.word(i-1, "LIMIT") || r.word(i-1, "OFFSET") ||
+		i >= 3 && r.punct(i-1, ',') && r.plainInteger(i-2) && r.word(i-3, "LIMIT")
 }
 
 // plainInteger reports whether s[i] is an integer literal that TiDB reads
