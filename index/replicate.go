@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/glint-search/glint/internal/durable"
 )
 
 // Replication (see doc.go): a replicated DB applies raft entries, each one
@@ -290,18 +291,10 @@ func (db *DB) Sync() (uint64, error) {
 // one that is gone (a memtable flushed meanwhile, its table synced, or a
 // value-log file that garbage collection rewrote) is fine.
 func syncFile(name string) error {
-	f, err := os.OpenFile(name, os.O_RDWR, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	if err := durable.SyncFile(name); !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }
 
 // loadApplied reads the applied index (recover).

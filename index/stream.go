@@ -17,6 +17,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/ristretto/v2/z"
+	"github.com/glint-search/glint/internal/durable"
 )
 
 // A whole-DB snapshot (doc.go, "Replication") is a stream of frames:
@@ -698,13 +699,8 @@ func SwapIn(dir, restored string) error {
 
 // syncDir makes the renames in dir durable.
 func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		return fmt.Errorf("index: %w", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("index: syncing directory %s: %w", dir, err)
 	}
 	return nil
 }

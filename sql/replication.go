@@ -16,6 +16,7 @@ import (
 
 	"github.com/glint-search/glint/cluster"
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/durable"
 )
 
 // Replication is how this server takes part in replication clusters (see
@@ -188,36 +189,9 @@ func nodeID(dir string) (uint64, error) {
 			return 0, err
 		}
 		if id := binary.BigEndian.Uint64(buf[:]) >> 1; id != 0 {
-			tmp := path + ".tmp"
-			if err := os.WriteFile(tmp, []byte(strconv.FormatUint(id, 10)+"\n"), 0o644); err != nil {
-				return 0, err
-			}
-			if err := syncFile(tmp); err != nil {
-				return 0, err
-			}
-			return id, os.Rename(tmp, path)
+			return id, durable.WriteFile(path, []byte(strconv.FormatUint(id, 10)+"\n"), 0o644)
 		}
 	}
-}
-
-// syncDir makes the names made or renamed in dir durable, or syncs what
-// is in it.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
-
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // dbOptions are the options of a cluster's database in dir.

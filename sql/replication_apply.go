@@ -14,6 +14,7 @@ import (
 
 	"github.com/glint-search/glint/cluster"
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/durable"
 )
 
 // A cluster's raft log holds replEntry values as JSON. A write statement is
@@ -252,12 +253,12 @@ func (sm *clusterSM) Prepare(term, at uint64, r io.Reader) error {
 	}
 	c.prepMu.Lock()
 	defer c.prepMu.Unlock()
-	err = syncDir(part)
+	err = durable.SyncDir(part)
 	if err == nil {
 		err = os.Rename(part, dir)
 	}
 	if err == nil {
-		err = syncDir(c.dir)
+		err = durable.SyncDir(c.dir)
 	}
 	if err != nil {
 		os.RemoveAll(part)
@@ -544,18 +545,7 @@ func saveJoinMembers(dir string, members map[uint64]string) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, joinMembersFile)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return durable.WriteFile(filepath.Join(dir, joinMembersFile), b, 0o644)
 }
 
 // loadJoinMembers reads dir's joinMembersFile: an empty map when there is
