@@ -62,6 +62,23 @@ func (f *frozen) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	return f.target.ReceiveSnapshot(m, body)
 }
 
+// Standing: a stopped process answers no one; an unknown standing
+// settles nothing for the asker, as no answer would.
+func (f *frozen) Standing(id uint64) Standing {
+	if f.isOn() {
+		return StandingUnknown
+	}
+	return f.target.Standing(id)
+}
+
+func (f *frozen) AskStanding(ctx context.Context, to, id uint64) (Standing, error) {
+	if f.isOn() {
+		<-ctx.Done()
+		return StandingUnknown, ctx.Err()
+	}
+	return f.Transport.AskStanding(ctx, to, id)
+}
+
 func (f *frozen) freeze() {
 	f.mu.Lock()
 	f.on = true

@@ -238,6 +238,13 @@ func TestForceNewCluster(t *testing.T) {
 	require.NoError(t, c.node(1).AddLearner(ctxT(t), 6, nil))
 	require.Eventually(t, func() bool { return slices.Equal(c.node(6).Status().Voters, []uint64{1, 6}) }, 20*time.Second, 5*time.Millisecond)
 	c.converge()
+
+	// A member dropped by the force comes back alone: it finds no leader,
+	// asks, and learns from node 1 that it was removed.
+	c.start(2, c.peers)
+	require.Eventually(t, func() bool { return c.node(2).Status().State == StateRemoved }, learnWithin, 5*time.Millisecond)
+	require.ErrorIs(t, c.node(2).Err(), ErrRemoved)
+	c.crash(2)
 }
 
 func TestOptionsErrors(t *testing.T) {

@@ -100,6 +100,15 @@
 // refused by every member alike (ErrIDReused). Each change reaches the
 // state machines as Entry.Change, with the info given to AddLearner, so the
 // members' addresses can be replicated state like the rest.
+//
+// A removed node may miss the commit of its own removal (cut off, paused):
+// the leader then sends it nothing more. So a node that hears no leader
+// for askAfter election timeouts asks its peers (Transport.AskStanding,
+// answered by Handler.Standing from each peer's applied state) and, when
+// one says its removal is applied there, stops for good with ErrRemoved
+// and Status.State StateRemoved; so does a node that applies its own
+// removal. A mark in Dir keeps it stopped across restarts. Only "removed"
+// is believed: "member" or "unknown" may come from a peer that is behind.
 // Options.ForceNewCluster is the only way out of a lost quorum: explicit,
 // logged, never automatic.
 //

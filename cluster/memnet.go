@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -160,6 +161,25 @@ func (nw *MemNetwork) deliver(from, to uint64, wire []byte) {
 		panic(fmt.Sprintf("cluster: decode message: %v", err))
 	}
 	h.Step(m)
+}
+
+// AskStanding implements Transport: the peer answers at once unless a link
+// between the two is cut either way or it is detached. (The faults' drops
+// and delays are left to raft's messages: no draw is taken for an ask, so
+// the seeded sequence of those is as it was.)
+func (e *memEndpoint) AskStanding(ctx context.Context, to, id uint64) (Standing, error) {
+	nw := e.nw
+	nw.mu.Lock()
+	h := nw.handlers[to]
+	cut := nw.cut[[2]uint64{e.id, to}] || nw.cut[[2]uint64{to, e.id}]
+	nw.mu.Unlock()
+	if h == nil || cut {
+		return StandingUnknown, fmt.Errorf("ask %d from %d: %w", to, e.id, ErrUnreachable)
+	}
+	if err := ctx.Err(); err != nil {
+		return StandingUnknown, err
+	}
+	return h.Standing(id), nil
 }
 
 func (e *memEndpoint) SendSnapshot(m *pb.Message, body io.Reader) error {

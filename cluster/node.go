@@ -12,10 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/glint-search/glint/internal/durable"
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 	"go.etcd.io/raft/v3/tracker"
@@ -41,11 +43,13 @@ type Node struct {
 	propc  chan *proposal
 	readc  chan *readRequest
 	snapc  chan snapStatus
+	standc chan uint64 // the answer of a round of AskStanding: the peer that says this node was removed, or 0
 	ctrlc  chan func()
 	stopc  chan struct{}
 	donec  chan struct{}
 	snapWG sync.WaitGroup
-	recvMu sync.Mutex // held while a snapshot is received
+	askWG  sync.WaitGroup // the rounds of AskStanding
+	recvMu sync.Mutex     // held while a snapshot is received
 
 	pendMu  sync.Mutex
 	pending map[uint64]*proposal // by request id, until applied or abandoned
@@ -64,7 +68,11 @@ type Node struct {
 	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
 	raftTerm     uint64 // its term
 	confState    *pb.ConfState
-	removed      map[uint64]bool
+	removed      map[uint64]bool // written under mu (Standing reads it)
+	gone         bool            // this node learned that it was removed: it stops
+	heardLeader  uint64          // the last tick this node heard from its leader, or led
+	asking       bool            // a round of AskStanding is out
+	nextAsk      uint64          // the tick before which no new round starts
 	unsent       []*proposal
 	inbox        []*pb.Message // the messages received this round (stepInbox)
 	reads        []*readRequest
@@ -86,8 +94,11 @@ const (
 	StatePreCandidate NodeState = "pre-candidate"
 	StateLearner      NodeState = "learner"
 	// StateNone: the node is not a member of the group it knows of: it is
-	// waiting to be added (joining) or it was removed.
+	// waiting to be added (joining).
 	StateNone NodeState = "none"
+	// StateRemoved: the node learned that it was removed from its group
+	// and stopped (Err is ErrRemoved).
+	StateRemoved NodeState = "removed"
 )
 
 // Status is a node's view of its group.
@@ -193,6 +204,7 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		propc:        make(chan *proposal, 256),
 		readc:        make(chan *readRequest, 256),
 		snapc:        make(chan snapStatus, 16),
+		standc:       make(chan uint64, 1),
 		ctrlc:        make(chan func()),
 		stopc:        make(chan struct{}),
 		donec:        make(chan struct{}),
@@ -209,8 +221,47 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		st.Close()
 		return nil, err
 	}
+	if how, gone := n.removedBefore(); gone {
+		// It stays stopped: raft is not run, so it neither campaigns nor
+		// sends; its status and the log say why.
+		n.gone = true
+		n.publishStatus()
+		n.log.Warn("this node was removed from its group: it does not start", "how", how)
+		n.stop(fmt.Errorf("%w (%s)", ErrRemoved, how))
+		return n, nil
+	}
 	go n.run()
 	return n, nil
+}
+
+// removedMark is the file, in Dir, that records that the node learned of
+// its removal: a restart then stays stopped without asking anyone.
+const removedMark = "removed"
+
+// removedBefore reports whether the node knew at its last run that it was
+// removed (its mark), or its log says so.
+func (n *Node) removedBefore() (string, bool) {
+	if b, err := os.ReadFile(filepath.Join(n.opts.Dir, removedMark)); err == nil {
+		return strings.TrimSpace(string(b)), true
+	}
+	if n.removed[n.id] {
+		return "its raft log holds its removal", true
+	}
+	return "", false
+}
+
+// learnRemoved makes the node stop for good: it was removed from its
+// group, as how says. The mark is written first, so that a restart does
+// not run raft again; without it (a failed write), the restart finds out
+// again, from its log or from the members.
+func (n *Node) learnRemoved(how string) error {
+	n.gone = true
+	path := filepath.Join(n.opts.Dir, removedMark)
+	if err := durable.WriteFile(path, []byte(how+"\n"), 0o644); err != nil {
+		n.log.Error("the mark of this node's removal was not written; a restart finds out again", "path", path, "err", err)
+	}
+	n.log.Warn("this node was removed from its group: it stops; its state machine keeps what it applied", "how", how)
+	return fmt.Errorf("%w (%s)", ErrRemoved, how)
 }
 
 func (n *Node) start() error {
@@ -229,7 +280,9 @@ func (n *Node) start() error {
 	if err != nil {
 		return err
 	}
+	n.mu.Lock()
 	n.removed = removed
+	n.mu.Unlock()
 	n.confState = proto.CloneOf(md.GetConfState())
 	applied, err := n.sm.AppliedIndex()
 	if err != nil {
@@ -295,6 +348,7 @@ func (n *Node) Close() error {
 		close(n.stopc)
 		<-n.donec
 		n.snapWG.Wait()
+		n.askWG.Wait()
 		n.closeError = n.st.Close()
 	})
 	return n.closeError
@@ -314,6 +368,21 @@ func (n *Node) Err() error {
 
 // ID returns the node's ID.
 func (n *Node) ID() uint64 { return n.id }
+
+// Standing implements Handler: what node id is in this node's applied
+// state. A node removed from the group and stopped still answers: what it
+// applied was committed.
+func (n *Node) Standing(id uint64) Standing {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.removed[id]:
+		return StandingRemoved
+	case slices.Contains(n.status.Voters, id) || slices.Contains(n.status.Learners, id):
+		return StandingMember
+	}
+	return StandingUnknown
+}
 
 // Status returns the node's current view of its group.
 func (n *Node) Status() Status {
@@ -502,6 +571,12 @@ func (n *Node) submit(ctx context.Context, p *proposal) (Outcome, error) {
 		}
 		return Outcome{}, fmt.Errorf("%w: %w", ErrOutcomeUnknown, ctx.Err())
 	case <-n.donec:
+		select {
+		case d := <-p.done:
+			// Applied before the node stopped (its own removal, say).
+			return d.outcome, d.err
+		default:
+		}
 		if p.abandon() {
 			return Outcome{}, n.stoppedErr()
 		}
@@ -582,6 +657,11 @@ func (n *Node) run() {
 			n.reportSnapshot(s)
 		case f := <-n.ctrlc:
 			f()
+		case by := <-n.standc:
+			n.asking = false
+			if by != 0 && !n.gone {
+				err = n.learnRemoved(fmt.Sprintf("member %d has applied its removal", by))
+			}
 		case <-n.stopc:
 			n.stop(ErrStopped)
 			return
@@ -597,7 +677,9 @@ func (n *Node) run() {
 		}
 		n.publishStatus()
 	}
-	n.log.Error("node stopped", "err", err)
+	if !errors.Is(err, ErrRemoved) { // learnRemoved logged it
+		n.log.Error("node stopped", "err", err)
+	}
 	n.stop(err)
 }
 
@@ -679,6 +761,15 @@ func (n *Node) stepInbox() {
 		}
 		n.step(m)
 	}
+	if len(msgs) > 0 {
+		lead := n.rn.BasicStatus().Lead
+		for _, m := range msgs {
+			if m.GetFrom() == lead {
+				n.heardLeader = n.ticks
+				break
+			}
+		}
+	}
 	clear(msgs)
 }
 
@@ -742,6 +833,87 @@ func (n *Node) onTick() {
 		n.readBatch = nil
 	}
 	n.promoteLearners()
+	n.maybeAskStanding()
+}
+
+// A node that has not heard from a leader for askAfter election timeouts
+// asks its peers whether it was removed, then again every askEvery while
+// it still hears none. A member removed while it was cut off, paused or
+// busy never hears the commit of its removal otherwise: the leader stops
+// sending to it once the removal is applied, and the members drop its
+// messages. (Silence, not the lack of a known leader, is the sign: a
+// learner never campaigns, so it keeps the leader it last heard of.)
+const (
+	askAfter = 3
+	askEvery = 4
+)
+
+// maybeAskStanding starts a round of AskStanding, in the background, when
+// the node has not heard from a leader for a while.
+func (n *Node) maybeAskStanding() {
+	if n.rn.BasicStatus().Lead == n.id {
+		n.heardLeader = n.ticks
+		return
+	}
+	election := uint64(n.opts.ElectionTicks)
+	if n.gone || n.asking || n.ticks-n.heardLeader < askAfter*election || n.ticks < n.nextAsk {
+		return
+	}
+	var peers []uint64
+	for _, id := range append(slices.Clone(n.confState.GetVoters()), n.confState.GetLearners()...) {
+		if id != n.id {
+			peers = append(peers, id)
+		}
+	}
+	if len(peers) == 0 {
+		return // a group of one, or a node not added yet
+	}
+	n.asking = true
+	n.nextAsk = n.ticks + askEvery*election
+	timeout := max(time.Second, 2*time.Duration(election)*n.opts.TickInterval)
+	n.askWG.Add(1)
+	go func() {
+		defer n.askWG.Done()
+		by := n.askPeers(peers, timeout)
+		select {
+		case n.standc <- by:
+		case <-n.donec:
+		}
+	}()
+}
+
+// askPeers asks every peer at once what this node is to it, and returns
+// one that says it was removed, or 0. Only that answer settles anything:
+// a peer that calls it a member, or does not know it, may be behind.
+func (n *Node) askPeers(peers []uint64, timeout time.Duration) uint64 {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-n.stopc:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	answers := make(chan uint64, len(peers))
+	for _, p := range peers {
+		go func() {
+			s, err := n.tr.AskStanding(ctx, p, n.id)
+			n.log.Debug("asked a peer whether this node is a member", "peer", p, "answer", s, "err", err)
+			if err == nil && s == StandingRemoved {
+				answers <- p
+				return
+			}
+			answers <- 0
+		}()
+	}
+	var by uint64
+	for range peers {
+		if p := <-answers; p != 0 && by == 0 {
+			by = p
+		}
+	}
+	return by
 }
 
 func (n *Node) issueReads() {
@@ -829,7 +1001,13 @@ func (n *Node) handleReady() error {
 		n.st.setApplied(n.raftApplied, n.raftTerm, n.confState, encodeHeader(n.removed))
 	}
 	n.rn.Advance(rd)
-	return n.maybeCompact()
+	if err := n.maybeCompact(); err != nil {
+		return err
+	}
+	if n.removed[n.id] && !n.gone {
+		return n.learnRemoved("it applied its own removal")
+	}
+	return nil
 }
 
 // sendSnapshot streams the state machine's image with m, in the
@@ -885,7 +1063,9 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	if err != nil {
 		return err
 	}
+	n.mu.Lock()
 	n.removed = removed
+	n.mu.Unlock()
 	n.confState = proto.CloneOf(md.GetConfState())
 	n.smApplied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
@@ -1069,7 +1249,9 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
 			continue
 		}
 		if c.GetType() == pb.ConfChangeRemoveNode {
+			n.mu.Lock()
 			n.removed[id] = true
+			n.mu.Unlock()
 		}
 		if change == nil {
 			change = &MemberChange{Node: id, Kind: map[pb.ConfChangeType]ChangeKind{
@@ -1175,6 +1357,8 @@ func (n *Node) publishStatus() {
 	slices.Sort(s.Voters)
 	slices.Sort(s.Learners)
 	switch {
+	case n.gone:
+		s.State, s.Leader = StateRemoved, 0
 	case slices.Contains(s.Learners, n.id):
 		s.State = StateLearner
 	case !slices.Contains(s.Voters, n.id):

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -129,6 +130,37 @@ type Handler interface {
 	// it carries, reading body to its end before it returns. An error means
 	// the image was not taken; the sender reports the snapshot as failed.
 	ReceiveSnapshot(m *pb.Message, body io.Reader) error
+
+	// Standing answers a peer that asks what node id is to this node's
+	// group, from what this node has applied (Transport.AskStanding). It
+	// does not block.
+	Standing(id uint64) Standing
+}
+
+// Standing is what a node's applied state says of another node: a
+// member, removed for good, or neither as far as it knows.
+type Standing byte
+
+// The standings. Only StandingRemoved is conclusive for the node asking:
+// removals are committed before any member applies them, while "member"
+// or "unknown" may come from a member that is behind (or from a server
+// that holds another group of the same name).
+const (
+	StandingUnknown Standing = iota // not a member in this node's applied state, nor removed
+	StandingMember                  // a voter or a learner in this node's applied state
+	StandingRemoved                 // its removal is applied here
+)
+
+func (s Standing) String() string {
+	switch s {
+	case StandingUnknown:
+		return "unknown"
+	case StandingMember:
+		return "member"
+	case StandingRemoved:
+		return "removed"
+	}
+	return fmt.Sprintf("Standing(%d)", byte(s))
 }
 
 // Transport carries the raft messages of one node to its peers. It is used
@@ -150,6 +182,13 @@ type Transport interface {
 	// returning nil once the receiver has taken it all and an error when it
 	// did not (network, timeout, receiver's error).
 	SendSnapshot(m *pb.Message, body io.Reader) error
+
+	// AskStanding asks peer to what node id is to it (its
+	// Handler.Standing) and returns the answer; an error when it did not
+	// answer before ctx ended. A node that has had no leader for a while
+	// asks its peers so, to learn that it was removed while it could not
+	// hear the commit (see Node).
+	AskStanding(ctx context.Context, to, id uint64) (Standing, error)
 }
 
 // Errors of the package. Propose and ReadIndex wrap them, so test them with
@@ -171,6 +210,10 @@ var (
 	ErrMember = errors.New("cluster: node is already a member")
 	// ErrNotMember: the node to remove or promote is not a member.
 	ErrNotMember = errors.New("cluster: node is not a member")
+	// ErrRemoved: this node was removed from its group (it applied its
+	// own removal, or a member that applied it said so): it stopped for
+	// good, and Err returns it. Its state machine keeps what it applied.
+	ErrRemoved = errors.New("cluster: this node was removed from its group")
 	// ErrBehindLog: at start the state machine is behind the raft log's
 	// snapshot (its state was lost) and no received image is left to
 	// restore it from.

@@ -29,6 +29,8 @@ import (
 //	server: streamSnapshot only: 0, or 1 and the receiver's error
 //	client: streamRequest: one frame, the request
 //	server: streamRequest: 0 and the answer's frame, or 1 and the error
+//	client: streamStanding: one frame, a node ID (uvarint)
+//	server: streamStanding: one byte, the Standing of that node there
 //
 // A request is for the server's Requests handler (the cluster named may be
 // one the server does not hold yet: a node asking to join names the
@@ -41,6 +43,7 @@ const (
 	streamMessages byte = 1
 	streamSnapshot byte = 2
 	streamRequest  byte = 3
+	streamStanding byte = 4
 )
 
 // TCPConfig are the settings of a TCPServer and its transports. A zero
@@ -276,6 +279,19 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 			}
 			h.Step(m)
 		}
+	case streamStanding:
+		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		b, err := readFrame(r, binary.MaxVarintLen64)
+		if err != nil {
+			return err
+		}
+		id, k := binary.Uvarint(b)
+		if k <= 0 || k != len(b) {
+			return errors.New("a standing request without a node ID")
+		}
+		c.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		_, err = c.Write([]byte{byte(h.Standing(id))})
+		return err
 	default: // streamSnapshot
 		c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 		m, err := readMessage(r, s.cfg.MaxMessage)
@@ -535,6 +551,43 @@ func (t *TCPTransport) SendSnapshot(m *pb.Message, body io.Reader) error {
 	return nil
 }
 
+// AskStanding implements Transport: it dials the address of peer to
+// (SetPeer) and asks what node id is there.
+func (t *TCPTransport) AskStanding(ctx context.Context, to, id uint64) (Standing, error) {
+	t.mu.Lock()
+	p := t.peers[to]
+	t.mu.Unlock()
+	if p == nil {
+		return StandingUnknown, fmt.Errorf("cluster %s: ask node %d: its address is not known", t.cluster, to)
+	}
+	c, w, err := t.dialContext(ctx, p.addr, streamStanding)
+	if err != nil {
+		return StandingUnknown, err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	defer stop()
+	err = writeFrame(w, binary.AppendUvarint(nil, id))
+	if err == nil {
+		err = w.Flush()
+	}
+	var b [1]byte
+	if err == nil {
+		_, err = io.ReadFull(c, b[:])
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return StandingUnknown, fmt.Errorf("cluster %s: ask node %d at %s: %w", t.cluster, to, p.addr, err)
+	}
+	s := Standing(b[0])
+	if s > StandingRemoved {
+		return StandingUnknown, fmt.Errorf("cluster %s: node %d at %s answered a standing %d this server does not know", t.cluster, to, p.addr, b[0])
+	}
+	return s, nil
+}
+
 func (t *TCPTransport) sendError(addr string, err error) error {
 	return fmt.Errorf("cluster %s: sending to %s: %w", t.cluster, addr, err)
 }
@@ -542,7 +595,12 @@ func (t *TCPTransport) sendError(addr string, err error) error {
 // dial connects to addr and sends the preamble of a stream of kind, then
 // waits for the server to accept it.
 func (t *TCPTransport) dial(addr string, kind byte) (net.Conn, *bufio.Writer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), t.cfg.DialTimeout)
+	return t.dialContext(context.Background(), addr, kind)
+}
+
+// dialContext is dial, given up when ctx ends.
+func (t *TCPTransport) dialContext(ctx context.Context, addr string, kind byte) (net.Conn, *bufio.Writer, error) {
+	dctx, cancel := context.WithTimeout(ctx, t.cfg.DialTimeout)
 	defer cancel()
 	if via, ok := t.cfg.Via[addr]; ok {
 		addr = via
@@ -551,22 +609,26 @@ func (t *TCPTransport) dial(addr string, kind byte) (net.Conn, *bufio.Writer, er
 	var err error
 	if t.cfg.ClientTLS != nil {
 		d := &tls.Dialer{Config: t.cfg.ClientTLS}
-		c, err = d.DialContext(ctx, "tcp", addr)
+		c, err = d.DialContext(dctx, "tcp", addr)
 	} else {
 		var d net.Dialer
-		c, err = d.DialContext(ctx, "tcp", addr)
+		c, err = d.DialContext(dctx, "tcp", addr)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cluster %s: connecting to %s: %w", t.cluster, addr, err)
 	}
 	w := bufio.NewWriterSize(c, 64<<10)
 	c.SetDeadline(time.Now().Add(t.cfg.DialTimeout + t.cfg.WriteTimeout))
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
 	err = writePreamble(w, kind, t.cluster)
 	if err == nil {
 		err = w.Flush()
 	}
 	if err == nil {
 		err = readStatus(bufio.NewReaderSize(c, 512))
+	}
+	if !stop() && err == nil {
+		err = ctx.Err() // the deadline it set may outlive this call
 	}
 	if err != nil {
 		c.Close()
@@ -702,7 +764,7 @@ func readPreamble(r *bufio.Reader) (kind byte, cluster string, err error) {
 	if kind, err = r.ReadByte(); err != nil {
 		return 0, "", fmt.Errorf("reading the preamble: %w", err)
 	}
-	if kind != streamMessages && kind != streamSnapshot && kind != streamRequest {
+	if kind != streamMessages && kind != streamSnapshot && kind != streamRequest && kind != streamStanding {
 		return 0, "", fmt.Errorf("unknown stream kind %d", kind)
 	}
 	name, err := readFrame(r, maxClusterName)

@@ -44,6 +44,8 @@ func (r *recorder) Step(m *pb.Message) {
 	r.got <- struct{}{}
 }
 
+func (r *recorder) Standing(id uint64) Standing { return Standing(id % 3) }
+
 func (r *recorder) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	if r.short {
 		_, err := io.ReadFull(body, make([]byte, 10))
@@ -302,7 +304,8 @@ func FuzzTCPStream(f *testing.F) {
 // discard is a Handler that reads snapshots to their end and drops them.
 type discard struct{}
 
-func (discard) Step(*pb.Message) {}
+func (discard) Step(*pb.Message)         {}
+func (discard) Standing(uint64) Standing { return StandingUnknown }
 func (discard) ReceiveSnapshot(_ *pb.Message, body io.Reader) error {
 	_, err := io.Copy(io.Discard, body)
 	return err
@@ -490,6 +493,8 @@ func (g *gate) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	return g.rec.ReceiveSnapshot(m, body)
 }
 
+func (g *gate) Standing(id uint64) Standing { return g.rec.Standing(id) }
+
 func TestTCPQueueBytes(t *testing.T) {
 	g := &gate{open: make(chan struct{}), rec: newRecorder()}
 	_, addr := serve(t, TCPConfig{}, "c", g)
@@ -531,4 +536,46 @@ func TestTCPQueueBytes(t *testing.T) {
 	n := len(g.rec.msgs)
 	g.rec.mu.Unlock()
 	require.Less(t, n, 401, "messages past the bound were dropped")
+}
+
+// TestTCPAskStanding: a node asks a peer what it is there; a peer whose
+// address is not known, or a server without the cluster, is an error,
+// never an answer.
+func TestTCPAskStanding(t *testing.T) {
+	_, addr := serve(t, TCPConfig{}, "c", newRecorder()) // Standing: id % 3
+	tr := NewTCPTransport("c", TCPConfig{})
+	defer tr.Close()
+	tr.SetPeer(2, addr)
+	for id, want := range map[uint64]Standing{3: StandingUnknown, 4: StandingMember, 5: StandingRemoved, 1 << 62: StandingMember} {
+		s, err := tr.AskStanding(context.Background(), 2, id)
+		require.NoError(t, err)
+		require.Equal(t, want, s, "node %d", id)
+	}
+	_, err := tr.AskStanding(context.Background(), 9, 5)
+	require.ErrorContains(t, err, "ask node 9: its address is not known")
+
+	other := NewTCPTransport("d", TCPConfig{})
+	defer other.Close()
+	other.SetPeer(2, addr)
+	_, err = other.AskStanding(context.Background(), 2, 5)
+	require.ErrorContains(t, err, `cluster "d" is not on this server`)
+
+	// A peer that does not answer: the context ends the ask.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	tr.SetPeer(3, l.Addr().String())
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = tr.AskStanding(ctx, 3, 5)
+	require.Error(t, err)
 }

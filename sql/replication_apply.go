@@ -387,11 +387,12 @@ func (c *replCluster) noteMember(ent replEntry) {
 	defer c.mu.Unlock()
 	if ent.Op == opForget {
 		delete(c.addrs, ent.ID)
-		// The transport keeps the peer a while: the removed node must
+		// The transport keeps the peer a while: the removed node should
 		// still hear that its removal is committed (the leader says so in
-		// the messages it queued with the commit), or it would wait for it
-		// in vain. The leader sends it nothing new once the removal is
-		// applied.
+		// the messages it queued with the commit). The leader sends it
+		// nothing new once the removal is applied; a removed node that
+		// missed the commit learns it by asking a member (see
+		// cluster.Node), over its own connection.
 		tr := c.tr
 		time.AfterFunc(forgetGrace, func() { tr.RemovePeer(ent.ID) })
 		return

@@ -230,6 +230,9 @@ func (c *replCluster) propose(ctx context.Context, ent replEntry) (*applyOutcome
 	if err != nil {
 		return nil, Errorf(CodeInternal, "cluster %s: encoding an entry: %v", c.name, err)
 	}
+	if c.removed() {
+		return nil, c.errRemoved()
+	}
 	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 	defer cancel()
 	res, err := c.node.Propose(ctx, data)
@@ -238,6 +241,8 @@ func (c *replCluster) propose(ctx context.Context, ent replEntry) (*applyOutcome
 		return nil, Errorf(CodeClusterUnavailable, "cluster '%s' has no leader (a majority of its members is not reachable): nothing was written", c.name)
 	case errors.Is(err, cluster.ErrOutcomeUnknown):
 		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': the write was sent but not confirmed within %s; it may or may not be applied", c.name, proposeTimeout)
+	case errors.Is(err, cluster.ErrRemoved):
+		return nil, c.errRemoved()
 	case errors.Is(err, cluster.ErrStopped):
 		return nil, Errorf(CodeClusterUnavailable, "cluster '%s' is stopped on this server: %v", c.name, c.node.Err())
 	case err != nil:
@@ -484,16 +489,19 @@ func (rp *replication) replaceStale(ctx context.Context, c *replCluster, id uint
 
 // leave takes this server out of cluster c (DELETE CLUSTER): the other
 // members go on without it; its copy of the cluster's tables is deleted
-// here. The last member deletes the cluster.
+// here. The last member deletes the cluster. A server that was removed
+// already (and knows it) only deletes its copy.
 func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 	st := c.node.Status()
-	if len(st.Voters)+len(st.Learners) > 1 {
+	if !c.removed() && len(st.Voters)+len(st.Learners) > 1 {
 		ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 		defer cancel()
 		// (Every member forgets this server's address as it applies the
-		// removal.)
-		if err := c.node.RemoveNode(ctx, st.ID); err != nil {
-			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v", c.name, err)
+		// removal.) The removal may commit while this server does not hear
+		// it (cut off, or too slow for ctx): it then learns it from a
+		// member, and stops (c.removed), which is as good as an answer.
+		if err := c.node.RemoveNode(ctx, st.ID); err != nil && !c.removed() {
+			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v; if they did after all, this server learns so from them within seconds once it reaches one (SHOW STATUS LIKE 'cluster_%s_node_state' says removed), and DELETE CLUSTER %s then drops its copy at once", c.name, err, c.name, c.name)
 		}
 	}
 	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
@@ -501,10 +509,22 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 	return nil
 }
 
+// removed reports whether this server's node learned that it was removed
+// from c (it stopped for good; see cluster.ErrRemoved).
+func (c *replCluster) removed() bool { return errors.Is(c.node.Err(), cluster.ErrRemoved) }
+
+// errRemoved refuses what needs c's log on a server removed from c.
+func (c *replCluster) errRemoved() error {
+	return Errorf(CodeCluster, "cluster '%s': this server was removed from the cluster (taken out by another member, or by a DELETE CLUSTER %s here whose answer did not arrive); its copy of the cluster's tables is no longer kept up to date and takes no writes: DELETE CLUSTER %s drops it here, then JOIN CLUSTER %s AT '<member address>' takes part again", c.name, c.name, c.name, c.name)
+}
+
 // bootstrap restarts this server's member of c as the only member of a new
 // group with the log it has (SET CLUSTER c GLOBAL 'pc.bootstrap' = 1): the
 // way out of a lost quorum, never taken by itself.
 func (rp *replication) bootstrap(c *replCluster) error {
+	if c.removed() {
+		return c.errRemoved()
+	}
 	rp.cfg.Logger.Error("cluster: forcing a new cluster of this node alone (pc.bootstrap): writes only the lost members held are gone, and they must not come back with their old data",
 		"cluster", c.name, "node", c.node.ID())
 	rp.mu.Lock()
@@ -691,6 +711,8 @@ func (rp *replication) counters() []counter {
 		}
 		node := "synced"
 		switch {
+		case st.State == cluster.StateRemoved:
+			node = "removed"
 		case st.State == cluster.StateLearner || st.State == cluster.StateNone:
 			node = "joining"
 		case st.Leader == 0:
@@ -748,6 +770,9 @@ func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) erro
 	c, found := s.engine.repl.cluster(cn)
 	if !found {
 		return nil
+	}
+	if c.removed() {
+		return c.errRemoved()
 	}
 	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 	defer cancel()

@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/glint-search/glint/internal/jepsen"
+	"github.com/stretchr/testify/require"
+)
+
+// proxiedReplNodes starts n glintd on 127.0.0.1.. whose members dial each
+// other through a fault proxy per ordered pair: proxies[i][j] carries what
+// node i sends to node j (nil for i == j).
+func proxiedReplNodes(t *testing.T, n int) ([]*replNode, [][]*jepsen.Proxy) {
+	t.Helper()
+	ips := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}[:n]
+	addrs := make([]string, n)
+	for i, ip := range ips {
+		l, err := net.Listen("tcp", ip+":0")
+		require.NoError(t, err)
+		addrs[i] = l.Addr().String()
+		require.NoError(t, l.Close())
+	}
+	proxies := make([][]*jepsen.Proxy, n)
+	nodes := make([]*replNode, n)
+	for i, ip := range ips {
+		proxies[i] = make([]*jepsen.Proxy, n)
+		var via []string
+		for j := range ips {
+			if i == j {
+				continue
+			}
+			p, err := jepsen.NewProxy(ip+":0", addrs[j], int64(10*i+j))
+			require.NoError(t, err)
+			t.Cleanup(func() { p.Close() })
+			proxies[i][j] = p
+			via = append(via, addrs[j]+"="+p.Addr())
+		}
+		s := StartServer(t, onHost(ip), WithArgs("--replication-listen", addrs[i], "--replication-via", strings.Join(via, ",")))
+		nodes[i] = &replNode{Server: s, repl: addrs[i]}
+	}
+	return nodes, proxies
+}
+
+// TestReplicationRemovedUnheard: a member asks to leave (DELETE CLUSTER)
+// while it can send to the others but hears nothing back. The others take
+// it out, but it never hears the commit, and after the network heals the
+// leader sends it nothing more: before, it kept calling itself a member
+// with no leader, and every DELETE CLUSTER failed with "no leader". Now it
+// asks the members, learns that it was removed within seconds, says so in
+// SHOW STATUS (also after a restart), refuses writes, and DELETE CLUSTER
+// drops its copy at once.
+func TestReplicationRemovedUnheard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers, a 30 s timeout")
+	}
+	nodes, proxies := proxiedReplNodes(t, 3)
+	exec := func(n *replNode, q string) { t.Helper(); mustExec(t, n.DB(t), q) }
+	exec(nodes[0], "CREATE CLUSTER c")
+	exec(nodes[0], "CREATE TABLE books (title text, n int)")
+	exec(nodes[0], "ALTER CLUSTER c ADD books")
+	exec(nodes[1], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[2], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (1, 'before', 1)")
+	victim := -1
+	for i, n := range nodes {
+		eventually(t, "three voters on "+n.MySQLAddr, func() bool { return status(t, n.DB(t), "cluster_c_voters") == "3" })
+		if victim < 0 && status(t, n.DB(t), "cluster_c_role") == "follower" {
+			victim = i
+		}
+	}
+	require.GreaterOrEqual(t, victim, 0)
+	v := nodes[victim]
+	var others []*replNode
+	for i, n := range nodes {
+		if i != victim {
+			others = append(others, n)
+		}
+	}
+	vdb := v.DB(t)
+
+	// The victim hears nothing: the others' links to it are cut, and
+	// on its own links only its connections already open still carry
+	// what it sends (the answer a new connection waits for is lost).
+	for i := range nodes {
+		if i != victim {
+			proxies[i][victim].Partition()
+			proxies[victim][i].Block(jepsen.Down)
+		}
+	}
+	start := time.Now()
+	_, err := vdb.Exec("DELETE CLUSTER c")
+	require.ErrorContains(t, err, "the other members did not take this server out")
+	t.Logf("DELETE CLUSTER on the cut-off member failed after %s", time.Since(start).Round(time.Millisecond))
+	for _, n := range others {
+		eventually(t, "the others took the victim out", func() bool { return status(t, n.DB(t), "cluster_c_size") == "2" })
+	}
+	require.NotEqual(t, "removed", status(t, vdb, "cluster_c_node_state"), "it cannot know yet")
+
+	for _, row := range proxies {
+		for _, p := range row {
+			if p != nil {
+				p.Heal()
+			}
+		}
+	}
+	healed := time.Now()
+	deadline := healed.Add(10 * time.Second)
+	for status(t, vdb, "cluster_c_node_state") != "removed" {
+		require.True(t, time.Now().Before(deadline), "the removed member learns of it within 10 s of the heal")
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("the removed member learned of it %s after the heal", time.Since(healed).Round(time.Millisecond))
+	require.Equal(t, "removed", status(t, vdb, "cluster_c_role"))
+	require.Equal(t, "non-primary", status(t, vdb, "cluster_c_status"))
+	mustFail(t, vdb, "INSERT INTO c:books (id, title, n) VALUES (2, 'after', 2)",
+		"cluster 'c': this server was removed from the cluster")
+	mustFail(t, vdb, "SELECT id FROM books OPTION consistency='linearizable'", "this server was removed")
+	require.Equal(t, [][]string{{"1"}}, rows(t, vdb, "SELECT id FROM books"), "its copy stays until DELETE CLUSTER")
+	require.Equal(t, 1, strings.Count(v.Output(), "this node was removed from its group"), v.Output())
+
+	// A restart finds it out at once (it wrote it down).
+	v.Restart(t)
+	vdb = v.DB(t)
+	require.Equal(t, "removed", status(t, vdb, "cluster_c_node_state"))
+	exec(v, "DELETE CLUSTER c")
+	mustFail(t, vdb, "SELECT * FROM books", "unknown table")
+
+	exec(others[0], "INSERT INTO c:books (id, title, n) VALUES (3, 'two left', 3)")
+	requireConverged(t, others...)
+}
