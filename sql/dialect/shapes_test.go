@@ -117,6 +117,28 @@ func TestShapesKeep(t *testing.T) {
 	require.Nil(t, NewShapes(0))
 }
 
+// requireOneShape parses texts through shapes: each after the first gets
+// the first one's tree, and each tree restores as parsing its text alone
+// gives it; check, when not nil, looks at each statement before its tree
+// goes back.
+func requireOneShape(t *testing.T, p *parser.Parser, shapes *Shapes, texts []string, check func(k int, text string, st *Statement)) {
+	t.Helper()
+	var first ast.StmtNode
+	for k, text := range texts {
+		st, release := shapedParse(t, p, shapes, text)
+		if k == 0 {
+			first = st.Node
+		} else {
+			require.Same(t, first, st.Node, "from the shape: %s", text)
+		}
+		require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
+		if check != nil {
+			check(k, text, st)
+		}
+		release()
+	}
+}
+
 func mustParse(t *testing.T, text string) *Statement {
 	t.Helper()
 	st, err := Parse(nil, text)
@@ -176,19 +198,9 @@ func TestShapesSelect(t *testing.T) {
 		stmt("dog", "18446744073709551615", "'x'", "max_matches=3, snapshot='abc'"),
 		stmt("cat | cow", 7, 9, "ranker=bm25"),
 	}
-	var first ast.StmtNode
-	for i, text := range texts {
-		st, release := shapedParse(t, p, shapes, text)
-		if i == 0 {
-			first = st.Node
-		} else {
-			require.Same(t, first, st.Node, "from the shape: %s", text)
-		}
-		want := mustParse(t, text)
-		require.Equal(t, restored(t, want.Node), restored(t, st.Node))
-		require.Equal(t, settingsText(t, want.Settings), settingsText(t, st.Settings))
-		release()
-	}
+	requireOneShape(t, p, shapes, texts, func(_ int, text string, st *Statement) {
+		require.Equal(t, settingsText(t, mustParse(t, text).Settings), settingsText(t, st.Settings))
+	})
 	require.Equal(t, 1, shapes.Len())
 	// The values are the parser's own: an int64, a uint64 past it, a string.
 	st, release := shapedParse(t, p, shapes, texts[1])
@@ -230,22 +242,13 @@ func TestShapesLimit(t *testing.T) {
 		{[]string{"SELECT id FROM t LIMIT 3 FOR UPDATE", "SELECT id FROM t LIMIT 4 FOR UPDATE"}, nil, []uint64{3, 4}},
 	} {
 		before := shapes.Len()
-		var first ast.StmtNode
-		for k, text := range c.texts {
-			st, release := shapedParse(t, p, shapes, text)
-			if k == 0 {
-				first = st.Node
-			} else {
-				require.Same(t, first, st.Node, "from the shape: %s", text)
-			}
-			require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
+		requireOneShape(t, p, shapes, c.texts, func(k int, text string, st *Statement) {
 			l := st.Node.(*ast.SelectStmt).Limit
 			require.Equal(t, c.counts[k], l.Count.(ast.ValueExpr).GetValue(), text)
 			if c.offset != nil {
 				require.Equal(t, c.offset[k], l.Offset.(ast.ValueExpr).GetValue(), text)
 			}
-			release()
-		}
+		})
 		require.Equal(t, before+1, shapes.Len(), "one shape: %q", c.texts)
 	}
 }
@@ -261,17 +264,7 @@ func TestShapesNestedLimit(t *testing.T) {
 		{"SELECT id FROM t WHERE id > 2 AND id IN (SELECT id FROM u ORDER BY id LIMIT 2 OFFSET 8)", "SELECT id FROM t WHERE id > 3 AND id IN (SELECT id FROM u ORDER BY id LIMIT 5 OFFSET 1)"},
 	} {
 		before := shapes.Len()
-		var first ast.StmtNode
-		for k, text := range texts {
-			st, release := shapedParse(t, p, shapes, text)
-			if k == 0 {
-				first = st.Node
-			} else {
-				require.Same(t, first, st.Node, "from the shape: %s", text)
-			}
-			require.Equal(t, restored(t, mustParse(t, text).Node), restored(t, st.Node))
-			release()
-		}
+		requireOneShape(t, p, shapes, texts, nil)
 		require.Equal(t, before+1, shapes.Len(), "one shape: %q", texts)
 	}
 }
