@@ -104,3 +104,29 @@ func BenchmarkLayoutBrown(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLayoutDecode reads back the stored layouts of Brown prose, as
+// the highlighter does for every stored field it highlights.
+func BenchmarkLayoutDecode(b *testing.B) {
+	texts, size := brownDocs(b)
+	tok := Default()
+	var encoded [][]byte
+	for _, text := range texts {
+		var it Iter
+		var l Layout
+		l.Reset(len(text))
+		it.Reset(tok, text)
+		for it.NextCandidate(&l, &Filter{all: true}) {
+		}
+		encoded = append(encoded, l.AppendEncoded(nil))
+	}
+	b.SetBytes(int64(size))
+	var l Layout
+	for b.Loop() {
+		for i, enc := range encoded {
+			if err := l.Decode(enc, len(texts[i])); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

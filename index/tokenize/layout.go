@@ -181,41 +181,12 @@ func (l *Layout) Decode(b []byte, textLen int) error {
 		return ErrBadLayout
 	}
 	b = b[k:]
-	l.Words = slices.Grow(l.Words, int(n))
-	var pos, end int64
-	for range n {
-		if len(b) == 0 {
-			return ErrBadLayout
-		}
-		c := b[0]
-		b = b[1:]
-		var gap, sep, size int64
-		if c&wordEscape != wordEscape {
-			gap, sep, size = 1, int64(c>>5), int64(c&maxShortLen)
-		} else {
-			g, k1 := binary.Uvarint(b)
-			if k1 <= 0 {
-				return ErrBadLayout
-			}
-			s, k2 := binary.Varint(b[k1:])
-			if k2 <= 0 {
-				return ErrBadLayout
-			}
-			z, k3 := binary.Uvarint(b[k1+k2:])
-			if k3 <= 0 || g == 0 || g > math.MaxInt32 || z > math.MaxInt32 {
-				return ErrBadLayout
-			}
-			b = b[k1+k2+k3:]
-			gap, sep, size = int64(g), s, int64(z)
-		}
-		pos += gap
-		start := end + sep
-		end = start + size
-		if sep < 0 || end > int64(textLen) || pos > math.MaxInt32 {
-			return ErrBadLayout
-		}
-		l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+	words := slices.Grow(l.Words, int(n))[:n]
+	b, ok := decodeWords(words, b, textLen)
+	if !ok {
+		return ErrBadLayout
 	}
+	l.Words = words
 	n, k = binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
 		return ErrBadLayout
@@ -252,6 +223,61 @@ func (l *Layout) Decode(b []byte, textLen int) error {
 		return ErrBadLayout
 	}
 	return nil
+}
+
+// decodeWords fills words from their encoding at the start of b (see
+// AppendEncoded) and returns what follows it in b; false when the encoding
+// is corrupt or a word ends past textLen. Positions and ends never go down
+// (a position gap is at least 1, a word starts at or after the previous
+// end): the last word's are the largest, checked once at the end for the
+// one-byte words. (A function of its own, so that the loop of one-byte
+// words keeps its values in registers.)
+func decodeWords(words []Word, b []byte, textLen int) ([]byte, bool) {
+	var pos, end int64
+	i := 0
+	for w := 0; w < len(words); w++ {
+		// A run of one-byte words (c&wordEscape != wordEscape).
+		for ; w < len(words) && i < len(b) && b[i] < wordEscape; w, i = w+1, i+1 {
+			c := b[i]
+			pos++
+			start := end + int64(c>>5)
+			end = start + int64(c&maxShortLen)
+			words[w] = Word{Pos: int32(pos), Start: int32(start), End: int32(end)}
+		}
+		if w == len(words) {
+			break
+		}
+		if i >= len(b) {
+			return nil, false
+		}
+		i++ // (wordEscape)
+		g, k1 := binary.Uvarint(b[i:])
+		if k1 <= 0 {
+			return nil, false
+		}
+		i += k1
+		sep, k2 := binary.Varint(b[i:])
+		if k2 <= 0 {
+			return nil, false
+		}
+		i += k2
+		size, k3 := binary.Uvarint(b[i:])
+		if k3 <= 0 || g == 0 || g > math.MaxInt32 || size > math.MaxInt32 || sep < 0 || sep > int64(textLen) {
+			return nil, false
+		}
+		i += k3
+		pos += int64(g)
+		start := end + sep
+		end = start + int64(size)
+		if end > int64(textLen) || pos > math.MaxInt32 {
+			return nil, false
+		}
+		words[w] = Word{Pos: int32(pos), Start: int32(start), End: int32(end)}
+	}
+	if end > int64(textLen) || pos > math.MaxInt32 {
+		return nil, false
+	}
+	return b[i:], true
 }
 
 // Mark is one occurrence of a query keyword in a text: the word position

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,9 @@ func TestLayoutEncoding(t *testing.T) {
 func TestLayoutDecodeRefusesCorruptInput(t *testing.T) {
 	good := Layout{Words: []Word{{1, 0, 3}, {2, 4, 7}}, Bounds: []Bound{{Kind: ZoneOpen, Pos: 1, Zone: "b"}}}
 	enc := good.AppendEncoded(nil)
+	// An escaped word at the largest position, then a one-byte word.
+	pastMaxPos := binary.AppendUvarint([]byte{layoutVersion, 2, wordEscape}, 1<<31-1)
+	pastMaxPos = append(pastMaxPos, 0, 1, 1<<5|1, 0)
 	cases := []struct {
 		name    string
 		b       []byte
@@ -85,6 +89,10 @@ func TestLayoutDecodeRefusesCorruptInput(t *testing.T) {
 		{"unknown bound kind", []byte{layoutVersion, 0, 1, 9, 0}, 10},
 		{"zone name beyond the input", []byte{layoutVersion, 0, 1, byte(ZoneOpen), 0, 5, 'a'}, 10},
 		{"escaped word with gap 0", []byte{layoutVersion, 1, wordEscape, 0, 0, 1, 0}, 10},
+		// One-byte words are checked against the text once, at their end.
+		{"one-byte words past the end of the text", []byte{layoutVersion, 3, 5, 1<<5 | 5, 1<<5 | 5, 0}, 16},
+		{"one-byte word past the largest position", pastMaxPos, 10},
+		{"escaped word starting beyond the text", []byte{layoutVersion, 1, wordEscape, 1, 40, 1, 0}, 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
