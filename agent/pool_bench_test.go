@@ -10,7 +10,7 @@ import (
 
 // BenchmarkPoolQuery is one phase-one call of a distributed search to an
 // in-process agent: a search of 20 rows with SHOW WARNINGS and SHOW META,
-// in one text, over a kept connection.
+// in one text, over a kept connection, with a deadline of its own.
 func BenchmarkPoolQuery(b *testing.B) {
 	ln, _ := startAgent(b, "")
 	addr := ln.Addr().String()
@@ -29,7 +29,10 @@ func BenchmarkPoolQuery(b *testing.B) {
 	stmts := []string{"SELECT id, WEIGHT() FROM t WHERE MATCH('red') ORDER BY WEIGHT() DESC LIMIT 0, 20 OPTION max_matches=20", "SHOW WARNINGS", "SHOW META"}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := p.Query(ctx, addr, time.Second, stmts...)
+		// Each call has its own deadline, as the SQL layer's calls do.
+		callCtx, cancel := context.WithTimeout(ctx, time.Second)
+		res, err := p.Query(callCtx, addr, time.Second, stmts...)
+		cancel()
 		if err != nil || len(res[0].Rows) != 20 {
 			b.Fatal(err, res)
 		}

@@ -156,3 +156,92 @@ func TestPoolKeepsConnections(t *testing.T) {
 	require.Equal(t, [][]any{{int64(3)}}, res[0].Rows)
 	require.Equal(t, int32(1), again.accepted.Load())
 }
+
+// stallingProxy forwards connections to an agent until stall is set, then
+// holds what either side sends.
+type stallingProxy struct {
+	net.Listener
+	to    string
+	stall atomic.Bool
+}
+
+func (p *stallingProxy) serve() {
+	for {
+		c, err := p.Accept()
+		if err != nil {
+			return
+		}
+		a, err := net.Dial("tcp", p.to)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		pipe := func(dst, src net.Conn) {
+			defer dst.Close()
+			defer src.Close()
+			buf := make([]byte, 4096)
+			for {
+				n, err := src.Read(buf)
+				for n > 0 && p.stall.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				if n > 0 {
+					if _, werr := dst.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}
+		go pipe(a, c)
+		go pipe(c, a)
+	}
+}
+
+// TestCallBounds: a call to an agent that stops answering ends at its
+// context's deadline with context.DeadlineExceeded, or when its context is
+// cancelled with context.Canceled; the connection is not used again, and
+// the next call, once the agent answers, gets a new one.
+func TestCallBounds(t *testing.T) {
+	ln, _ := startAgent(t, "")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	proxy := &stallingProxy{Listener: l, to: ln.Addr().String()}
+	defer proxy.Close()
+	go proxy.serve()
+	addr := proxy.Addr().String()
+	p := New(Options{})
+	defer p.Close()
+	_, err = p.Query(context.Background(), addr, time.Second, "SELECT 1")
+	require.NoError(t, err)
+
+	proxy.stall.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = p.Query(ctx, addr, time.Second, "SELECT 1")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 2*time.Second)
+
+	again := func() {
+		t.Helper()
+		proxy.stall.Store(false)
+		accepted := ln.accepted.Load()
+		res, err := p.Query(context.Background(), addr, time.Second, "SELECT 2")
+		require.NoError(t, err)
+		require.Equal(t, [][]any{{int64(2)}}, res[0].Rows)
+		require.Equal(t, accepted+1, ln.accepted.Load(), "a new connection after the stalled one")
+	}
+	again()
+
+	proxy.stall.Store(true)
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = p.Query(ctx, addr, time.Second, "SELECT 1")
+	require.ErrorIs(t, err, context.Canceled)
+	require.Less(t, time.Since(start), 2*time.Second)
+	again()
+}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,12 +63,18 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 	// Words of a Zipf distribution over 20,000, as a natural text's.
 	text := zipftext.Words(1158)
 	const schema = "(title text, body text)"
-	coord := servers[0].DB(b)
+	// One pool per server: a pool per statement would leave hundreds of
+	// idle connections open on each server for the whole run.
+	dbs := make([]*sql.DB, len(servers))
+	for i, s := range servers {
+		dbs[i] = s.DB(b)
+	}
+	coord := dbs[0]
 	MustExec(b, coord, "CREATE TABLE local "+schema)
 	MustExec(b, coord, "CREATE TABLE part0 "+schema)
-	MustExec(b, servers[1].DB(b), "CREATE TABLE whole "+schema)
+	MustExec(b, dbs[1], "CREATE TABLE whole "+schema)
 	for k := range 4 {
-		MustExec(b, servers[k+1].DB(b), "CREATE TABLE quarter "+schema)
+		MustExec(b, dbs[k+1], "CREATE TABLE quarter "+schema)
 	}
 	const docs, batch = 10000, 100
 	for start := 1; start <= docs; start += batch {
@@ -80,9 +87,9 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 		}
 		MustExec(b, coord, "INSERT INTO local (id, title, body) VALUES "+strings.Join(vals, ","))
 		MustExec(b, coord, "INSERT INTO part0 (id, title, body) VALUES "+strings.Join(parts[0], ","))
-		MustExec(b, servers[1].DB(b), "INSERT INTO whole (id, title, body) VALUES "+strings.Join(vals, ","))
+		MustExec(b, dbs[1], "INSERT INTO whole (id, title, body) VALUES "+strings.Join(vals, ","))
 		for k := range 4 {
-			MustExec(b, servers[k+1].DB(b), "INSERT INTO quarter (id, title, body) VALUES "+strings.Join(parts[k], ","))
+			MustExec(b, dbs[k+1], "INSERT INTO quarter (id, title, body) VALUES "+strings.Join(parts[k], ","))
 		}
 	}
 	MustExec(b, coord, "CREATE TABLE wrap type='distributed' agent='"+servers[1].MySQLAddr+":whole'")
@@ -105,8 +112,8 @@ func BenchmarkDistributedHighlight(b *testing.B) {
 	// highlight them): as many as the rows shown, if phase two is right.
 	docsRead := func() int {
 		total := 0
-		for _, s := range servers {
-			r := MustQuery(b, s.DB(b), "SHOW STATUS LIKE 'stored_docs_read'")
+		for _, db := range dbs {
+			r := MustQuery(b, db, "SHOW STATUS LIKE 'stored_docs_read'")
 			n, err := strconv.Atoi(r.Values[0][1])
 			if err != nil {
 				b.Fatal(err)

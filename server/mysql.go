@@ -39,7 +39,7 @@ type mysqlConn struct {
 	stmts     int       // prepared statements open
 	broken    bool      // a panic happened: close after this command's answer
 
-	busy bool // a command is being handled; guarded by srv.mu
+	busy bool // a command is being handled (and c is in srv.busy); guarded by srv.mu
 }
 
 // newConn registers a new connection; it returns nil when the server is
@@ -69,6 +69,7 @@ func (c *mysqlConn) serve() {
 	defer func() {
 		c.srv.mu.Lock()
 		delete(c.srv.conns, c)
+		delete(c.srv.busy, c)
 		c.srv.mu.Unlock()
 	}()
 	defer c.wire.Close() // the raw connection; never gms.Conn.Close, which can panic
@@ -96,6 +97,7 @@ func (c *mysqlConn) serve() {
 		err := conn.HandleCommand()
 		c.srv.mu.Lock()
 		c.busy = false
+		delete(c.srv.busy, c)
 		closing := c.srv.closing
 		c.srv.mu.Unlock()
 		if err != nil {
@@ -119,6 +121,7 @@ func isDisconnect(err error) bool {
 func (c *mysqlConn) begin() {
 	c.srv.mu.Lock()
 	c.busy = true
+	c.srv.busy[c] = struct{}{}
 	c.srv.mu.Unlock()
 }
 

@@ -40,8 +40,12 @@ type Server struct {
 	closing   bool
 	listeners map[net.Listener]struct{}
 	conns     map[*mysqlConn]struct{}
-	inflight  int // HTTP requests being handled
-	http      *http.Server
+	// busy are the connections of conns that run a command: the watch
+	// loop ticks these only, so that idle pooled connections (a
+	// coordinator keeps several per agent) cost it nothing.
+	busy     map[*mysqlConn]struct{}
+	inflight int // HTTP requests being handled
+	http     *http.Server
 
 	watchOnce sync.Once
 	wakeWatch chan struct{} // wakes the watch loop when a connection arrives
@@ -60,6 +64,7 @@ func New(engine Engine, cfg Config) *Server {
 		cancelBase: cancel,
 		listeners:  map[net.Listener]struct{}{},
 		conns:      map[*mysqlConn]struct{}{},
+		busy:       map[*mysqlConn]struct{}{},
 		wakeWatch:  make(chan struct{}, 1),
 	}
 	// Without TLS, CLIENT_SSL is not offered, so the mysql CLI stays on plain
@@ -234,10 +239,8 @@ func (s *Server) watchLoop() {
 		}
 		s.mu.Lock()
 		n := len(s.conns)
-		for c := range s.conns {
-			if c.busy {
-				c.wire.tick()
-			}
+		for c := range s.busy {
+			c.wire.tick()
 		}
 		s.mu.Unlock()
 		if n == 0 {
