@@ -546,3 +546,31 @@ func TestJoinCrashWhilePreparing(t *testing.T) {
 	assert.Equal(t, 1, disk.prepared, "images installed as prepared")
 	assert.Empty(t, disk.images, "images kept after the install")
 }
+
+// TestConcurrentMembershipChanges: raft takes one membership change at a
+// time and drops one proposed while another is pending (it appends an
+// empty entry instead). Changes asked for at once, from the leader and a
+// follower, all apply, each within seconds rather than at its caller's
+// deadline.
+func TestConcurrentMembershipChanges(t *testing.T) {
+	c := newTestCluster(t, 4, 3, Faults{})
+	lead := c.leader()
+	follower := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead })[0]
+	c.start(4, nil)
+	c.start(5, nil)
+	c.start(6, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	errs := make(chan error, 3)
+	go func() { errs <- c.node(lead).AddLearner(ctx, 4, nil) }()
+	go func() { errs <- c.node(lead).AddLearner(ctx, 5, nil) }()
+	go func() { errs <- c.node(follower).AddLearner(ctx, 6, nil) }()
+	for range 3 {
+		require.NoError(t, <-errs)
+	}
+	t.Logf("three changes applied in %v", time.Since(start))
+	for _, id := range []uint64{4, 5, 6} {
+		require.Eventually(t, func() bool { return slices.Contains(c.node(id).Status().Voters, id) }, 20*time.Second, 5*time.Millisecond, "node %d a voter", id)
+	}
+}

@@ -74,6 +74,7 @@ type Node struct {
 	asking       bool            // a round of AskStanding is out
 	nextAsk      uint64          // the tick before which no new round starts
 	unsent       []*proposal
+	changes      []*proposal   // this node's membership changes handed to raft, not yet applied
 	inbox        []*pb.Message // the messages received this round (stepInbox)
 	reads        []*readRequest
 	readBatch    *readBatch
@@ -131,6 +132,9 @@ type proposal struct {
 	// entry to raft; the entry carries it, and a copy appended in another
 	// term is skipped by every member (see apply).
 	term uint64
+	// at is the tick at which a membership change was last handed to
+	// raft (see retryConfChanges).
+	at uint64
 
 	mu    sync.Mutex // held while handing the proposal to raft
 	state proposalState
@@ -816,10 +820,46 @@ func (n *Node) propose(p *proposal) {
 		n.unsent = append(n.unsent, p)
 		return
 	}
+	if p.cc != nil {
+		if p.at == 0 {
+			n.changes = append(n.changes, p)
+		}
+		p.at = max(n.ticks, 1)
+	}
 	p.state = propAccepted
 }
 
+// retryConfChanges hands raft again this node's membership changes that
+// were handed to it two election timeouts ago or more and are not applied.
+// A leader drops a membership change proposed while another is not applied
+// yet (a learner's promotion, another member's change, the changes its
+// predecessor left: raft applies one at a time): it appends an empty entry
+// in its place, and the change would never apply. A copy of a change that
+// did apply is refused as every repeated change is (applyConfChange), and
+// raft appends no copy while the first is pending.
+func (n *Node) retryConfChanges() {
+	kept := n.changes[:0]
+	for _, p := range n.changes {
+		p.mu.Lock()
+		switch {
+		case p.state == propDone || p.state == propAbandoned:
+		case p.state == propWaiting: // (in unsent)
+			kept = append(kept, p)
+		case n.ticks-p.at >= 2*uint64(n.opts.ElectionTicks):
+			p.state = propWaiting
+			n.unsent = append(n.unsent, p)
+			kept = append(kept, p)
+		default:
+			kept = append(kept, p)
+		}
+		p.mu.Unlock()
+	}
+	clear(n.changes[len(kept):])
+	n.changes = kept
+}
+
 func (n *Node) onTick() {
+	n.retryConfChanges()
 	if len(n.unsent) > 0 {
 		unsent := n.unsent
 		n.unsent = nil
