@@ -429,6 +429,13 @@ func (n *Node) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 	if m.GetType() != pb.MsgSnap || md.GetIndex() == 0 {
 		return fmt.Errorf("cluster: node %d: snapshot stream with a %v message at index %d", n.id, m.GetType(), md.GetIndex())
 	}
+	n.mu.Lock()
+	gone := n.removed[m.GetFrom()]
+	n.mu.Unlock()
+	if gone {
+		// (As step: a removed member's image is of a group of its own.)
+		return fmt.Errorf("cluster: node %d: a snapshot from node %d, which was removed from the group", n.id, m.GetFrom())
+	}
 	n.recvMu.Lock()
 	defer n.recvMu.Unlock()
 	start := time.Now()
@@ -777,7 +784,16 @@ func (n *Node) stepInbox() {
 	clear(msgs)
 }
 
+// step hands m to raft, unless it comes from a member removed for good:
+// such a node's log may have gone its own way (the members a forced new
+// cluster dropped, come back together, elect a leader of their old group),
+// and raft, which follows any leader of a later term, would take it for
+// its own leader, forward its proposals there and have its committed
+// entries overwritten. (It learns of its removal by asking; see Standing.)
 func (n *Node) step(m *pb.Message) {
+	if n.removed[m.GetFrom()] {
+		return
+	}
 	if err := n.rn.Step(m); err != nil && !errors.Is(err, raft.ErrStepPeerNotFound) {
 		n.log.Debug("step", "type", m.GetType(), "from", m.GetFrom(), "err", err)
 	}
