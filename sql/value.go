@@ -2,6 +2,8 @@ package sql
 
 import (
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -144,9 +146,25 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 		return nil, ""
 	}
 	switch t {
-	case index.TypeText, index.TypeString, index.TypeJSON:
+	case index.TypeText, index.TypeString:
 		switch x := v.(type) {
 		case string:
+			return x, ""
+		case int64, uint64, float64:
+			return formatNumber(x), ""
+		}
+	case index.TypeJSON:
+		switch x := v.(type) {
+		case string:
+			// Kept as its text, so it must be JSON: text that is not would
+			// read back as a JSON string, unlike what was written. An empty
+			// text (what SELECT sends for no value) is no value.
+			if strings.TrimSpace(x) == "" {
+				return nil, ""
+			}
+			if !json.Valid([]byte(x)) {
+				return nil, fmt.Sprintf("expects JSON, got string %s (%s)", quoteForError(x), jsonSyntaxError(x))
+			}
 			return x, ""
 		case int64, uint64, float64:
 			return formatNumber(x), ""
@@ -434,4 +452,18 @@ func (s *intSet) containsFloat(f float64) (found, ok bool) {
 	}
 	_, found = s.small[int64(f)]
 	return found, true
+}
+
+// jsonSyntaxError says where text stops being JSON.
+func jsonSyntaxError(text string) string {
+	var v any
+	err := json.Unmarshal([]byte(text), &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	}
+	if err != nil {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	return "not JSON"
 }
