@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/glint-search/glint/index"
 )
@@ -149,6 +150,9 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 	case index.TypeText, index.TypeString:
 		switch x := v.(type) {
 		case string:
+			if msg := notUTF8(x); msg != "" {
+				return nil, msg
+			}
 			return x, ""
 		case int64, uint64, float64:
 			return formatNumber(x), ""
@@ -161,6 +165,9 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 			// text (what SELECT sends for no value) is no value.
 			if strings.TrimSpace(x) == "" {
 				return nil, ""
+			}
+			if msg := notUTF8(x); msg != "" {
+				return nil, msg
 			}
 			if !json.Valid([]byte(x)) {
 				return nil, fmt.Sprintf("expects JSON, got string %s (%s)", quoteForError(x), jsonSyntaxError(x))
@@ -466,4 +473,23 @@ func jsonSyntaxError(text string) string {
 		return strings.TrimPrefix(err.Error(), "json: ")
 	}
 	return "not JSON"
+}
+
+// notUTF8 says where text is not UTF-8 ("" when it is). glint keeps text
+// as UTF-8 (limits count codepoints, offsets are given in both): other
+// bytes, such as text a client sent in another character set, would be
+// kept as they came and read back as what they are not.
+func notUTF8(text string) string {
+	if utf8.ValidString(text) {
+		return ""
+	}
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Sprintf("the text is not UTF-8 at byte %d (0x%02X): glint keeps text as UTF-8", i, text[i])
 }
