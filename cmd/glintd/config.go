@@ -22,7 +22,7 @@ type options struct {
 	mysqlListen        string
 	httpListen         string
 	configFile         string
-	maxAllowedPacket   byteSize
+	maxAllowedPacket   packetSize
 	maxHTTPBody        byteSize
 	memoryLimit        memoryLimit
 	maxPreparedStmts   int
@@ -386,6 +386,24 @@ func (b *optionalSize) Set(s string) error {
 }
 
 // memoryLimit is a size of at least index.MinMemoryLimit.
+// packetSize is max_allowed_packet: a size of at least 1K, MySQL's least
+// (the server would raise a smaller one to it without a word).
+type packetSize int64
+
+func (p *packetSize) String() string { return strconv.FormatInt(int64(*p), 10) }
+
+func (p *packetSize) Set(s string) error {
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	if b < 1024 {
+		return fmt.Errorf("%s is below 1K, the least a MySQL packet limit may be", s)
+	}
+	*p = packetSize(b)
+	return nil
+}
+
 type memoryLimit int64
 
 func (m *memoryLimit) String() string { return strconv.FormatInt(int64(*m), 10) }

@@ -26,7 +26,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, "./data", o.data)
 	assert.Equal(t, "127.0.0.1:9306", o.mysqlListen)
 	assert.Equal(t, "127.0.0.1:9308", o.httpListen)
-	assert.Equal(t, byteSize(64<<20), o.maxAllowedPacket)
+	assert.Equal(t, packetSize(64<<20), o.maxAllowedPacket)
 	assert.Equal(t, 8*time.Hour, o.idleTimeout)
 	assert.Nil(t, o.users)
 	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
@@ -69,7 +69,7 @@ user = bob:
 	o, err := parseOptions([]string{"--config", p, "--data", "/override", "--max-allowed-packet=1024"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "/override", o.data, "flags win over the file")
-	assert.Equal(t, byteSize(1024), o.maxAllowedPacket)
+	assert.Equal(t, packetSize(1024), o.maxAllowedPacket)
 	assert.Equal(t, "0.0.0.0:3306", o.mysqlListen)
 	assert.Equal(t, "127.0.0.1:0", o.httpListen)
 	assert.Equal(t, time.Hour, o.idleTimeout)
@@ -96,6 +96,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"zero timeout", "idle_timeout = 0\n", `:1: idle_timeout: expected a positive duration`},
 		{"negative timeout", "handshake_timeout = -1s\n", `:1: handshake_timeout: expected a positive duration`},
 		{"negative query time", "max_query_time = -5s\n", `:1: max_query_time: expected a duration such as 30s, 5m or 8h, or 0 (no limit)`},
+		{"packet under 1K", "max_allowed_packet = 100\n", `:1: max_allowed_packet: 100 is below 1K, the least a MySQL packet limit may be`},
 		{"zero connections", "max_connections = 0\n", `:1: max_connections: expected a number from 1 to 1048576`},
 		{"negative connections", "max_connections = -1\n", `:1: max_connections: expected a number from 1`},
 		{"negative prepared statements", "max_prepared_statements = -1\n", `:1: max_prepared_statements: expected a number from 1`},
