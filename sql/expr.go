@@ -605,7 +605,11 @@ func notANumber(schema *index.Schema, col, value expr, path string) error {
 	if path != "" {
 		path += ": "
 	}
-	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not a number", path, name, typ, quoteForError(text))
+	what := "a number"
+	if typ == "timestamp" {
+		what = "a number or a date ('2024-05-01' or '2024-05-01 12:30:00')"
+	}
+	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not %s", path, name, typ, quoteForError(text), what)
 }
 
 // column resolves a column name in scope.
