@@ -845,7 +845,8 @@ func readStatus(r *bufio.Reader) error {
 		}
 		return &RemoteError{Msg: string(msg)}
 	}
-	return fmt.Errorf("an answer of unknown kind %d", b)
+	return fmt.Errorf("an answer of unknown kind %d: the address does not speak glint's replication protocol "+
+		"(a MySQL or HTTP listener? give the member's replication_listen address)", b)
 }
 
 // RemoteError is the error a peer answered with.

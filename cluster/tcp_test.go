@@ -579,3 +579,14 @@ func TestTCPAskStanding(t *testing.T) {
 	_, err = tr.AskStanding(ctx, 3, 5)
 	require.Error(t, err)
 }
+
+// A member address that is another kind of listener (a MySQL greeting
+// starts with its length, an HTTP answer with 'H') is named as such, not
+// only as an unknown kind of answer.
+func TestStatusFromAnotherProtocol(t *testing.T) {
+	for _, first := range []string{"\x56\x00\x00\x00\x0a8.0.0-glint", "HTTP/1.1 400 Bad Request\r\n"} {
+		err := readStatus(bufio.NewReader(bytes.NewReader([]byte(first))))
+		require.ErrorContains(t, err, "does not speak glint's replication protocol")
+		require.ErrorContains(t, err, "replication_listen")
+	}
+}

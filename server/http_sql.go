@@ -107,6 +107,16 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	sess := s.engine.NewSession(httpUser(r))
 	defer closeSession(sess)
 	results, err := sess.Exec(r.Context(), req.query)
+	if err != nil && len(results) > 0 {
+		// The statements before the failed one ran (and their writes
+		// stay): a bare error would read as if nothing had.
+		status, msg := httpError(err)
+		b := appendRawShape(nil, results)
+		b = append(b[:len(b)-1], `,{"total":0,"error":`...)
+		b = appendJSONString(b, msg)
+		writeJSON(w, status, append(b, `,"warning":""}]`...))
+		return
+	}
 	if err != nil {
 		writeHTTPError(w, err)
 		return

@@ -18,6 +18,8 @@ func TestDecodeJSON(t *testing.T) {
 		{"truncated", `{"a": `, "malformed JSON: the body ends inside a value"},
 		{"trailing", `{} {}`, "malformed JSON at offset 3: data after the end of the top-level value"},
 		{"duplicate", `{"a": {"b": 1, "b": 2}}`, `a: member "b" is given twice`},
+		{"latin1", "{\"title\": \"caf\xe9\"}", "malformed JSON at offset 14: the body is not UTF-8 (0xE9), which JSON text is"},
+		{"cut sequence", "{\"t\": \"\xc3\"}", "malformed JSON at offset 7: the body is not UTF-8 (0xC3), which JSON text is"},
 		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

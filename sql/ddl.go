@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/tokenize"
@@ -116,6 +118,9 @@ func typeName(c index.Column) string {
 }
 
 func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, settings []dialect.Setting) (*Result, error) {
+	if err := checkTableName(n.Table.Name.O); err != nil {
+		return nil, err
+	}
 	if isDistributedCreate(n, settings) {
 		return s.execCreateDistributed(n, settings)
 	}
@@ -420,4 +425,36 @@ func checkMySQLTableOption(st dialect.Setting) (isOption bool, err error) {
 		return true, Errorf(CodeBadOption, "table option collate '%s': glint keeps text as UTF-8, so only a utf8mb4 collation fits (how words match is the table's charset_table)", v)
 	}
 	return true, nil
+}
+
+// checkTableName refuses, at CREATE TABLE, a name that glint's own syntax
+// could not name again: ',' separates the tables of local='a,b', '|' the
+// mirrors of an agent, ':' a cluster from its table (c:t), and a blank or
+// control character is no part of a name anyone means. name may be a
+// cluster's table, c:t, whose table part is checked.
+func checkTableName(name string) error {
+	table := name
+	if _, t, ok := dialect.SplitClusterTable(name); ok {
+		table = t
+	}
+	if table == "" {
+		return Errorf(CodeSyntax, "a table name cannot be empty")
+	}
+	for i, r := range table {
+		var why string
+		switch {
+		case r == ',':
+			why = "separates the tables of local='a,b'"
+		case r == '|':
+			why = "separates the mirrors of agent='...'"
+		case r == ':':
+			why = "separates a cluster from its table (cluster:table)"
+		case unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError:
+			why = "is a blank, a control character or not UTF-8"
+		default:
+			continue
+		}
+		return Errorf(CodeSyntax, "table name %s: %q at byte %d %s; use letters, digits and '_'", quoteForError(table), r, i, why)
+	}
+	return nil
 }

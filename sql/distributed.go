@@ -130,6 +130,9 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 	if err != nil {
 		return nil, err
 	}
+	if err := checkShardsNamedOnce(d); err != nil {
+		return nil, err
+	}
 	for _, l := range d.locals {
 		if strings.EqualFold(l, name) {
 			return nil, Errorf(CodeBadOption, "table setting local='%s': a distributed table cannot name itself", l)
@@ -152,6 +155,36 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 		return nil, asError(err)
 	}
 	return &Result{}, nil
+}
+
+// checkShardsNamedOnce refuses a local table or an agent's mirror named
+// twice: each copy would be searched, so its documents would count twice
+// in total and total_found while the rows, merged by id, show once. It is
+// checked at CREATE TABLE only, so that a definition stored before the
+// check still loads (and can be dropped).
+func checkShardsNamedOnce(d *distTable) error {
+	locals := map[string]bool{}
+	for _, l := range d.locals {
+		if locals[strings.ToLower(l)] {
+			return Errorf(CodeBadOption, "table setting local: '%s' is named twice; a shard is searched once, so name each table once", l)
+		}
+		locals[strings.ToLower(l)] = true
+	}
+	mirrors := map[string]string{} // mirror -> the agent= value naming it
+	for _, a := range d.agents {
+		for _, m := range a.mirrors {
+			key := strings.ToLower(m.String())
+			if first, ok := mirrors[key]; ok {
+				where := "agent='" + first + "' and agent='" + a.text + "'"
+				if first == a.text {
+					where = "agent='" + a.text + "'"
+				}
+				return Errorf(CodeBadOption, "table setting agent: mirror '%s' is named twice (%s); a shard is searched once, so name each mirror once", m, where)
+			}
+			mirrors[key] = a.text
+		}
+	}
+	return nil
 }
 
 // parseDistributed checks the settings of a distributed table.

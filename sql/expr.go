@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -471,6 +472,12 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 			return logicExpr{and: false, l: l, r: r}, nil
 		case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE:
 			l, r = sc.asSeconds(l, r), sc.asSeconds(r, l)
+			if err := notANumber(sc.schema, l, r, ""); err != nil {
+				return nil, err
+			}
+			if err := notANumber(sc.schema, r, l, ""); err != nil {
+				return nil, err
+			}
 			return cmpExpr{op: x.Op, l: l, r: r}, nil
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 			return arithExpr{op: x.Op, l: l, r: r}, nil
@@ -560,6 +567,49 @@ func (sc *scope) asSeconds(e, other expr) expr {
 		}
 	}
 	return e
+}
+
+// notANumber refuses, when a statement is planned, a comparison of a
+// numeric or multi column (or id) with a string that is no number. Row by
+// row it failed at the first row compared, naming that row's value, or
+// matched nothing without a word (a multi, a table with no rows). path is
+// the place in a JSON request ("" in SQL).
+func notANumber(schema *index.Schema, col, value expr, path string) error {
+	c, ok := value.(constExpr)
+	if !ok {
+		return nil
+	}
+	text, ok := c.v.(string)
+	if !ok {
+		return nil
+	}
+	if _, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+		return nil
+	}
+	name, typ := "id", "bigint unsigned"
+	switch x := col.(type) {
+	case idExpr:
+	case attrExpr:
+		if schema == nil {
+			return nil
+		}
+		sc := schema.Columns[x.col]
+		switch sc.Type {
+		case index.TypeString, index.TypeJSON, index.TypeText:
+			return nil
+		}
+		name, typ = sc.Name, typeName(sc)
+	default:
+		return nil
+	}
+	if path != "" {
+		path += ": "
+	}
+	what := "a number"
+	if typ == "timestamp" {
+		what = "a number or a date ('2024-05-01' or '2024-05-01 12:30:00')"
+	}
+	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not %s", path, name, typ, quoteForError(text), what)
 }
 
 // column resolves a column name in scope.

@@ -183,20 +183,20 @@ func stringValue(n ast.ExprNode) (string, bool) {
 // any of its names) is an error naming it.
 func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) error {
 	if len(m.Args)%2 != 0 {
-		return Errorf(CodeBadOption, "HIGHLIGHT(): malformed option map")
+		return Errorf(CodeBadOption, "%s(): malformed option map", h.fn)
 	}
 	list := highlight.List{Opts: &h.opts, Scope: highlight.ScopeSQL}
 	for i := 0; i < len(m.Args); i += 2 {
 		name, _ := stringValue(m.Args[i])
 		if err := bigOptionNumber(name, m.Args[i+1]); err != nil {
-			return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+			return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
 		}
 		v, ok := optionValue(m.Args[i+1])
 		if !ok {
-			return Errorf(CodeBadOption, "HIGHLIGHT(): option '%s' takes a number, a quoted string or a word", name)
+			return Errorf(CodeBadOption, "%s(): option '%s' takes a number, a quoted string or a word", h.fn, name)
 		}
 		if err := list.Set(name, v); err != nil {
-			return Errorf(CodeBadOption, "HIGHLIGHT(): %v", err)
+			return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
 		}
 	}
 	return h.checkOptions(cfg)
@@ -282,7 +282,7 @@ func (h *highlightExpr) setFields(sc *scope, arg ast.ExprNode) error {
 		h.text = e
 		return nil
 	}
-	return Errorf(CodeSyntax, "HIGHLIGHT(): the second argument must be a quoted field list ('title,content'), a field or string attribute name, or TO_STRING(...)")
+	return Errorf(CodeSyntax, "%s(): the second argument must be a quoted field list ('title,content'), a field or string attribute name, or TO_STRING(...)", h.fn)
 }
 
 // listFields selects the full-text fields a quoted field list names, as
@@ -325,7 +325,7 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	}
 	q, err := snap.ParseQuery(*h.query)
 	if err != nil {
-		return Errorf(CodeQuerySyntax, "HIGHLIGHT(): %v", err)
+		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, err)
 	}
 	return h.compile(snap, q, &h.table)
 }

@@ -34,6 +34,11 @@ type selectOptions struct {
 	snapshot     string
 }
 
+// knownOptions lists the OPTIONs a user gives, for the error of an unknown
+// one (global_stats, hold_snapshot and snapshot are a coordinator's).
+const knownOptions = "max_matches, max_query_time, ranker, field_weights and consistency; " +
+	"on a distributed table also global_idf, agent_query_timeout and strict_shards"
+
 // maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
 // (about 24 days, as a 32-bit count of them).
 const maxQueryTimeLimit = 1<<31 - 1
@@ -119,7 +124,7 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 		case "global_idf", "agent_query_timeout", "strict_shards":
 			return o, Errorf(CodeBadOption, "OPTION %s applies to distributed tables", opt.Name)
 		default:
-			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows max_matches, max_query_time, ranker and field_weights", opt.Name)
+			return o, Errorf(CodeBadOption, "unknown OPTION '%s'; glint knows %s", opt.Name, knownOptions)
 		}
 	}
 	return o, nil

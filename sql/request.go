@@ -584,6 +584,11 @@ func (c *condCompiler) attr(x *AttrCond) (expr, error) {
 			}
 			list[i] = e
 		}
+		for _, e := range list {
+			if err := notANumber(schema, col, e, x.Path); err != nil {
+				return nil, err
+			}
+		}
 		if x.Op == AttrEquals {
 			return cmpExpr{op: opcode.EQ, l: col, r: list[0]}, nil
 		}
@@ -599,6 +604,9 @@ func (c *condCompiler) attr(x *AttrCond) (expr, error) {
 		}
 		e, err := value(b.v)
 		if err != nil {
+			return nil, err
+		}
+		if err := notANumber(schema, col, e, x.Path); err != nil {
 			return nil, err
 		}
 		var cmp expr = cmpExpr{op: b.op, l: col, r: e}

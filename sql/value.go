@@ -2,11 +2,14 @@ package sql
 
 import (
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/glint-search/glint/index"
 )
@@ -144,9 +147,31 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 		return nil, ""
 	}
 	switch t {
-	case index.TypeText, index.TypeString, index.TypeJSON:
+	case index.TypeText, index.TypeString:
 		switch x := v.(type) {
 		case string:
+			if msg := notUTF8(x); msg != "" {
+				return nil, msg
+			}
+			return x, ""
+		case int64, uint64, float64:
+			return formatNumber(x), ""
+		}
+	case index.TypeJSON:
+		switch x := v.(type) {
+		case string:
+			// Kept as its text, so it must be JSON: text that is not would
+			// read back as a JSON string, unlike what was written. An empty
+			// text (what SELECT sends for no value) is no value.
+			if strings.TrimSpace(x) == "" {
+				return nil, ""
+			}
+			if msg := notUTF8(x); msg != "" {
+				return nil, msg
+			}
+			if !json.Valid([]byte(x)) {
+				return nil, fmt.Sprintf("expects JSON, got string %s (%s)", quoteForError(x), jsonSyntaxError(x))
+			}
 			return x, ""
 		case int64, uint64, float64:
 			return formatNumber(x), ""
@@ -434,4 +459,37 @@ func (s *intSet) containsFloat(f float64) (found, ok bool) {
 	}
 	_, found = s.small[int64(f)]
 	return found, true
+}
+
+// jsonSyntaxError says where text stops being JSON.
+func jsonSyntaxError(text string) string {
+	var v any
+	err := json.Unmarshal([]byte(text), &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	}
+	if err != nil {
+		return strings.TrimPrefix(err.Error(), "json: ")
+	}
+	return "not JSON"
+}
+
+// notUTF8 says where text is not UTF-8 ("" when it is). glint keeps text
+// as UTF-8 (limits count codepoints, offsets are given in both): other
+// bytes, such as text a client sent in another character set, would be
+// kept as they came and read back as what they are not.
+func notUTF8(text string) string {
+	if utf8.ValidString(text) {
+		return ""
+	}
+	i := 0
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	return fmt.Sprintf("the text is not UTF-8 at byte %d (0x%02X): glint keeps text as UTF-8", i, text[i])
 }

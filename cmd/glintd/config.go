@@ -22,7 +22,7 @@ type options struct {
 	mysqlListen        string
 	httpListen         string
 	configFile         string
-	maxAllowedPacket   byteSize
+	maxAllowedPacket   packetSize
 	maxHTTPBody        byteSize
 	memoryLimit        memoryLimit
 	maxPreparedStmts   int
@@ -77,19 +77,30 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
 	fs.Var(&o.memoryLimit, "memory-limit", "memory the server sizes its caches and buffers for, and the Go runtime's soft limit (`size`, at least 128M)")
-	fs.IntVar(&o.maxPreparedStmts, "max-prepared-statements", 1024, "prepared statements open per MySQL connection")
+	o.maxPreparedStmts = 1024
+	fs.Var(count{&o.maxPreparedStmts, maxCount}, "max-prepared-statements", "prepared statements open per MySQL connection (a `number` from 1)")
 	fs.Var(&o.parseCache, "parse-cache", "`number` of parsed statements kept, SELECTs (of up to 4 KB) by their text and CALLs by their shape (texts cut out), for when they come again (0: off)")
-	fs.IntVar(&o.maxConnections, "max-connections", 1000, "MySQL connections open at once; the one past it gets error 1040 (Too many connections)")
-	fs.DurationVar(&o.maxQueryTime, "max-query-time", time.Minute, "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)")
+	o.maxConnections = 1000
+	fs.Var(count{&o.maxConnections, maxCount}, "max-connections", "MySQL connections open at once; the one past it gets error 1040 (Too many connections) (a `number` from 1)")
+	o.maxQueryTime = time.Minute
+	fs.Var(duration{&o.maxQueryTime, "no limit"}, "max-query-time", "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit) (a `duration`: 30s, 5m, 8h)")
 	fs.Var(&o.highlightBudget, "highlight-work-budget", "bytes of text one request may highlight (`size`); the rows past it show their beginning, unmarked, and the answer says so (0: no budget; a request's work_budget option wins)")
-	fs.DurationVar(&o.httpHeaderTimeout, "http-header-timeout", 10*time.Second, "time allowed to read an HTTP request's headers")
-	fs.DurationVar(&o.httpReadTimeout, "http-read-timeout", time.Minute, "time allowed to read a whole HTTP request, body included")
-	fs.DurationVar(&o.httpIdleTimeout, "http-idle-timeout", 5*time.Minute, "close a kept-alive HTTP connection idle this long")
-	fs.DurationVar(&o.handshakeTimeout, "handshake-timeout", 10*time.Second, "time allowed for the MySQL handshake")
-	fs.DurationVar(&o.idleTimeout, "idle-timeout", 8*time.Hour, "close a MySQL connection idle this long (wait_timeout)")
-	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "time allowed for each read inside a MySQL packet")
-	fs.DurationVar(&o.writeTimeout, "write-timeout", 60*time.Second, "time allowed for each write to a client")
-	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long running statements may finish")
+	o.httpHeaderTimeout = 10 * time.Second
+	fs.Var(duration{&o.httpHeaderTimeout, ""}, "http-header-timeout", "time allowed to read an HTTP request's headers (a `duration`: 30s, 5m, 8h)")
+	o.httpReadTimeout = time.Minute
+	fs.Var(duration{&o.httpReadTimeout, ""}, "http-read-timeout", "time allowed to read a whole HTTP request, body included (a `duration`: 30s, 5m, 8h)")
+	o.httpIdleTimeout = 5 * time.Minute
+	fs.Var(duration{&o.httpIdleTimeout, ""}, "http-idle-timeout", "close a kept-alive HTTP connection idle this long (a `duration`: 30s, 5m, 8h)")
+	o.handshakeTimeout = 10 * time.Second
+	fs.Var(duration{&o.handshakeTimeout, ""}, "handshake-timeout", "time allowed for the MySQL handshake (a `duration`: 30s, 5m, 8h)")
+	o.idleTimeout = 8 * time.Hour
+	fs.Var(duration{&o.idleTimeout, ""}, "idle-timeout", "close a MySQL connection idle this long (wait_timeout) (a `duration`: 30s, 5m, 8h)")
+	o.readTimeout = 30 * time.Second
+	fs.Var(duration{&o.readTimeout, ""}, "read-timeout", "time allowed for each read inside a MySQL packet (a `duration`: 30s, 5m, 8h)")
+	o.writeTimeout = 60 * time.Second
+	fs.Var(duration{&o.writeTimeout, ""}, "write-timeout", "time allowed for each write to a client (a `duration`: 30s, 5m, 8h)")
+	o.shutdownTimeout = 30 * time.Second
+	fs.Var(duration{&o.shutdownTimeout, "running statements are stopped at once"}, "shutdown-timeout", "on SIGINT/SIGTERM, how long running statements may finish (a `duration`: 30s, 5m, 8h; 0: they are stopped at once)")
 	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
@@ -205,6 +216,63 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 	return users, nil
 }
 
+// maxCount is the largest count setting (max_connections,
+// max_prepared_statements).
+const maxCount = 1 << 20
+
+// count is a setting that is a number from 1 to max: the server would put
+// its default in the place of 0 or less without a word.
+type count struct {
+	p   *int
+	max int
+}
+
+func (c count) String() string {
+	if c.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*c.p)
+}
+
+func (c count) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > c.max {
+		return fmt.Errorf("expected a number from 1 to %d", c.max)
+	}
+	*c.p = n
+	return nil
+}
+
+// duration is a time setting, a Go duration (30s, 5m, 8h). zero says what
+// 0 means; "" refuses 0, which the server would replace by its default
+// without a word. A negative duration is refused.
+type duration struct {
+	p    *time.Duration
+	zero string
+}
+
+func (d duration) String() string {
+	if d.p == nil {
+		return "0s"
+	}
+	return d.p.String()
+}
+
+func (d duration) Set(s string) error {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil, v < 0:
+	case v == 0 && d.zero == "":
+	default:
+		*d.p = v
+		return nil
+	}
+	if d.zero == "" {
+		return errors.New("expected a positive duration such as 30s, 5m or 8h")
+	}
+	return fmt.Errorf("expected a duration such as 30s, 5m or 8h, or 0 (%s)", d.zero)
+}
+
 // parseCache is the parse_cache setting: 0 (off) to sql.MaxParseCache
 // statements.
 type parseCache int
@@ -318,6 +386,24 @@ func (b *optionalSize) Set(s string) error {
 }
 
 // memoryLimit is a size of at least index.MinMemoryLimit.
+// packetSize is max_allowed_packet: a size of at least 1K, MySQL's least
+// (the server would raise a smaller one to it without a word).
+type packetSize int64
+
+func (p *packetSize) String() string { return strconv.FormatInt(int64(*p), 10) }
+
+func (p *packetSize) Set(s string) error {
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	if b < 1024 {
+		return fmt.Errorf("%s is below 1K, the least a MySQL packet limit may be", s)
+	}
+	*p = packetSize(b)
+	return nil
+}
+
 type memoryLimit int64
 
 func (m *memoryLimit) String() string { return strconv.FormatInt(int64(*m), 10) }

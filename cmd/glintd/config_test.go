@@ -26,7 +26,7 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, "./data", o.data)
 	assert.Equal(t, "127.0.0.1:9306", o.mysqlListen)
 	assert.Equal(t, "127.0.0.1:9308", o.httpListen)
-	assert.Equal(t, byteSize(64<<20), o.maxAllowedPacket)
+	assert.Equal(t, packetSize(64<<20), o.maxAllowedPacket)
 	assert.Equal(t, 8*time.Hour, o.idleTimeout)
 	assert.Nil(t, o.users)
 	assert.Equal(t, index.DefaultMergeFactor, o.mergeFactor.indexFactor())
@@ -34,6 +34,18 @@ func TestOptionsDefaults(t *testing.T) {
 	assert.Equal(t, parseCache(sql.DefaultParseCache), o.parseCache)
 	assert.Equal(t, int64(120<<20), o.replicationRate.bytes())
 	assert.Equal(t, snapshotEntries(sql.DefaultSnapshotEntries), o.snapshotEntries)
+	assert.Equal(t, 1000, o.maxConnections)
+	assert.Equal(t, 1024, o.maxPreparedStmts)
+	assert.Equal(t, time.Minute, o.maxQueryTime)
+	assert.Equal(t, 30*time.Second, o.shutdownTimeout)
+}
+
+func TestZeroDurations(t *testing.T) {
+	o, err := parseOptions([]string{"--max-query-time", "0", "--shutdown-timeout=0s", "--max-connections", "5"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(0), o.maxQueryTime, "0: no limit")
+	assert.Equal(t, time.Duration(0), o.shutdownTimeout, "0: stopped at once")
+	assert.Equal(t, 5, o.maxConnections)
 }
 
 func TestConfigFile(t *testing.T) {
@@ -57,7 +69,7 @@ user = bob:
 	o, err := parseOptions([]string{"--config", p, "--data", "/override", "--max-allowed-packet=1024"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "/override", o.data, "flags win over the file")
-	assert.Equal(t, byteSize(1024), o.maxAllowedPacket)
+	assert.Equal(t, packetSize(1024), o.maxAllowedPacket)
 	assert.Equal(t, "0.0.0.0:3306", o.mysqlListen)
 	assert.Equal(t, "127.0.0.1:0", o.httpListen)
 	assert.Equal(t, time.Hour, o.idleTimeout)
@@ -79,7 +91,15 @@ func TestConfigFileErrors(t *testing.T) {
 		{"flag-only key", "config = other.conf\n", `:1: unknown key "config"`},
 		{"no equals sign", "data\n", `:1: expected key = value, got "data"`},
 		{"bad size", "max_allowed_packet = lots\n", `:1: max_allowed_packet: expected a positive size`},
-		{"bad duration", "idle_timeout = soon\n", `:1: idle_timeout: parse error`},
+		{"bad duration", "idle_timeout = soon\n", `:1: idle_timeout: expected a positive duration such as 30s, 5m or 8h`},
+		{"duration without a unit", "read_timeout = 5\n", `:1: read_timeout: expected a positive duration`},
+		{"zero timeout", "idle_timeout = 0\n", `:1: idle_timeout: expected a positive duration`},
+		{"negative timeout", "handshake_timeout = -1s\n", `:1: handshake_timeout: expected a positive duration`},
+		{"negative query time", "max_query_time = -5s\n", `:1: max_query_time: expected a duration such as 30s, 5m or 8h, or 0 (no limit)`},
+		{"packet under 1K", "max_allowed_packet = 100\n", `:1: max_allowed_packet: 100 is below 1K, the least a MySQL packet limit may be`},
+		{"zero connections", "max_connections = 0\n", `:1: max_connections: expected a number from 1 to 1048576`},
+		{"negative connections", "max_connections = -1\n", `:1: max_connections: expected a number from 1`},
+		{"negative prepared statements", "max_prepared_statements = -1\n", `:1: max_prepared_statements: expected a number from 1`},
 		{"twice", "data = a\ndata = b\n", `:2: key "data" is set twice (first on line 1)`},
 		{"bad user", "user = alice\n", `:1: user: expected name:password`},
 		{"user twice", "user = a:1\nuser = a:2\n", `:2: user "a" is listed twice`},

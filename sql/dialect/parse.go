@@ -158,9 +158,34 @@ func parseOne(p *parser.Parser, out *output, src string) (node ast.StmtNode, err
 func tidbError(err error, out *output, src string) *SyntaxError {
 	off, ok := tidbOffset(err.Error(), out.text)
 	if !ok {
-		return &SyntaxError{Msg: err.Error()}
+		return tidbValueError(err.Error(), out, src)
 	}
 	return errorAt(src, out.origin(off), "syntax error")
+}
+
+// tidbValueError words an error of the TiDB parser that has no position:
+// one about a literal's value, such as "[types:1367]Illegal double '1e400'
+// value found during parsing". The "[class:code]" prefix is TiDB's own and
+// means nothing to a client; the quoted value, when the text holds it once,
+// gives the place.
+func tidbValueError(msg string, out *output, src string) *SyntaxError {
+	if strings.HasPrefix(msg, "[") {
+		if _, rest, ok := strings.Cut(msg, "]"); ok {
+			msg = rest
+		}
+	}
+	v, ok := strings.CutPrefix(msg, "Illegal double '")
+	if ok {
+		v, ok = strings.CutSuffix(v, "' value found during parsing")
+	}
+	if !ok {
+		return &SyntaxError{Msg: msg}
+	}
+	msg = fmt.Sprintf("number %s is beyond the range of a double (about 1.8e308)", v)
+	if strings.Count(out.text, v) != 1 {
+		return &SyntaxError{Msg: msg}
+	}
+	return errorAt(src, out.origin(strings.Index(out.text, v)), "%s", msg)
 }
 
 // tidbOffset finds the offset in text of the error message msg of the TiDB

@@ -1,0 +1,28 @@
+package sql
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Text that is not UTF-8 (a client sending latin1, a cut sequence) is
+// refused by name and place in every column that keeps text, and nothing
+// of the statement is written.
+func TestWritesRefuseTextThatIsNotUTF8(t *testing.T) {
+	s := newTestSession(t)
+	exec := func(q string) string { return render(s.Exec(context.Background(), q)) }
+	assert.Equal(t, "ok 0\n", exec("CREATE TABLE t (title text, author string, meta json)"))
+	assert.Equal(t, "error WrongValue: row 2, column 'title' (text): the text is not UTF-8 at byte 3 (0xE9): glint keeps text as UTF-8\n",
+		exec("INSERT INTO t (id, title) VALUES (1, 'café'), (2, 'caf\xe9')"))
+	assert.Equal(t, "error WrongValue: row 1, column 'author' (string): the text is not UTF-8 at byte 1 (0xC3): glint keeps text as UTF-8\n",
+		exec("REPLACE INTO t (id, author) VALUES (3, 'a\xc3(')"))
+	assert.Equal(t, "error WrongValue: row 1, column 'meta' (json): the text is not UTF-8 at byte 7 (0xFF): glint keeps text as UTF-8\n",
+		exec("INSERT INTO t (id, meta) VALUES (4, '{\"a\": \"\xff\"}')"))
+	assert.Equal(t, "count(*):int\n0\n", exec("SELECT COUNT(*) FROM t"))
+	assert.Equal(t, "ok 1\n", exec("INSERT INTO t (id, title, author) VALUES (5, 'café', 'Zoë')"))
+	assert.Equal(t, "error WrongValue: column 'author' (string): the text is not UTF-8 at byte 2 (0xEB): glint keeps text as UTF-8\n",
+		exec("UPDATE t SET author = 'Zo\xeb' WHERE id = 5"))
+	assert.Equal(t, "author:str\nZoë\n", exec("SELECT author FROM t WHERE id = 5"))
+}
