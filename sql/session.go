@@ -41,6 +41,11 @@ type Session struct {
 	applying *replCluster
 	holdsDBs bool // a SELECT of this session holds the clusters' databases (replication.holdDBs)
 	applyNow time.Time
+	// inTransaction: a BEGIN ran and no COMMIT or ROLLBACK since;
+	// unrolled counts the write statements since then (see
+	// noteTransaction).
+	inTransaction bool
+	unrolled      int
 }
 
 type metaRow struct{ name, value string }
@@ -279,6 +284,45 @@ func (s *Session) FieldList(table string) ([]Column, error) {
 
 // run dispatches one parsed statement.
 func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, error) {
+	r, err := s.dispatch(ctx, st)
+	if err == nil && s.applying == nil {
+		s.noteTransaction(st.Node)
+	}
+	return r, err
+}
+
+// noteTransaction keeps count of the writes a ROLLBACK would be asked to
+// undo: those run since BEGIN, or since the last COMMIT while autocommit
+// is off. glint applies every statement as it runs (there are no
+// transactions): ROLLBACK refuses to answer OK when there are any (see
+// rollback). A statement that defines tables commits, as in MySQL.
+func (s *Session) noteTransaction(n ast.StmtNode) {
+	switch n.(type) {
+	case *ast.InsertStmt, *ast.DeleteStmt, *ast.UpdateStmt:
+		if s.inTransaction || !s.Autocommit() {
+			s.unrolled++
+		}
+	case *ast.BeginStmt:
+		s.inTransaction, s.unrolled = true, 0
+	case *ast.CommitStmt, *ast.CreateTableStmt, *ast.DropTableStmt, *ast.AlterTableStmt, *ast.TruncateTableStmt:
+		s.inTransaction, s.unrolled = false, 0
+	}
+}
+
+// rollback answers ROLLBACK: OK when nothing was written since the
+// transaction began, and otherwise an error saying that the writes stay,
+// rather than an OK that a client would take for their undoing.
+func (s *Session) rollback() (*Result, error) {
+	n := s.unrolled
+	s.inTransaction, s.unrolled = false, 0
+	if n > 0 {
+		return nil, Errorf(CodeUnsupported, "ROLLBACK cannot undo the %d write statement(s) run since the transaction began: glint applies every statement as it runs (there are no transactions), and they stay applied", n)
+	}
+	return &Result{}, nil
+}
+
+// dispatch runs st (see run).
+func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result, error) {
 	if st.Cluster != nil {
 		return s.execCluster(ctx, st.Cluster)
 	}
@@ -358,10 +402,13 @@ func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, erro
 		return &Result{}, nil
 	case *ast.AlterTableStmt:
 		return s.execAlterTable(n)
-	case *ast.BeginStmt, *ast.CommitStmt, *ast.RollbackStmt:
-		// Every statement commits on its own; transactions are accepted for
-		// clients that wrap their writes in them, and change nothing.
+	case *ast.BeginStmt, *ast.CommitStmt:
+		// Every statement commits on its own; BEGIN and COMMIT are
+		// accepted for clients that wrap their writes in them (see
+		// noteTransaction).
 		return &Result{}, nil
+	case *ast.RollbackStmt:
+		return s.rollback()
 	}
 	return nil, Errorf(CodeUnsupported, "statement is not supported: %s", firstWords(st.Text))
 }
