@@ -535,3 +535,36 @@ func requireSameBooks(t *testing.T, nodes ...*replNode) {
 		eventually(t, "the same books on "+n.MySQLAddr, func() bool { return slices.EqualFunc(rows(t, db, q), want, slices.Equal) })
 	}
 }
+
+// A server with a table of its own named as one of the cluster's does not
+// join (the member says which); a table of a member's own that a CREATE
+// TABLE c:t sent elsewhere came to stand beside is the one a name without
+// the cluster's reaches, for writes as for reads.
+func TestReplicationLocalTableClash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers")
+	}
+	a, b := startReplNode(t, "127.0.0.1"), startReplNode(t, "127.0.0.2")
+	dbA, dbB := a.DB(t), b.DB(t)
+	mustExec(t, dbA, "CREATE CLUSTER c")
+	mustExec(t, dbA, "CREATE TABLE c:books (title text)")
+	mustExec(t, dbB, "CREATE TABLE books (title text)")
+	mustFail(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'", "has a table 'books' of its own, and cluster 'c' has a table 'books'")
+	mustExec(t, dbB, "INSERT INTO books (id, title) VALUES (1, 'still mine')")
+	mustExec(t, dbB, "DROP TABLE books")
+	mustExec(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
+
+	mustExec(t, dbB, "CREATE TABLE notes (title text)")
+	mustExec(t, dbA, "CREATE TABLE c:notes (title text)")
+	mustExec(t, dbA, "INSERT INTO c:notes (id, title) VALUES (7, 'the cluster''s')")
+	mustExec(t, dbB, "INSERT INTO notes (id, title) VALUES (1, 'b''s own')")
+	var title string
+	require.NoError(t, dbB.QueryRow("SELECT title FROM notes WHERE id = 1").Scan(&title))
+	require.Equal(t, "b's own", title)
+	mustExec(t, dbB, "DROP TABLE notes")
+	mustFail(t, dbB, "INSERT INTO notes (id, title) VALUES (2, 'x')", "table 'notes' is in cluster 'c': write to it as c:notes")
+	eventually(t, "the cluster's notes on b", func() bool {
+		err := dbB.QueryRow("SELECT title FROM notes WHERE id = 7").Scan(&title)
+		return err == nil && title == "the cluster's"
+	})
+}

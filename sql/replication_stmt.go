@@ -151,7 +151,11 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 	}
 	cn, table, isCluster := dialect.SplitClusterTable(name)
 	if !isCluster {
-		if _, create := st.Node.(*ast.CreateTableStmt); !create && s.engine.repl != nil {
+		if _, create := st.Node.(*ast.CreateTableStmt); !create && s.engine.repl != nil && !s.engine.db.HasTable(name) {
+			// (A table of this server's own with the name of a cluster's,
+			// which a CREATE TABLE c:t sent to another member can make,
+			// is the one a name without the cluster's reaches, as reads
+			// do.)
 			if cn := s.engine.repl.clusterOf(name); cn != "" {
 				return nil, true, Errorf(CodeCluster, "table '%s' is in cluster '%s': write to it as %s:%s", name, cn, cn, name)
 			}
@@ -349,6 +353,9 @@ type joinRequest struct {
 	Op   string `json:"op"` // "join"
 	ID   uint64 `json:"id"`
 	Addr string `json:"addr"`
+	// Tables are the joining server's own tables: the member refuses the
+	// join when the cluster has a table of one of their names.
+	Tables []string `json:"tables,omitempty"`
 }
 
 type joinAnswer struct {
@@ -368,7 +375,7 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 	}
 	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
-	req, _ := json.Marshal(joinRequest{Op: "join", ID: c.node.ID(), Addr: rp.cfg.Advertise})
+	req, _ := json.Marshal(joinRequest{Op: "join", ID: c.node.ID(), Addr: rp.cfg.Advertise, Tables: rp.engine.db.TableNames()})
 	var errs []string
 	var answer joinAnswer
 	asked := false
@@ -431,6 +438,15 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	}
 	if req.ID == 0 || req.Addr == "" {
 		return nil, fmt.Errorf("a join without the node's ID and address")
+	}
+	// A table of the joining server's own with the name of one of the
+	// cluster's would stand beside it there: statements without the
+	// cluster's name would reach one of the two, writes neither.
+	db := c.currentDB()
+	for _, t := range req.Tables {
+		if !hiddenTable(t) && db.HasTable(t) {
+			return nil, fmt.Errorf("the joining server (%s) has a table '%s' of its own, and cluster '%s' has a table '%s': drop or rename the joining server's first (or join, then ALTER CLUSTER %s ADD a table of another name)", req.Addr, t, name, t, name)
+		}
 	}
 	if err := rp.replaceStale(ctx, c, req.ID, req.Addr); err != nil {
 		return nil, err
