@@ -300,7 +300,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		b.WriteString(groupBy + withinText)
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
-		b.WriteString(q.optionTail(distGroupLimit))
+		b.WriteString(q.optionTail(distGroupLimit) + q.cutoff)
 		return b.String()
 	}
 	round, err := s.firstRound(ctx, d, q, do, timeout, stmt)

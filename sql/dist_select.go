@@ -111,6 +111,7 @@ type distQuery struct {
 	want     int
 	maxMatch int
 	stats    string // OPTION global_stats='...', or ""
+	cutoff   string // ", cutoff=N" for the searches of the shards, or ""
 	// globalJSON are the statistics of stats, for a JSON search.
 	globalJSON *globalStatsJSON
 }
@@ -141,6 +142,14 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	for _, opt := range rest {
 		if opt.Name == "max_matches" {
 			continue // each phase sends its own
+		}
+		if opt.Name == "cutoff" {
+			// Each shard's search stops at the cutoff, as a local table's
+			// does; phase two fetches the rows chosen, whatever it was.
+			if opts.cutoff > 0 {
+				q.cutoff = ", cutoff=" + strconv.Itoa(opts.cutoff)
+			}
+			continue
 		}
 		text, err := optionText(opt)
 		if err != nil {
@@ -463,7 +472,7 @@ func (q *distQuery) phaseOne(table string) string {
 	}
 	b.WriteString(q.orderBy)
 	fmt.Fprintf(&b, " LIMIT 0, %d", q.want)
-	b.WriteString(q.optionTail(max(q.want, 1)) + ", hold_snapshot=1")
+	b.WriteString(q.optionTail(max(q.want, 1)) + q.cutoff + ", hold_snapshot=1")
 	return b.String()
 }
 

@@ -637,3 +637,25 @@ func TestHeldPage(t *testing.T) {
 	token = hold(fmt.Sprintf("SELECT id FROM t WHERE MATCH('word') LIMIT 0, %d OPTION hold_snapshot=1", maxKeptPage))
 	require.NotNil(t, page(token))
 }
+
+// TestDistributedCutoff: OPTION cutoff stops each shard's search, as it
+// stops a local table's; the rows chosen are then fetched whatever the
+// cutoff, and SHOW META counts what the shards found.
+func TestDistributedCutoff(t *testing.T) {
+	coord := newMemEngine(t)
+	const addr = "10.0.0.1:9306"
+	remote := &fakeRemote{engines: map[string]*Engine{addr: newMemEngine(t)}}
+	coord.SetRemote(remote)
+	s, as := coord.NewSession("root"), remote.engines[addr].NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='"+addr+":p1'"))
+	require.Equal(t, "ok 3\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'word'), (3, 'word'), (5, 'word')"))
+	require.Equal(t, "ok 3\n", exec(t, as, "INSERT INTO p1 (id, title) VALUES (2, 'word'), (4, 'word'), (6, 'word')"))
+	got := exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC OPTION cutoff=2")
+	require.Equal(t, 5, strings.Count(got, "\n"), "a header and two rows of each shard: %s", got)
+	require.Contains(t, exec(t, s, "SHOW META LIKE 'total_found'"), "total_found | 4")
+	require.Equal(t, exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC"),
+		exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC OPTION cutoff=0"))
+	require.Contains(t, exec(t, s, "SELECT id FROM d WHERE MATCH('word') OPTION cutoff=-2"), "OPTION cutoff takes an integer")
+}

@@ -32,11 +32,14 @@ type selectOptions struct {
 	// that token ("": the table's current one).
 	holdSnapshot bool
 	snapshot     string
+	// cutoff > 0 stops the search once it has found that many matching
+	// documents (OPTION cutoff, as the JSON request's cutoff).
+	cutoff int
 }
 
 // knownOptions lists the OPTIONs a user gives, for the error of an unknown
 // one (global_stats, hold_snapshot and snapshot are a coordinator's).
-const knownOptions = "max_matches, max_query_time, ranker, field_weights and consistency; " +
+const knownOptions = "max_matches, max_query_time, cutoff, ranker, field_weights and consistency; " +
 	"on a distributed table also global_idf, agent_query_timeout and strict_shards"
 
 // maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
@@ -97,6 +100,14 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 				return o, Errorf(CodeBadOption, "OPTION max_query_time takes milliseconds, an integer from 0 (no limit) to %d", maxQueryTimeLimit)
 			}
 			o.maxQueryTime = time.Duration(n) * time.Millisecond
+		case "cutoff":
+			// The matching documents found at which the search stops, in
+			// index order; 0 is no cutoff, as leaving it out.
+			n, ok := intOption(opt.Value)
+			if !ok || n < 0 || n > maxMatchesLimit {
+				return o, Errorf(CodeBadOption, "OPTION cutoff takes an integer from 0 (no cutoff) to %d", maxMatchesLimit)
+			}
+			o.cutoff = int(n)
 		case "field_weights":
 			w, err := fieldWeights(opt.Value)
 			if err != nil {

@@ -485,6 +485,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	if p.opts, err = parseSelectOptions(options); err != nil {
 		return nil, err
 	}
+	p.cutoff = p.opts.cutoff
 	for name := range p.opts.fieldWeights {
 		if !isIndexedField(schema, name) {
 			return nil, Errorf(CodeBadOption, "OPTION field_weights: '%s' is not a full-text field of table '%s'", name, schema.Name)
