@@ -133,7 +133,7 @@ type proposal struct {
 	// term is skipped by every member (see apply).
 	term uint64
 	// at is the tick at which a membership change was last handed to
-	// raft (see retryConfChanges).
+	// raft (see retryConfChanges); 0 while it never was (see abandon).
 	at uint64
 
 	mu    sync.Mutex // held while handing the proposal to raft
@@ -141,13 +141,15 @@ type proposal struct {
 }
 
 // abandon marks p given up by its caller, and reports whether it was never
-// handed to raft (then it never will be).
+// handed to raft (then it never will be). A membership change waiting to be
+// handed to raft again (retryConfChanges) was handed to it before: it may
+// still apply, so its outcome is unknown.
 func (p *proposal) abandon() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.state == propWaiting {
 		p.state = propAbandoned
-		return true
+		return p.at == 0
 	}
 	return false
 }
