@@ -17,6 +17,7 @@ import (
 var layers = map[string]int{
 	"docstore":                 0,
 	"internal/lend":            0,
+	"internal/durable":         0,
 	"index/tokenize/htmlstrip": 0,
 	"index/tokenize":           1,
 	"index/query":              2,
