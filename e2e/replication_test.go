@@ -91,11 +91,17 @@ var replQueries = []string{
 
 func requireConverged(t *testing.T, nodes ...*replNode) {
 	t.Helper()
+	dbs := make([]*sql.DB, len(nodes)) // one pool each for the whole wait, not one per try
+	for i, n := range nodes {
+		dbs[i] = n.DB(t)
+	}
 	for _, q := range replQueries {
-		want := rows(t, nodes[0].DB(t), q)
-		for _, n := range nodes[1:] {
-			db := n.DB(t) // one pool for the whole wait, not one per try
-			eventually(t, "the same answer on "+n.MySQLAddr+" to "+q, func() bool { return slices.EqualFunc(rows(t, db, q), want, slices.Equal) })
+		for i, n := range nodes[1:] {
+			// Both answers are read again on every try: the first node
+			// may not have applied the last write yet either.
+			eventually(t, "the same answer on "+n.MySQLAddr+" as on "+nodes[0].MySQLAddr+" to "+q, func() bool {
+				return slices.EqualFunc(rows(t, dbs[i+1], q), rows(t, dbs[0], q), slices.Equal)
+			})
 		}
 	}
 }
