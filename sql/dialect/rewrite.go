@@ -24,8 +24,17 @@ type rewriter struct {
 	edits []edit
 }
 
-// significantPool holds the storage of rewrite's significant tokens.
-var significantPool = sync.Pool{New: func() any { s := make([]token, 0, 64); return &s }}
+// rewriteScratch is the storage of rewrite's significant tokens and
+// edits, which live as long as the rewrite (nothing it returns holds
+// them): it is reused from one statement to the next.
+type rewriteScratch struct {
+	s     []token
+	edits []edit
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &rewriteScratch{s: make([]token, 0, 64), edits: make([]edit, 0, 16)}
+}}
 
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
@@ -43,15 +52,14 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			}
 		}
 	}
-	// The significant tokens live as long as the rewrite (nothing it
-	// returns holds them): their storage is reused from one statement to
-	// the next.
-	sp := significantPool.Get().(*[]token)
-	s := appendSignificant((*sp)[:0], toks)
+	sc := scratchPool.Get().(*rewriteScratch)
+	s := appendSignificant(sc.s[:0], toks)
+	r := &rewriter{src: src, edits: sc.edits[:0]}
 	defer func() {
 		clear(s) // (no strings held past the statement)
-		*sp = s[:0]
-		significantPool.Put(sp)
+		clear(r.edits)
+		sc.s, sc.edits = s[:0], r.edits[:0]
+		scratchPool.Put(sc)
 	}()
 	for len(s) > 0 && isPunct(src, s[len(s)-1], ';') {
 		s = s[:len(s)-1]
@@ -71,7 +79,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		}
 		return &rewritten{cluster: c}, nil
 	}
-	r := &rewriter{src: src, s: s}
+	r.s = s
 	r.clusterTables()
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
@@ -215,9 +223,9 @@ func (r *rewriter) mapEntry(i, n int) error {
 	if i+2 >= n || r.punct(i+2, ',') || r.punct(i+2, '}') {
 		return r.errorAtToken(i+2, n, "missing value for '%s' in option map", name)
 	}
-	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteString(name) + ", "})
+	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteStringBetween("", name, ", ")})
 	if v := r.s[i+2]; v.kind == tokWord && (r.punct(i+3, ',') || r.punct(i+3, '}')) && !literalWord[strings.ToUpper(r.text(v))] {
-		r.replace(v, quoted(FuncWord)+"("+quoteString(r.text(v))+")") // {html_strip_mode=strip}
+		r.replace(v, quoteStringBetween(wordCall, r.text(v), ")")) // {html_strip_mode=strip}
 	}
 	return nil
 }
@@ -261,7 +269,7 @@ func (r *rewriter) asArg(from, to int) {
 	}
 	r.edits = append(r.edits,
 		edit{start: r.s[from].start, end: r.s[from].start, text: callAs},
-		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: ", " + quoteString(name) + ")"})
+		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: quoteStringBetween(", ", name, ")")})
 }
 
 // showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT __glint_show_meta(['pattern']).
