@@ -447,5 +447,17 @@ func Value(v ast.ValueExpr) any {
 	return v.GetValue()
 }
 
+// StringValue is Value of a literal that is a string, without putting the
+// string in an interface (which costs an allocation per literal read): its
+// value and true, or "" and false when the literal is not a string.
+func StringValue(v ast.ValueExpr) (string, bool) {
+	if d, ok := v.(*test_driver.ValueExpr); ok && d.Kind() == test_driver.KindString {
+		b := d.GetBytes()
+		return unsafe.String(unsafe.SliceData(b), len(b)), true
+	}
+	s, ok := v.GetValue().(string)
+	return s, ok
+}
+
 // Leave implements ast.Visitor.
 func (si *standIns) Leave(n ast.Node) (ast.Node, bool) { return n, true }
