@@ -42,7 +42,8 @@ var scratchPool = sync.Pool{New: func() any {
 // least standInFrom bytes get stand-ins (see standIns; < 0: none). toks are src's tokens
 // (lex(src)).
 func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
-	for _, t := range toks {
+	for i := range toks {
+		t := &toks[i]
 		if t.unterminated {
 			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])
 		}
@@ -67,8 +68,8 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	if len(s) == 0 {
 		return nil, errorAt(src, 0, "empty statement")
 	}
-	for _, t := range s {
-		if isPunct(src, t, ';') {
+	for i := range s {
+		if t := &s[i]; isPunct(src, *t, ';') {
 			return nil, errorAt(src, t.start, "only one statement is allowed here, and ';' ends it")
 		}
 	}
@@ -116,10 +117,10 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	if err := r.functionsAndMaps(cut); err != nil {
 		return nil, err
 	}
-	for _, t := range toks {
+	for i := range toks {
 		// TiDB reads every /*! */ as code and /*T! */ too: it sees the
 		// versioned comments as lex cut them, as spaces.
-		if t.blank && t.end <= s[cut-1].end {
+		if t := &toks[i]; t.blank && t.end <= s[cut-1].end {
 			r.edits = append(r.edits, edit{start: t.start, end: t.end, text: " "})
 		}
 	}
@@ -168,22 +169,25 @@ func (r *rewriter) functionsAndMaps(n int) error {
 	var maps []frame
 	depth := 0
 	for i := 0; i < n; i++ {
-		t := r.s[i]
+		t := &r.s[i]
+		if t.kind != tokWord && t.kind != tokPunct {
+			continue // (nothing below is of another kind)
+		}
 		inMap := len(maps) > 0 && maps[len(maps)-1].depth == depth
 		switch {
 		case r.word(i, "MATCH") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
-			r.replace(t, "`"+r.text(t)+"`")
+			r.replace(*t, "`"+r.text(*t)+"`")
 		case r.word(i, "QUERY") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
-			r.replace(t, quoted(FuncQuery))
+			r.replace(*t, quoted(FuncQuery))
 		case r.punct(i, '(') || r.punct(i, '['):
 			depth++
 		case r.punct(i, ')') || r.punct(i, ']'):
 			if inMap {
-				return errorAt(r.src, t.start, "expected ',' or '}' in option map, found '%s'", r.text(t))
+				return errorAt(r.src, t.start, "expected ',' or '}' in option map, found '%s'", r.text(*t))
 			}
 			depth--
 		case r.punct(i, '{'):
-			r.replace(t, callOptionMap)
+			r.replace(*t, callOptionMap)
 			maps = append(maps, frame{open: i, depth: depth})
 			if r.punct(i+1, '}') {
 				continue // {}
@@ -201,7 +205,7 @@ func (r *rewriter) functionsAndMaps(n int) error {
 			if !inMap {
 				return errorAt(r.src, t.start, "unexpected '}'")
 			}
-			r.replace(t, ")")
+			r.replace(*t, ")")
 			maps = maps[:len(maps)-1]
 		}
 	}
@@ -243,14 +247,16 @@ func (r *rewriter) callArgs() {
 	}
 	depth, first := 0, open+1
 	for i := open + 1; i < len(r.s); i++ {
+		c := r.punctByte(i) // (0: not punctuation, which changes nothing here)
+		closes := c == ')' || c == ']' || c == '}'
 		switch {
-		case r.opens(i):
+		case c == '(' || c == '[' || c == '{':
 			depth++
-		case r.closes(i) && depth > 0:
+		case closes && depth > 0:
 			depth--
-		case (r.closes(i) || r.punct(i, ',')) && depth == 0:
+		case (closes || c == ',') && depth == 0:
 			r.asArg(first, i)
-			if r.closes(i) {
+			if closes {
 				return
 			}
 			first = i + 1
