@@ -162,7 +162,7 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 	var si *standIns
 	// The edits made before: a literal inside one keeps its text. (The
 	// stand-ins' own edits are of distinct tokens: they never overlap.)
-	before := newEditIndex(r.edits)
+	before, k := newEditIndex(r.edits), len(r.edits)
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
 		inWhere := i >= lo && i < hi
@@ -206,6 +206,7 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 		}
 		r.replace(t, standInQuotedKey(n))
 	}
+	mergeEdits(r.edits, k)
 	return si
 }
 
