@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 )
 
 // Options are the highlighting options: the common ones of the
@@ -56,7 +57,11 @@ type Options struct {
 
 // DefaultOptions are the defaults of the newer form of the interface: the
 // Default column of optionTable.
-func DefaultOptions() Options {
+func DefaultOptions() Options { return defaultOptions() }
+
+// defaultOptions are DefaultOptions, made once (every CALL SNIPPETS and
+// HIGHLIGHT() starts from them): a copy of them is all a call costs.
+var defaultOptions = sync.OnceValue(func() Options {
 	var o Options
 	for i := range optionTable {
 		if d := optionTable[i].Default; d != nil {
@@ -64,7 +69,7 @@ func DefaultOptions() Options {
 		}
 	}
 	return o
-}
+})
 
 // DefaultOptionsOlder are the defaults of the older form (<strong> markers).
 func DefaultOptionsOlder() Options {

@@ -174,8 +174,7 @@ func stringValue(n ast.ExprNode) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	s, ok := dialect.Value(v).(string)
-	return s, ok
+	return dialect.StringValue(v)
 }
 
 // setOptions applies the {name=value, ...} map: every option is checked

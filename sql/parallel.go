@@ -24,6 +24,9 @@ func newHelpers() helpers { return make(helpers, max(runtime.GOMAXPROCS(0)-1, 0)
 // taken; the error is that of the earliest item that failed, as if the
 // items had been worked on one by one.
 func (h helpers) each(ctx context.Context, n, limit int, newWorker func() func(i int) error) error {
+	if n == 1 || limit <= 1 {
+		return serially(ctx, n, newWorker)
+	}
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -68,6 +71,25 @@ take:
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// serially is each on the calling goroutine alone, without the
+// bookkeeping of shared items (one text of CALL SNIPPETS, a page of one
+// row): the items in order, up to the first error.
+func serially(ctx context.Context, n int, newWorker func() func(i int) error) error {
+	if n <= 0 {
+		return nil
+	}
+	fn := newWorker()
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return cancelled(err)
+		}
+		if err := fn(i); err != nil {
 			return err
 		}
 	}

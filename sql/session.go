@@ -91,6 +91,13 @@ func (s *Session) Exec(ctx context.Context, query string) ([]*Result, error) {
 		}
 		return nil, Errorf(CodeEmptyQuery, "Query was empty")
 	}
+	if len(pieces) == 1 { // (its results are the statement's own)
+		rs, err := s.execCachedPiece(ctx, pieces[0])
+		if err != nil {
+			return []*Result{}, err
+		}
+		return rs, nil
+	}
 	results := make([]*Result, 0, len(pieces))
 	for _, p := range pieces {
 		// Each statement is kept in the parse cache by its own text, so

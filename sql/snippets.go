@@ -172,7 +172,10 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		s.pending = append(s.pending, budgetWarning(truncated, "texts", budget))
 	}
 	fallback := hlMatchers{anyText: matcher}
-	fallbackOpts := fallbackOptions(&opts)
+	var fallbackOpts *highlight.Options // (only the texts over the budget need them)
+	if over != nil {
+		fallbackOpts = fallbackOptions(&opts)
+	}
 	one := func(i int) error {
 		if over != nil && over[i] {
 			var ms rowMatches

@@ -316,8 +316,11 @@ func checkAddress(addr string) string {
 // one quoted identifier `cluster:table`.
 func (r *rewriter) clusterTables() {
 	for i := 0; i+2 < len(r.s); i++ {
-		a, b, c := r.s[i], r.s[i+1], r.s[i+2]
-		if !r.punct(i+1, ':') || a.end != b.start || b.end != c.start {
+		if !r.punct(i+1, ':') {
+			continue
+		}
+		a, b, c := &r.s[i], &r.s[i+1], &r.s[i+2]
+		if a.end != b.start || b.end != c.start {
 			continue
 		}
 		cluster, ok1 := r.name(i)

@@ -25,6 +25,7 @@ func quoted(name string) string { return "`" + name + "`" }
 const (
 	callAs        = "`" + FuncAs + "`("        // every "x AS name" argument of CALL
 	callOptionMap = "`" + FuncOptionMap + "`(" // every {...}
+	wordCall      = "`" + FuncWord + "`("      // a bare word as an option map's value
 )
 
 // NoColumns is the name of the stand-in column of a CREATE TABLE without a

@@ -59,26 +59,51 @@ func (b *builder) output(end int) *output {
 	return &output{text: b.buf.String(), segs: b.segs, end: end}
 }
 
+// editOrder is the order applyEdits applies edits in: by offset; at one
+// offset an insertion before a replacement.
+func editOrder(a, b edit) int {
+	if a.start != b.start {
+		return cmp.Compare(a.start, b.start)
+	}
+	ai, bi := a.end == a.start, b.end == b.start
+	switch {
+	case ai && !bi:
+		return -1
+	case bi && !ai:
+		return 1
+	}
+	return 0
+}
+
+// mergeEdits puts edits[k:], in editOrder, among edits[:k] in that order
+// too, as a stable sort would (at equal places the earlier edits first),
+// when edits[:k] is in order; otherwise it leaves them for applyEdits to
+// sort. (The stand-ins' edits come in order, after a few of other
+// rewrites: merged, they cost no sort.)
+func mergeEdits(edits []edit, k int) {
+	if k == 0 || k == len(edits) || !slices.IsSortedFunc(edits[:k], editOrder) || !slices.IsSortedFunc(edits[k:], editOrder) {
+		return
+	}
+	var room [8]edit
+	later := append(room[:0], edits[k:]...)
+	i, w := k-1, len(edits)-1
+	for j := len(later) - 1; j >= 0; w-- {
+		if i >= 0 && editOrder(edits[i], later[j]) > 0 {
+			edits[w] = edits[i]
+			i--
+		} else {
+			edits[w] = later[j]
+			j--
+		}
+	}
+}
+
 // applyEdits returns src[from:to] with the edits applied. Edits must lie within
 // [from, to] and must not overlap; at one offset, insertions come before a
 // replacement, in the order given.
 func applyEdits(src string, from, to int, edits []edit) (*output, error) {
-	// (by offset; at one offset an insertion before a replacement)
-	byStart := func(a, b edit) int {
-		if a.start != b.start {
-			return cmp.Compare(a.start, b.start)
-		}
-		ai, bi := a.end == a.start, b.end == b.start
-		switch {
-		case ai && !bi:
-			return -1
-		case bi && !ai:
-			return 1
-		}
-		return 0
-	}
-	if !slices.IsSortedFunc(edits, byStart) { // the rewrites make them mostly in order
-		slices.SortStableFunc(edits, byStart)
+	if !slices.IsSortedFunc(edits, editOrder) { // the rewrites make them mostly in order
+		slices.SortStableFunc(edits, editOrder)
 	}
 	// The output's size and pieces are known: grown once.
 	size := max(to-from, 0)

@@ -1,6 +1,9 @@
 package dialect
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,4 +46,32 @@ func TestApplyEditsOverlap(t *testing.T) {
 	require.ErrorContains(t, err, "overlaps")
 	_, err = applyEdits("abcdef", 0, 3, []edit{{start: 2, end: 5, text: "x"}})
 	require.ErrorContains(t, err, "overlaps")
+}
+
+// TestMergeEdits checks that mergeEdits orders two runs as a stable sort
+// of them would, ties and insertions included, and leaves an unordered
+// first run as it is.
+func TestMergeEdits(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	run := func(n int, tag string) []edit {
+		var es []edit
+		for i := range n {
+			start := rnd.IntN(6)
+			es = append(es, edit{start: start, end: start + rnd.IntN(2), text: fmt.Sprint(tag, i)})
+		}
+		slices.SortStableFunc(es, editOrder)
+		return es
+	}
+	for range 2000 {
+		a, b := run(rnd.IntN(6), "a"), run(rnd.IntN(12), "b")
+		got := append(slices.Clone(a), b...)
+		want := slices.Clone(got)
+		slices.SortStableFunc(want, editOrder)
+		mergeEdits(got, len(a))
+		require.Equal(t, want, got, "%v + %v", a, b)
+	}
+	unordered := []edit{{start: 5, end: 6, text: "x"}, {start: 1, end: 2, text: "y"}, {start: 0, end: 1, text: "z"}}
+	got := slices.Clone(unordered)
+	mergeEdits(got, 2)
+	require.Equal(t, unordered, got)
 }

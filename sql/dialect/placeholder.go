@@ -113,9 +113,14 @@ func formatFloat(f float64, bits int) (string, error) {
 
 // quoteString writes s as a single-quoted string literal, escaped as
 // mysql_real_escape_string does.
-func quoteString(s string) string {
+func quoteString(s string) string { return quoteStringBetween("", s, "") }
+
+// quoteStringBetween is before + quoteString(s) + after, made in one
+// allocation.
+func quoteStringBetween(before, s, after string) string {
 	var b strings.Builder
-	b.Grow(len(s) + 2)
+	b.Grow(len(before) + len(s) + 2 + len(after))
+	b.WriteString(before)
 	b.WriteByte('\'')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -135,5 +140,6 @@ func quoteString(s string) string {
 		}
 	}
 	b.WriteByte('\'')
+	b.WriteString(after)
 	return b.String()
 }

@@ -24,8 +24,17 @@ type rewriter struct {
 	edits []edit
 }
 
-// significantPool holds the storage of rewrite's significant tokens.
-var significantPool = sync.Pool{New: func() any { s := make([]token, 0, 64); return &s }}
+// rewriteScratch is the storage of rewrite's significant tokens and
+// edits, which live as long as the rewrite (nothing it returns holds
+// them): it is reused from one statement to the next.
+type rewriteScratch struct {
+	s     []token
+	edits []edit
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &rewriteScratch{s: make([]token, 0, 64), edits: make([]edit, 0, 16)}
+}}
 
 // rewrite turns one statement of the dialect into text the TiDB parser reads:
 // see the package documentation for what it changes. The cut-off tail of
@@ -33,7 +42,8 @@ var significantPool = sync.Pool{New: func() any { s := make([]token, 0, 64); ret
 // least standInFrom bytes get stand-ins (see standIns; < 0: none). toks are src's tokens
 // (lex(src)).
 func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
-	for _, t := range toks {
+	for i := range toks {
+		t := &toks[i]
 		if t.unterminated {
 			return nil, errorAt(src, t.start, "unterminated %s", unterminatedName[t.kind])
 		}
@@ -43,15 +53,14 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			}
 		}
 	}
-	// The significant tokens live as long as the rewrite (nothing it
-	// returns holds them): their storage is reused from one statement to
-	// the next.
-	sp := significantPool.Get().(*[]token)
-	s := appendSignificant((*sp)[:0], toks)
+	sc := scratchPool.Get().(*rewriteScratch)
+	s := appendSignificant(sc.s[:0], toks)
+	r := &rewriter{src: src, edits: sc.edits[:0]}
 	defer func() {
 		clear(s) // (no strings held past the statement)
-		*sp = s[:0]
-		significantPool.Put(sp)
+		clear(r.edits)
+		sc.s, sc.edits = s[:0], r.edits[:0]
+		scratchPool.Put(sc)
 	}()
 	for len(s) > 0 && isPunct(src, s[len(s)-1], ';') {
 		s = s[:len(s)-1]
@@ -59,8 +68,8 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	if len(s) == 0 {
 		return nil, errorAt(src, 0, "empty statement")
 	}
-	for _, t := range s {
-		if isPunct(src, t, ';') {
+	for i := range s {
+		if t := &s[i]; isPunct(src, *t, ';') {
 			return nil, errorAt(src, t.start, "only one statement is allowed here, and ';' ends it")
 		}
 	}
@@ -71,7 +80,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		}
 		return &rewritten{cluster: c}, nil
 	}
-	r := &rewriter{src: src, s: s}
+	r.s = s
 	r.clusterTables()
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
@@ -108,10 +117,10 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	if err := r.functionsAndMaps(cut); err != nil {
 		return nil, err
 	}
-	for _, t := range toks {
+	for i := range toks {
 		// TiDB reads every /*! */ as code and /*T! */ too: it sees the
 		// versioned comments as lex cut them, as spaces.
-		if t.blank && t.end <= s[cut-1].end {
+		if t := &toks[i]; t.blank && t.end <= s[cut-1].end {
 			r.edits = append(r.edits, edit{start: t.start, end: t.end, text: " "})
 		}
 	}
@@ -160,22 +169,25 @@ func (r *rewriter) functionsAndMaps(n int) error {
 	var maps []frame
 	depth := 0
 	for i := 0; i < n; i++ {
-		t := r.s[i]
+		t := &r.s[i]
+		if t.kind != tokWord && t.kind != tokPunct {
+			continue // (nothing below is of another kind)
+		}
 		inMap := len(maps) > 0 && maps[len(maps)-1].depth == depth
 		switch {
 		case r.word(i, "MATCH") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
-			r.replace(t, "`"+r.text(t)+"`")
+			r.replace(*t, "`"+r.text(*t)+"`")
 		case r.word(i, "QUERY") && r.punct(i+1, '(') && !r.punct(i-1, '.'):
-			r.replace(t, quoted(FuncQuery))
+			r.replace(*t, quoted(FuncQuery))
 		case r.punct(i, '(') || r.punct(i, '['):
 			depth++
 		case r.punct(i, ')') || r.punct(i, ']'):
 			if inMap {
-				return errorAt(r.src, t.start, "expected ',' or '}' in option map, found '%s'", r.text(t))
+				return errorAt(r.src, t.start, "expected ',' or '}' in option map, found '%s'", r.text(*t))
 			}
 			depth--
 		case r.punct(i, '{'):
-			r.replace(t, callOptionMap)
+			r.replace(*t, callOptionMap)
 			maps = append(maps, frame{open: i, depth: depth})
 			if r.punct(i+1, '}') {
 				continue // {}
@@ -193,7 +205,7 @@ func (r *rewriter) functionsAndMaps(n int) error {
 			if !inMap {
 				return errorAt(r.src, t.start, "unexpected '}'")
 			}
-			r.replace(t, ")")
+			r.replace(*t, ")")
 			maps = maps[:len(maps)-1]
 		}
 	}
@@ -215,9 +227,9 @@ func (r *rewriter) mapEntry(i, n int) error {
 	if i+2 >= n || r.punct(i+2, ',') || r.punct(i+2, '}') {
 		return r.errorAtToken(i+2, n, "missing value for '%s' in option map", name)
 	}
-	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteString(name) + ", "})
+	r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+2].start, text: quoteStringBetween("", name, ", ")})
 	if v := r.s[i+2]; v.kind == tokWord && (r.punct(i+3, ',') || r.punct(i+3, '}')) && !literalWord[strings.ToUpper(r.text(v))] {
-		r.replace(v, quoted(FuncWord)+"("+quoteString(r.text(v))+")") // {html_strip_mode=strip}
+		r.replace(v, quoteStringBetween(wordCall, r.text(v), ")")) // {html_strip_mode=strip}
 	}
 	return nil
 }
@@ -235,14 +247,16 @@ func (r *rewriter) callArgs() {
 	}
 	depth, first := 0, open+1
 	for i := open + 1; i < len(r.s); i++ {
+		c := r.punctByte(i) // (0: not punctuation, which changes nothing here)
+		closes := c == ')' || c == ']' || c == '}'
 		switch {
-		case r.opens(i):
+		case c == '(' || c == '[' || c == '{':
 			depth++
-		case r.closes(i) && depth > 0:
+		case closes && depth > 0:
 			depth--
-		case (r.closes(i) || r.punct(i, ',')) && depth == 0:
+		case (closes || c == ',') && depth == 0:
 			r.asArg(first, i)
-			if r.closes(i) {
+			if closes {
 				return
 			}
 			first = i + 1
@@ -261,7 +275,7 @@ func (r *rewriter) asArg(from, to int) {
 	}
 	r.edits = append(r.edits,
 		edit{start: r.s[from].start, end: r.s[from].start, text: callAs},
-		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: ", " + quoteString(name) + ")"})
+		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: quoteStringBetween(", ", name, ")")})
 }
 
 // showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT __glint_show_meta(['pattern']).

@@ -81,6 +81,44 @@ func standInKey(i int) string {
 	return standInPrefix + strconv.Itoa(i)
 }
 
+// standInQuoted are the first stand-ins quoted, as the rewrite writes
+// them, made once.
+var standInQuoted = func() (quoted [len(standInKeys)]string) {
+	for i, k := range standInKeys {
+		quoted[i] = "'" + k + "'"
+	}
+	return quoted
+}()
+
+// standInQuotedKey is the stand-in of literal i, quoted.
+func standInQuotedKey(i int) string {
+	if i < len(standInQuoted) {
+		return standInQuoted[i]
+	}
+	return "'" + standInKey(i) + "'"
+}
+
+// standInNumberOf is the number of the stand-in key (standInKey(i) is
+// key), or -1 when key is not one: the prefix, then the number in
+// decimal as strconv writes it (no sign, no leading zero).
+func standInNumberOf(key []byte) int {
+	if len(key) <= len(standInPrefix) || string(key[:len(standInPrefix)]) != standInPrefix {
+		return -1
+	}
+	digits := key[len(standInPrefix):]
+	if len(digits) > 9 || len(digits) > 1 && digits[0] == '0' {
+		return -1
+	}
+	n := 0
+	for _, c := range digits {
+		if !isDigit(c) {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
 // literalKind is what a literal that a stand-in replaced is, and so how
 // its value is put back.
 type literalKind byte
@@ -91,9 +129,10 @@ const (
 	literalLimit                     // a LIMIT's number, whose stand-in is a number too: uint64
 )
 
-// standIns are the literals of one statement that stand-ins replaced.
+// standIns are the literals of one statement that stand-ins replaced. A
+// string literal's stand-in is standInKey of its number, which Enter
+// reads back.
 type standIns struct {
-	index    map[string]int           // stand-in -> its number, from 0
 	values   []string                 // by number: the literal's value (an integer's digits)
 	kinds    []literalKind            // by number: what the literal is
 	nbare    int                      // how many are a LIMIT's numbers
@@ -105,6 +144,12 @@ type standIns struct {
 	// tree cannot be kept by its shape (another statement of the shape
 	// would show this one's literal).
 	names []*ast.SelectField
+
+	// Room for the first literals' values, kinds and texts, in the one
+	// allocation of the standIns (a CALL has four or five literals).
+	valuesRoom [6]string
+	rawRoom    [6]string
+	kindsRoom  [6]literalKind
 }
 
 // standIns replaces literals among s[:cut] (the part of the statement that
@@ -117,7 +162,7 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 	var si *standIns
 	// The edits made before: a literal inside one keeps its text. (The
 	// stand-ins' own edits are of distinct tokens: they never overlap.)
-	before := newEditIndex(r.edits)
+	before, k := newEditIndex(r.edits), len(r.edits)
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
 		inWhere := i >= lo && i < hi
@@ -142,7 +187,8 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 			value = r.text(t)
 		}
 		if si == nil {
-			si = &standIns{index: map[string]int{}}
+			si = &standIns{}
+			si.values, si.raw, si.kinds = si.valuesRoom[:0], si.rawRoom[:0], si.kindsRoom[:0]
 		}
 		n := len(si.values)
 		si.values = append(si.values, value)
@@ -158,10 +204,9 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 		default:
 			si.kinds = append(si.kinds, literalString)
 		}
-		key := standInKey(n)
-		si.index[key] = n
-		r.replace(t, "'"+key+"'")
+		r.replace(t, standInQuotedKey(n))
 	}
+	mergeEdits(r.edits, k)
 	return si
 }
 
@@ -277,13 +322,21 @@ func (r *rewriter) gluedLiteral(i int) bool {
 
 // editIndex finds the edits that touch a token in O(log n), so that a
 // statement of many literals (an IN list of 100,000 ids) is rewritten in
-// O(n log n).
+// O(n log n). A few edits (a CALL's) are looked through one by one, which
+// costs less than sorting and indexing them.
 type editIndex struct {
-	starts []int // the edits' starts, ascending
-	maxEnd []int // maxEnd[k]: the furthest end of the edits starts[:k+1] are of
+	few    []edit // the edits, when there are at most fewEdits; else nil
+	starts []int  // the edits' starts, ascending
+	maxEnd []int  // maxEnd[k]: the furthest end of the edits starts[:k+1] are of
 }
 
+// fewEdits is the most edits an editIndex looks through one by one.
+const fewEdits = 16
+
 func newEditIndex(edits []edit) editIndex {
+	if len(edits) <= fewEdits {
+		return editIndex{few: edits}
+	}
 	sorted := slices.SortedFunc(slices.Values(edits), func(a, b edit) int { return a.start - b.start })
 	x := editIndex{starts: make([]int, len(sorted)), maxEnd: make([]int, len(sorted))}
 	end := -1
@@ -298,6 +351,14 @@ func newEditIndex(edits []edit) editIndex {
 // before t ends and ends after it starts (an insertion at t's start is
 // fine, one inside it is not).
 func (x editIndex) overlaps(t token) bool {
+	if x.starts == nil {
+		for _, e := range x.few {
+			if e.start < t.end && e.end > t.start {
+				return true
+			}
+		}
+		return false
+	}
 	k, _ := slices.BinarySearch(x.starts, t.end) // starts[:k] are before t.end
 	return k > 0 && x.maxEnd[k-1] > t.start
 }
@@ -310,7 +371,7 @@ func (si *standIns) restore(node ast.Node) bool {
 	if len(si.names) > 0 {
 		pairs := make([]string, 0, 2*len(si.values))
 		for i, raw := range si.raw {
-			pairs = append(pairs, "'"+standInKey(i)+"'", raw)
+			pairs = append(pairs, standInQuotedKey(i), raw)
 		}
 		written := strings.NewReplacer(pairs...)
 		for _, f := range si.names {
@@ -334,12 +395,10 @@ func (si *standIns) Enter(n ast.Node) (ast.Node, bool) {
 		return n, false
 	}
 	if v, ok := n.(*test_driver.ValueExpr); ok && v.Kind() == test_driver.KindString {
-		if b := v.GetBytes(); len(b) > len(standInPrefix) && string(b[:len(standInPrefix)]) == standInPrefix {
-			if i, ok := si.index[string(b)]; ok && si.nodes[i] == nil {
-				si.set(i, v)
-				si.nodes[i] = v
-				si.restored++
-			}
+		if i := standInNumberOf(v.GetBytes()); i >= 0 && i < len(si.values) && si.kinds[i] != literalLimit && si.nodes[i] == nil {
+			si.set(i, v)
+			si.nodes[i] = v
+			si.restored++
 		}
 	}
 	return n, false
@@ -387,6 +446,18 @@ func Value(v ast.ValueExpr) any {
 		return unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	return v.GetValue()
+}
+
+// StringValue is Value of a literal that is a string, without putting the
+// string in an interface (which costs an allocation per literal read): its
+// value and true, or "" and false when the literal is not a string.
+func StringValue(v ast.ValueExpr) (string, bool) {
+	if d, ok := v.(*test_driver.ValueExpr); ok && d.Kind() == test_driver.KindString {
+		b := d.GetBytes()
+		return unsafe.String(unsafe.SliceData(b), len(b)), true
+	}
+	s, ok := v.GetValue().(string)
+	return s, ok
 }
 
 // Leave implements ast.Visitor.
