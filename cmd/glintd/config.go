@@ -385,7 +385,19 @@ func (b *optionalSize) Set(s string) error {
 	return nil
 }
 
-// memoryLimit is a size of at least index.MinMemoryLimit.
+// sizeAtLeast reads the size s, which must be at least least bytes
+// (below is why, for the error).
+func sizeAtLeast(s string, least int64, below string) (int64, error) {
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return 0, err
+	}
+	if int64(b) < least {
+		return 0, fmt.Errorf("%s is below %s", s, below)
+	}
+	return int64(b), nil
+}
+
 // packetSize is max_allowed_packet: a size of at least 1K, MySQL's least
 // (the server would raise a smaller one to it without a word).
 type packetSize int64
@@ -393,31 +405,24 @@ type packetSize int64
 func (p *packetSize) String() string { return strconv.FormatInt(int64(*p), 10) }
 
 func (p *packetSize) Set(s string) error {
-	var b byteSize
-	if err := b.Set(s); err != nil {
-		return err
+	n, err := sizeAtLeast(s, 1024, "1K, the least a MySQL packet limit may be")
+	if err == nil {
+		*p = packetSize(n)
 	}
-	if b < 1024 {
-		return fmt.Errorf("%s is below 1K, the least a MySQL packet limit may be", s)
-	}
-	*p = packetSize(b)
-	return nil
+	return err
 }
 
+// memoryLimit is a size of at least index.MinMemoryLimit.
 type memoryLimit int64
 
 func (m *memoryLimit) String() string { return strconv.FormatInt(int64(*m), 10) }
 
 func (m *memoryLimit) Set(s string) error {
-	var b byteSize
-	if err := b.Set(s); err != nil {
-		return err
+	n, err := sizeAtLeast(s, index.MinMemoryLimit, "the least glintd works in, 128M")
+	if err == nil {
+		*m = memoryLimit(n)
 	}
-	if b < index.MinMemoryLimit {
-		return fmt.Errorf("%s is below the least glintd works in, 128M", s)
-	}
-	*m = memoryLimit(b)
-	return nil
+	return err
 }
 
 // tlsConfig loads the certificate and key, and checks that users' passwords
