@@ -524,16 +524,25 @@ func TestDistributedSnippets(t *testing.T) {
 // TestDistributedGroupConcatOrder: GROUP_CONCAT over shards joins the
 // values in id order, which is one table's order whatever order the
 // documents were written in.
-func TestDistributedGroupConcatOrder(t *testing.T) {
+// twoShards makes a distributed table d of a local table p0 and an agent's
+// p1, both of the given columns, and returns a session of the coordinator
+// and one of the agent.
+func twoShards(t *testing.T, columns string) (s, as *Session) {
+	t.Helper()
 	coord := newMemEngine(t)
 	const addr = "10.0.0.1:9306"
 	remote := &fakeRemote{engines: map[string]*Engine{addr: newMemEngine(t)}}
 	coord.SetRemote(remote)
-	s, as := coord.NewSession("root"), remote.engines[addr].NewSession("root")
-	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE u (title text, g int, name string)"))
-	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text, g int, name string)"))
-	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 (title text, g int, name string)"))
+	s, as = coord.NewSession("root"), remote.engines[addr].NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 "+columns))
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 "+columns))
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='"+addr+":p1'"))
+	return s, as
+}
+
+func TestDistributedGroupConcatOrder(t *testing.T) {
+	s, as := twoShards(t, "(title text, g int, name string)")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE u (title text, g int, name string)"))
 	for i, id := range []int{9, 3, 7, 1, 8, 2, 3, 5} { // 3 written twice
 		row := fmt.Sprintf("(%d, 'word', %d, 'n%d')", id, id%2, i)
 		require.Equal(t, "ok 1\n", exec(t, s, "REPLACE INTO u (id, title, g, name) VALUES "+row))
@@ -642,14 +651,7 @@ func TestHeldPage(t *testing.T) {
 // stops a local table's; the rows chosen are then fetched whatever the
 // cutoff, and SHOW META counts what the shards found.
 func TestDistributedCutoff(t *testing.T) {
-	coord := newMemEngine(t)
-	const addr = "10.0.0.1:9306"
-	remote := &fakeRemote{engines: map[string]*Engine{addr: newMemEngine(t)}}
-	coord.SetRemote(remote)
-	s, as := coord.NewSession("root"), remote.engines[addr].NewSession("root")
-	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
-	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p1 (title text)"))
-	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='"+addr+":p1'"))
+	s, as := twoShards(t, "(title text)")
 	require.Equal(t, "ok 3\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'word'), (3, 'word'), (5, 'word')"))
 	require.Equal(t, "ok 3\n", exec(t, as, "INSERT INTO p1 (id, title) VALUES (2, 'word'), (4, 'word'), (6, 'word')"))
 	got := exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC OPTION cutoff=2")
