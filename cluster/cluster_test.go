@@ -202,13 +202,7 @@ func TestRemovedIDRefusedAfterSnapshot(t *testing.T) {
 // and grows again with new IDs.
 func TestForceNewCluster(t *testing.T) {
 	c := newTestCluster(t, 5, 3, Faults{})
-	c.leader()
-	for i := range 60 {
-		c.propose(c.live()[i%3], fmt.Sprintf("add a%d", i))
-	}
-	for _, id := range c.live() {
-		c.crash(id)
-	}
+	c.writeThenCrashAll(60)
 	c.start(1, c.peers)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -583,13 +577,7 @@ func TestConcurrentMembershipChanges(t *testing.T) {
 // panics on that). It keeps its group, its leadership and its writes.
 func TestForceNewClusterDroppedPairComesBack(t *testing.T) {
 	c := newTestCluster(t, 7, 3, Faults{})
-	c.leader()
-	for i := range 20 {
-		c.propose(c.live()[i%3], fmt.Sprintf("add a%d", i))
-	}
-	for _, id := range c.live() {
-		c.crash(id)
-	}
+	c.writeThenCrashAll(20)
 	o := c.options(1, c.peers)
 	o.ForceNewCluster = true
 	c.startWith(o)

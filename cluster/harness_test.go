@@ -427,6 +427,20 @@ func (c *testCluster) propose(id uint64, data string) {
 	}
 }
 
+// writeThenCrashAll adds a0 .. a(n-1) through the live nodes in turn, then
+// crashes every node: a group that lost its quorum for good.
+func (c *testCluster) writeThenCrashAll(n int) {
+	c.t.Helper()
+	c.leader()
+	live := c.live()
+	for i := range n {
+		c.propose(live[i%len(live)], fmt.Sprintf("add a%d", i))
+	}
+	for _, id := range live {
+		c.crash(id)
+	}
+}
+
 // proposeMany proposes the commands from 8 clients at once, spread over
 // the live nodes, each retried until it is applied.
 func (c *testCluster) proposeMany(cmds []string) {
