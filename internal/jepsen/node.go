@@ -41,16 +41,23 @@ type NodeSpec struct {
 	Args    []string // more glintd flags
 }
 
-// freePort returns host:port of a port nobody listens on now. The port is
-// kept for the node's life: glintd listens with SO_REUSEADDR, so a restart
-// takes it again even while old connections linger in TIME_WAIT.
-func freePort(host string) (string, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return "", fmt.Errorf("jepsen: no free port on %s: %w", host, err)
+// freePorts returns n distinct host:port addresses nobody listens on now:
+// each is held until all are picked (closed at once, a port could come
+// back for the next pick: a node's MySQL and replication listeners once
+// got the same one). The ports are kept for the node's life: glintd
+// listens with SO_REUSEADDR, so a restart takes them again even while old
+// connections linger in TIME_WAIT.
+func freePorts(host string, n int) ([]string, error) {
+	addrs := make([]string, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("jepsen: no free port on %s: %w", host, err)
+		}
+		defer ln.Close()
+		addrs = append(addrs, ln.Addr().String())
 	}
-	addr := ln.Addr().String()
-	return addr, ln.Close()
+	return addrs, nil
 }
 
 // NewNode picks the node's ports; Start starts it.
@@ -63,12 +70,11 @@ func NewNode(id int, spec NodeSpec) (*Node, error) {
 		host = "127.0.0.1"
 	}
 	n := &Node{ID: id, DataDir: spec.DataDir}
-	for _, addr := range []*string{&n.MySQLAddr, &n.HTTPAddr, &n.PeerAddr} {
-		var err error
-		if *addr, err = freePort(host); err != nil {
-			return nil, err
-		}
+	addrs, err := freePorts(host, 3)
+	if err != nil {
+		return nil, err
 	}
+	n.MySQLAddr, n.HTTPAddr, n.PeerAddr = addrs[0], addrs[1], addrs[2]
 	n.opts = daemon.Options{Binary: spec.Glintd, DataDir: spec.DataDir, MySQLListen: n.MySQLAddr, HTTPListen: n.HTTPAddr,
 		Args: spec.Args, StartTimeout: 60 * time.Second}
 	return n, nil
