@@ -80,7 +80,8 @@ func decodeJSON(body []byte) (*jval, error) {
 	if !utf8.Valid(body) {
 		// Go's decoder would put U+FFFD in the place of such bytes
 		// without a word, and the text would be kept changed.
-		return nil, requestError("malformed JSON at offset %d: the body is not UTF-8 (0x%02X), which JSON text is", notUTF8At(body), body[notUTF8At(body)])
+		at := sql.NotUTF8At(string(body))
+		return nil, requestError("malformed JSON at offset %d: the body is not UTF-8 (0x%02X), which JSON text is", at, body[at])
 	}
 	v, err := d.value("", 0)
 	if err != nil {
@@ -94,19 +95,6 @@ func decodeJSON(body []byte) (*jval, error) {
 		return nil, requestError("malformed JSON at offset %d: data after the end of the top-level value", off)
 	}
 	return v, nil
-}
-
-// notUTF8At is the offset of the first byte of body that is not UTF-8.
-func notUTF8At(body []byte) int {
-	i := 0
-	for i < len(body) {
-		r, n := utf8.DecodeRune(body[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return i
 }
 
 type jdecoder struct {

@@ -483,13 +483,20 @@ func notUTF8(text string) string {
 	if utf8.ValidString(text) {
 		return ""
 	}
+	i := NotUTF8At(text)
+	return fmt.Sprintf("the text is not UTF-8 at byte %d (0x%02X): glint keeps text as UTF-8", i, text[i])
+}
+
+// NotUTF8At is the offset of the first byte of text that is not UTF-8
+// (len(text) when every byte is).
+func NotUTF8At(text string) int {
 	i := 0
 	for i < len(text) {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if r == utf8.RuneError && n <= 1 {
-			break
+			return i
 		}
 		i += n
 	}
-	return fmt.Sprintf("the text is not UTF-8 at byte %d (0x%02X): glint keeps text as UTF-8", i, text[i])
+	return i
 }
