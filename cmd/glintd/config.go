@@ -82,25 +82,16 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(&o.parseCache, "parse-cache", "`number` of parsed statements kept, SELECTs (of up to 4 KB) by their text and CALLs by their shape (texts cut out), for when they come again (0: off)")
 	o.maxConnections = 1000
 	fs.Var(count{&o.maxConnections, maxCount}, "max-connections", "MySQL connections open at once; the one past it gets error 1040 (Too many connections) (a `number` from 1)")
-	o.maxQueryTime = time.Minute
-	fs.Var(duration{&o.maxQueryTime, "no limit"}, "max-query-time", "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit) (a `duration`: 30s, 5m, 8h)")
+	durationVar(fs, &o.maxQueryTime, time.Minute, "no limit", "max-query-time", "stop a SELECT, CALL SNIPPETS or JSON search running this long, with error 3024 (0: no limit)", "")
 	fs.Var(&o.highlightBudget, "highlight-work-budget", "bytes of text one request may highlight (`size`); the rows past it show their beginning, unmarked, and the answer says so (0: no budget; a request's work_budget option wins)")
-	o.httpHeaderTimeout = 10 * time.Second
-	fs.Var(duration{&o.httpHeaderTimeout, ""}, "http-header-timeout", "time allowed to read an HTTP request's headers (a `duration`: 30s, 5m, 8h)")
-	o.httpReadTimeout = time.Minute
-	fs.Var(duration{&o.httpReadTimeout, ""}, "http-read-timeout", "time allowed to read a whole HTTP request, body included (a `duration`: 30s, 5m, 8h)")
-	o.httpIdleTimeout = 5 * time.Minute
-	fs.Var(duration{&o.httpIdleTimeout, ""}, "http-idle-timeout", "close a kept-alive HTTP connection idle this long (a `duration`: 30s, 5m, 8h)")
-	o.handshakeTimeout = 10 * time.Second
-	fs.Var(duration{&o.handshakeTimeout, ""}, "handshake-timeout", "time allowed for the MySQL handshake (a `duration`: 30s, 5m, 8h)")
-	o.idleTimeout = 8 * time.Hour
-	fs.Var(duration{&o.idleTimeout, ""}, "idle-timeout", "close a MySQL connection idle this long (wait_timeout) (a `duration`: 30s, 5m, 8h)")
-	o.readTimeout = 30 * time.Second
-	fs.Var(duration{&o.readTimeout, ""}, "read-timeout", "time allowed for each read inside a MySQL packet (a `duration`: 30s, 5m, 8h)")
-	o.writeTimeout = 60 * time.Second
-	fs.Var(duration{&o.writeTimeout, ""}, "write-timeout", "time allowed for each write to a client (a `duration`: 30s, 5m, 8h)")
-	o.shutdownTimeout = 30 * time.Second
-	fs.Var(duration{&o.shutdownTimeout, "running statements are stopped at once"}, "shutdown-timeout", "on SIGINT/SIGTERM, how long running statements may finish (a `duration`: 30s, 5m, 8h; 0: they are stopped at once)")
+	durationVar(fs, &o.httpHeaderTimeout, 10*time.Second, "", "http-header-timeout", "time allowed to read an HTTP request's headers", "")
+	durationVar(fs, &o.httpReadTimeout, time.Minute, "", "http-read-timeout", "time allowed to read a whole HTTP request, body included", "")
+	durationVar(fs, &o.httpIdleTimeout, 5*time.Minute, "", "http-idle-timeout", "close a kept-alive HTTP connection idle this long", "")
+	durationVar(fs, &o.handshakeTimeout, 10*time.Second, "", "handshake-timeout", "time allowed for the MySQL handshake", "")
+	durationVar(fs, &o.idleTimeout, 8*time.Hour, "", "idle-timeout", "close a MySQL connection idle this long (wait_timeout)", "")
+	durationVar(fs, &o.readTimeout, 30*time.Second, "", "read-timeout", "time allowed for each read inside a MySQL packet", "")
+	durationVar(fs, &o.writeTimeout, 60*time.Second, "", "write-timeout", "time allowed for each write to a client", "")
+	durationVar(fs, &o.shutdownTimeout, 30*time.Second, "running statements are stopped at once", "shutdown-timeout", "on SIGINT/SIGTERM, how long running statements may finish", "0: they are stopped at once")
 	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
@@ -241,6 +232,18 @@ func (c count) Set(s string) error {
 	}
 	*c.p = n
 	return nil
+}
+
+// durationVar defines the time setting name (see duration), of default
+// def, its usage followed by the form it takes and, when not "", more (what
+// 0 does, say).
+func durationVar(fs *flag.FlagSet, p *time.Duration, def time.Duration, zero, name, usage, more string) {
+	*p = def
+	form := "a `duration`: 30s, 5m, 8h"
+	if more != "" {
+		form += "; " + more
+	}
+	fs.Var(duration{p, zero}, name, usage+" ("+form+")")
 }
 
 // duration is a time setting, a Go duration (30s, 5m, 8h). zero says what
