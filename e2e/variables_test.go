@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -60,4 +62,36 @@ func TestSetAutocommitSpellings(t *testing.T) {
 	}
 	res := s.CLI(t, "SET autocommit=0;\nSET autocommit=2;\nSELECT @@autocommit;\n", "--batch", "--skip-column-names", "--force")
 	require.Equal(t, "0\n", res.Stdout, "a refused SET leaves the variable as it was")
+}
+
+// TestSetConnectionVariables: the variables that say what a connection
+// waits for and takes act on it: a session's wait_timeout closes its
+// connection when it idles that long (and no other), SET GLOBAL
+// max_allowed_packet bounds the packets of the connections made after it
+// (the mysql client's included), and an unknown variable is MySQL's error.
+func TestSetConnectionVariables(t *testing.T) {
+	s := StartServer(t)
+	ctx := context.Background()
+	short, long := s.Conn(t), s.Conn(t)
+	_, err := short.ExecContext(ctx, "SET wait_timeout = 1")
+	require.NoError(t, err)
+	var v int
+	require.NoError(t, short.QueryRowContext(ctx, "SELECT @@wait_timeout").Scan(&v))
+	require.Equal(t, 1, v)
+	time.Sleep(2500 * time.Millisecond)
+	require.Error(t, short.QueryRowContext(ctx, "SELECT 1").Scan(&v), "idle past its wait_timeout: closed")
+	require.NoError(t, long.QueryRowContext(ctx, "SELECT 1").Scan(&v))
+
+	res := s.CLI(t, "", "--batch", "--skip-column-names", "-e", "SET GLOBAL max_allowed_packet = 4096")
+	require.Zero(t, res.ExitCode, res.Stderr)
+	big := "SELECT '" + strings.Repeat("x", 5000) + "'"
+	require.NoError(t, long.QueryRowContext(ctx, big).Scan(new(string)), "a connection made before keeps its limit")
+	res = s.CLI(t, "", "--batch", "--skip-column-names", "--max-allowed-packet=16M", "-e", "SELECT @@max_allowed_packet; "+big)
+	require.NotZero(t, res.ExitCode)
+	require.Equal(t, "4096\n", res.Stdout)
+	require.Contains(t, res.Stderr, "ERROR 1153 (08S01)")
+
+	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e", "SET nonsense_var = 5")
+	require.NotZero(t, res.ExitCode)
+	require.Contains(t, res.Stderr, "ERROR 1193 (HY000) at line 1: Unknown system variable 'nonsense_var'")
 }

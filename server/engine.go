@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/glint-search/glint/sql"
 )
@@ -55,3 +56,18 @@ type RequestSession interface {
 }
 
 var _ RequestSession = (*sql.Session)(nil)
+
+// ConnSession is a Session whose variables say what its MySQL connection
+// waits for and takes: *sql.Session's @@wait_timeout, @@net_read_timeout,
+// @@net_write_timeout (which SET changes) and @@max_allowed_packet (which
+// SET GLOBAL changes for the sessions after it). The server asks once the
+// client is in, after Interactive for a client that says it is one (the
+// mysql client does), and asks the timeouts again after every command.
+// For a Session that is not one, the Config's values hold.
+type ConnSession interface {
+	ConnTimeouts() (idle, read, write time.Duration)
+	MaxAllowedPacket() int
+	Interactive()
+}
+
+var _ ConnSession = (*sql.Session)(nil)

@@ -33,11 +33,12 @@ type mysqlConn struct {
 	ctx    context.Context // cancelled when the connection ends or the server gives up waiting
 	cancel context.CancelFunc
 
-	conn      *gms.Conn // set once authenticated
-	sess      Session   // set once authenticated
-	pendingDB string    // the handshake's database, applied once authenticated
-	stmts     int       // prepared statements open
-	broken    bool      // a panic happened: close after this command's answer
+	conn      *gms.Conn   // set once authenticated
+	sess      Session     // set once authenticated
+	cs        ConnSession // sess, when it is one
+	pendingDB string      // the handshake's database, applied once authenticated
+	stmts     int         // prepared statements open
+	broken    bool        // a panic happened: close after this command's answer
 
 	busy bool // a command is being handled (and c is in srv.busy); guarded by srv.mu
 }
@@ -100,6 +101,9 @@ func (c *mysqlConn) serve() {
 		delete(c.srv.busy, c)
 		closing := c.srv.closing
 		c.srv.mu.Unlock()
+		if err == nil && c.cs != nil {
+			c.wire.idleTimeout, c.wire.readTimeout, c.wire.writeTimeout = c.cs.ConnTimeouts()
+		}
 		if err != nil {
 			if !errors.Is(err, errPacketTooLarge) && !isDisconnect(err) {
 				c.srv.log.Debug("mysql: connection ended", "remote", c.wire.RemoteAddr().String(), "err", err)
@@ -130,7 +134,7 @@ func (c *mysqlConn) begin() {
 // to the client instead of the OK.
 func (c *mysqlConn) start(conn *gms.Conn) error {
 	c.conn = conn
-	c.sess = c.srv.engine.NewSession(conn.GetUser())
+	c.setSession(c.srv.engine.NewSession(conn.GetUser()))
 	if c.pendingDB != "" {
 		if err := c.sess.UseDB(c.pendingDB); err != nil {
 			return mysqlError(err)
@@ -138,6 +142,21 @@ func (c *mysqlConn) start(conn *gms.Conn) error {
 	}
 	conn.SetStatus(mysql.SERVER_STATUS_AUTOCOMMIT)
 	return nil
+}
+
+// setSession makes sess the connection's session and, when its variables
+// say what the connection waits for and takes (ConnSession), applies them.
+func (c *mysqlConn) setSession(sess Session) {
+	c.sess = sess
+	c.cs, _ = sess.(ConnSession)
+	if c.cs == nil {
+		return
+	}
+	if c.conn.Capability()&mysql.CLIENT_INTERACTIVE != 0 {
+		c.cs.Interactive()
+	}
+	c.wire.guard.limit = int64(c.cs.MaxAllowedPacket())
+	c.wire.idleTimeout, c.wire.readTimeout, c.wire.writeTimeout = c.cs.ConnTimeouts()
 }
 
 // recoverPanic turns a panic of the handler into error 1105 for the client and
@@ -300,7 +319,7 @@ func (c *mysqlConn) HandleOtherCommand(cmd byte, _ []byte) (err error) {
 		if cl, ok := c.sess.(io.Closer); ok {
 			_ = cl.Close()
 		}
-		c.sess = c.srv.engine.NewSession(c.conn.GetUser())
+		c.setSession(c.srv.engine.NewSession(c.conn.GetUser()))
 		return nil
 	}
 	return &mysql.MyError{Code: mysql.ER_UNKNOWN_COM_ERROR, State: "08S01",

@@ -54,15 +54,11 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 			}
 			return nil, Errorf(CodeUnsupported, "a query of information_schema cannot read the full-text table '%s'", name)
 		},
-		Variable: func(name string, system bool) (any, error) {
+		Variable: func(name string, system, global bool) (any, error) {
 			if !system {
 				return s.userVars[strings.ToLower(name)], nil
 			}
-			v, ok := s.variable(name)
-			if !ok {
-				return nil, Errorf(CodeUnknownVariable, "unknown system variable '%s'", name)
-			}
-			return v, nil
+			return s.scopedVariable(name, global)
 		},
 		SetVariable: func(name string, value any) { s.userVars[strings.ToLower(name)] = value },
 	}

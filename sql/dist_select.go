@@ -129,7 +129,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		return nil, err
 	}
 	q := &distQuery{n: n}
-	if q.offset, q.count, err = limitOf(n.Limit); err != nil {
+	if q.offset, q.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
 	q.want = q.offset + q.count

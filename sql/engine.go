@@ -34,6 +34,8 @@ type Engine struct {
 	// listener is what @@variables tell clients of the MySQL listener
 	// (SetListener).
 	listener Listener
+	// globals are the values SET GLOBAL gave system variables.
+	globals globalVars
 
 	parsed *parseCache     // statements parsed lately, by text; nil: none (SetParseCache)
 	shapes *dialect.Shapes // CALLs parsed lately, by shape; nil: none (SetParseCache)
@@ -46,15 +48,18 @@ type Engine struct {
 
 // Listener is what the server's MySQL listener does that @@variables
 // report: @@max_allowed_packet, @@have_ssl, @@wait_timeout and
-// @@interactive_timeout.
+// @@interactive_timeout (IdleTimeout), @@net_read_timeout and
+// @@net_write_timeout. They are the values sessions start with; a SET
+// changes a session's (Session.ConnTimeouts, Session.MaxAllowedPacket).
 type Listener struct {
-	MaxAllowedPacket int
-	TLS              bool
-	IdleTimeout      time.Duration
+	MaxAllowedPacket          int
+	TLS                       bool
+	IdleTimeout               time.Duration
+	ReadTimeout, WriteTimeout time.Duration
 }
 
 // SetListener sets what @@variables report of the MySQL listener (unless
-// set: 64 MB packets, no TLS, 8 hours idle).
+// set: 64 MB packets, no TLS, 8 hours idle, 30 s to read, 60 s to write).
 func (e *Engine) SetListener(l Listener) { e.listener = l }
 
 // SetMaxQueryTime bounds the time of each reading statement (SELECT, CALL
@@ -139,7 +144,8 @@ func (st *Stats) countHighlight(req *highlight.Request) {
 func NewEngine(db *index.DB) *Engine {
 	return &Engine{db: db, started: time.Now(), helpers: newHelpers(), maxPrepared: defaultMaxPrepared,
 		parsed: newParseCache(DefaultParseCache), shapes: dialect.NewShapes(DefaultParseCache),
-		listener: Listener{MaxAllowedPacket: 64 << 20, IdleTimeout: 8 * time.Hour}}
+		listener: Listener{MaxAllowedPacket: 64 << 20, IdleTimeout: 8 * time.Hour,
+			ReadTimeout: 30 * time.Second, WriteTimeout: 60 * time.Second}}
 }
 
 // Stats returns the engine's live counters.

@@ -49,6 +49,8 @@ const (
 	CodeWrongVariableValue             // SET of a system variable to a value it cannot take (1231)
 	CodeWrongVariableType              // SET of a system variable to a value of a type it cannot take (1232)
 	CodeReadOnlyVariable               // SET of a system variable that only the server sets (1238)
+	CodeGlobalVariable                 // SET SESSION of a variable only SET GLOBAL changes (1621)
+	CodeTruncatedValue                 // a warning: a SET's value was cut to one the variable takes (1292)
 
 	numCodes // not a code: how many there are
 )
@@ -86,6 +88,8 @@ var codes = [numCodes]codeInfo{
 	CodeWrongVariableValue: {"WrongVariableValue", mysql.ER_WRONG_VALUE_FOR_VAR, "42000", http.StatusBadRequest},
 	CodeWrongVariableType:  {"WrongVariableType", mysql.ER_WRONG_TYPE_FOR_VAR, "42000", http.StatusBadRequest},
 	CodeReadOnlyVariable:   {"ReadOnlyVariable", mysql.ER_INCORRECT_GLOBAL_LOCAL_VAR, "HY000", http.StatusBadRequest},
+	CodeGlobalVariable:     {"GlobalVariable", mysql.ER_VARIABLE_IS_READONLY, "HY000", http.StatusBadRequest},
+	CodeTruncatedValue:     {"TruncatedValue", mysql.ER_TRUNCATED_WRONG_VALUE, "01000", http.StatusOK},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

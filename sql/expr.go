@@ -525,9 +525,9 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if !x.IsSystem {
 			return constExpr{sc.sess.userVars[strings.ToLower(x.Name)]}, nil // NULL when never set, as in MySQL
 		}
-		v, ok := sc.sess.variable(x.Name)
-		if !ok {
-			return nil, Errorf(CodeUnknownVariable, "unknown system variable '%s'", x.Name)
+		v, err := sc.sess.scopedVariable(x.Name, x.IsGlobal)
+		if err != nil {
+			return nil, err
 		}
 		return constExpr{v}, nil
 	case *ast.AggregateFuncExpr:

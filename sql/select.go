@@ -17,7 +17,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
-// defaultLimit is the row count of a SELECT without LIMIT (README, Decisions).
+// defaultLimit is the row count of a SELECT without LIMIT (README,
+// Decisions), unless the session's @@sql_select_limit says otherwise.
 const defaultLimit = 20
 
 // defaultMaxMatches is how many best matches a SELECT keeps in memory for
@@ -259,7 +260,7 @@ func (s *Session) selectConstants(n *ast.SelectStmt) (*Result, error) {
 		r.Columns = append(r.Columns, Column{Name: fieldName(f), Type: typ})
 		values = append(values, wireValue(typ, v))
 	}
-	offset, count, err := limitOf(n.Limit)
+	offset, count, err := limitOf(n.Limit, s.selectLimit())
 	if err != nil {
 		return nil, err
 	}
@@ -298,10 +299,10 @@ func fieldName(f *ast.SelectField) string {
 	return exprText(f.Expr)
 }
 
-// limitOf reads LIMIT [offset,] count.
-func limitOf(l *ast.Limit) (offset, count int, err error) {
+// limitOf reads LIMIT [offset,] count; without one, count is def.
+func limitOf(l *ast.Limit, def int) (offset, count int, err error) {
 	if l == nil {
-		return 0, defaultLimit, nil
+		return 0, def, nil
 	}
 	get := func(e ast.ExprNode, what string) (int, error) {
 		if e == nil {
@@ -479,7 +480,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		p.order = []orderKey{{e: weightExpr{}, desc: true}}
 	}
 
-	if p.offset, p.count, err = limitOf(n.Limit); err != nil {
+	if p.offset, p.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
 	if p.opts, err = parseSelectOptions(options); err != nil {

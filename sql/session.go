@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -63,7 +64,11 @@ type warning struct {
 }
 
 func newSession(e *Engine, user string, id uint32) *Session {
-	return &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}, userVars: map[string]any{}, prepared: map[string]*Prepared{}}
+	s := &Session{engine: e, id: id, user: user, db: Database, vars: map[string]any{}, userVars: map[string]any{}, prepared: map[string]*Prepared{}}
+	if g := e.globals.vars.Load(); g != nil {
+		maps.Copy(s.vars, *g) // SET GLOBAL: what sessions start with
+	}
+	return s
 }
 
 // sqlParser is the session's TiDB parser, made on first use: a session of

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 	"path"
 	"runtime"
 	"runtime/metrics"
@@ -13,255 +14,6 @@ import (
 	"github.com/glint-search/glint/sql/catalog"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
-
-// systemVariables are the @@variables clients ask for on connect, with the
-// values glint reports. Integers are int64 so that clients get numeric columns.
-func (s *Session) systemVariables() map[string]any {
-	vars := map[string]any{
-		"version":                  s.engine.version(),
-		"version_comment":          "glint full-text search server",
-		"version_compile_os":       "Linux",
-		"version_compile_machine":  "x86_64",
-		"max_allowed_packet":       int64(s.engine.listener.MaxAllowedPacket),
-		"autocommit":               int64(1),
-		"auto_increment_increment": int64(1),
-		"auto_increment_offset":    int64(1),
-		"character_set_client":     "utf8mb4",
-		"character_set_connection": "utf8mb4",
-		"character_set_results":    "utf8mb4",
-		"character_set_server":     "utf8mb4",
-		"character_set_database":   "utf8mb4",
-		"character_set_system":     "utf8mb3",
-		"collation_connection":     "utf8mb4_general_ci",
-		"collation_server":         "utf8mb4_general_ci",
-		"collation_database":       "utf8mb4_general_ci",
-		"sql_mode":                 "",
-		"system_time_zone":         "UTC",
-		"time_zone":                "SYSTEM",
-		"tx_isolation":             "REPEATABLE-READ",
-		"transaction_isolation":    "REPEATABLE-READ",
-		"tx_read_only":             int64(0),
-		"transaction_read_only":    int64(0),
-		"lower_case_table_names":   int64(1),
-		"wait_timeout":             int64(s.engine.listener.IdleTimeout.Seconds()),
-		"interactive_timeout":      int64(s.engine.listener.IdleTimeout.Seconds()),
-		"net_write_timeout":        int64(60),
-		"net_buffer_length":        int64(16384),
-		"license":                  "Apache-2.0",
-		"init_connect":             "",
-		"have_ssl":                 map[bool]string{false: "DISABLED", true: "YES"}[s.engine.listener.TLS],
-		"query_cache_size":         int64(0),
-		"query_cache_type":         "OFF",
-		"performance_schema":       int64(0),
-		"session_track_gtids":      "OFF",
-		"sql_select_limit":         int64(20),
-		"default_storage_engine":   "glint",
-		"hostname":                 "localhost",
-		"port":                     int64(9306),
-	}
-	for name, v := range booleanVariables {
-		if _, ok := vars[name]; !ok {
-			vars[name] = v
-		}
-	}
-	return vars
-}
-
-// booleanVariables are MySQL's boolean session variables that clients and
-// dumps set (mysqldump saves and restores foreign_key_checks, unique_checks
-// and sql_notes), with MySQL's defaults. SET takes what MySQL takes for
-// them: ON, OFF (bare or quoted, any case), TRUE, FALSE, 1, 0 and DEFAULT;
-// anything else is MySQL's error 1231 (1232 for a decimal or float).
-var booleanVariables = map[string]int64{
-	"autocommit":                      1,
-	"big_tables":                      0,
-	"default_table_encryption":        0,
-	"end_markers_in_json":             0,
-	"explicit_defaults_for_timestamp": 1,
-	"foreign_key_checks":              1,
-	"keep_files_on_create":            0,
-	"low_priority_updates":            0,
-	"old_alter_table":                 0,
-	"print_identified_with_as_hex":    0,
-	"show_create_table_verbosity":     0,
-	"sql_auto_is_null":                0,
-	"sql_big_selects":                 1,
-	"sql_buffer_result":               0,
-	"sql_log_bin":                     1,
-	"sql_log_off":                     0,
-	"sql_notes":                       1,
-	"sql_quote_show_create":           1,
-	"sql_require_primary_key":         0,
-	"sql_safe_updates":                0,
-	"sql_warnings":                    0,
-	"transaction_read_only":           0,
-	"tx_read_only":                    0,
-	"unique_checks":                   1,
-	"windowing_use_high_precision":    1,
-}
-
-// readOnlyVariables are the system variables that tell what the server is
-// (its version, build, host, port, features); as in MySQL, a SET of one is
-// error 1238 and sets nothing.
-var readOnlyVariables = map[string]bool{
-	"version":                 true,
-	"version_comment":         true,
-	"version_compile_os":      true,
-	"version_compile_machine": true,
-	"character_set_system":    true,
-	"have_ssl":                true,
-	"license":                 true,
-	"lower_case_table_names":  true,
-	"performance_schema":      true,
-	"system_time_zone":        true,
-	"hostname":                true,
-	"port":                    true,
-}
-
-// variable returns the value of a system variable; a SET in this session wins.
-func (s *Session) variable(name string) (any, bool) {
-	name = strings.ToLower(name)
-	if v, ok := s.vars[name]; ok {
-		return v, true
-	}
-	v, ok := s.systemVariables()[name]
-	return v, ok
-}
-
-// execSet accepts SET statements: session variables keep their new value for
-// SELECT @@name; SET NAMES and character sets are accepted (glint speaks utf8mb4).
-// As in MySQL, a statement with a value a variable cannot take sets nothing.
-func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
-	sc := &scope{sess: s}
-	var sets []func()
-	for _, a := range n.Variables {
-		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
-			continue
-		}
-		name := strings.ToLower(a.Name)
-		if readOnlyVariables[name] && a.IsSystem {
-			return nil, Errorf(CodeReadOnlyVariable, "Variable '%s' is a read only variable", name)
-		}
-		if _, ok := booleanVariables[name]; ok && a.IsSystem {
-			set, err := s.setBoolean(sc, name, a.Value)
-			if err != nil {
-				return nil, err
-			}
-			if set != nil {
-				sets = append(sets, set)
-			}
-			continue
-		}
-		if w, ok := a.Value.(*ast.ColumnNameExpr); ok && a.IsSystem && w.Name.Table.O == "" {
-			// SET autocommit=OFF, SET sql_mode=ANSI: a bare word is its name.
-			v := s.wordValue(name, w.Name.Name.O)
-			sets = append(sets, func() { s.vars[name] = v })
-			continue
-		}
-		e, err := sc.compile(a.Value)
-		if err != nil {
-			// Values built from other variables or functions glint lacks are
-			// accepted without being stored, as connectors send such SETs.
-			continue
-		}
-		v, err := e.eval(nil)
-		switch {
-		case err != nil:
-		case !a.IsSystem:
-			sets = append(sets, func() { s.userVars[name] = v })
-		default:
-			sets = append(sets, func() { s.vars[name] = v })
-		}
-	}
-	for _, set := range sets {
-		set()
-	}
-	return &Result{}, nil
-}
-
-// setBoolean checks the value of a SET of a boolean variable the way MySQL
-// does and returns what stores it: a bare word or a string is ON or OFF in
-// any case, a number 0 or 1 (TRUE and FALSE are numbers), DEFAULT the
-// default. A value glint cannot compute is accepted without being stored,
-// like those of other variables (nil, nil).
-func (s *Session) setBoolean(sc *scope, name string, value ast.ExprNode) (func(), error) {
-	var v any
-	switch x := value.(type) {
-	case *ast.DefaultExpr:
-		return func() { delete(s.vars, name) }, nil
-	case *ast.ColumnNameExpr:
-		if x.Name.Table.O != "" {
-			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%s'", name, x.Name.String())
-		}
-		v = x.Name.Name.O
-	default:
-		e, err := sc.compile(value)
-		if err != nil {
-			return nil, nil
-		}
-		if v, err = e.eval(nil); err != nil {
-			return nil, nil
-		}
-	}
-	var b int64
-	switch x := v.(type) {
-	case nil:
-		return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of 'NULL'", name)
-	case string:
-		switch {
-		case strings.EqualFold(x, "ON"):
-			b = 1
-		case strings.EqualFold(x, "OFF"):
-			b = 0
-		default:
-			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%s'", name, x)
-		}
-	case int64:
-		if x != 0 && x != 1 {
-			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%d'", name, x)
-		}
-		b = x
-	case uint64:
-		if x > 1 {
-			return nil, Errorf(CodeWrongVariableValue, "Variable '%s' can't be set to the value of '%d'", name, x)
-		}
-		b = int64(x)
-	default:
-		return nil, Errorf(CodeWrongVariableType, "Incorrect argument type to variable '%s'", name)
-	}
-	return func() { s.vars[name] = b }, nil
-}
-
-// wordValue is the value of a bare word in a SET of a system variable: ON
-// and OFF are 1 and 0 for a variable whose value is a number, as MySQL reads
-// them.
-func (s *Session) wordValue(name, word string) any {
-	if cur, _ := s.variable(name); cur != nil {
-		if _, isInt := cur.(int64); isInt {
-			switch strings.ToUpper(word) {
-			case "ON", "TRUE":
-				return int64(1)
-			case "OFF", "FALSE":
-				return int64(0)
-			}
-		}
-	}
-	return word
-}
-
-// Autocommit reports whether @@autocommit is on. glint commits every
-// statement on its own either way; clients read the flag from the status
-// of each answer.
-// The server asks after every statement, so a session that never set it
-// answers from the default without building systemVariables' map (that
-// was 2.7% of glintd's CPU under the race's search workload).
-func (s *Session) Autocommit() bool {
-	v, ok := s.vars["autocommit"]
-	if !ok {
-		return true // systemVariables: autocommit 1
-	}
-	return truthy(v)
-}
 
 // LikeMatch reports whether name matches a SQL LIKE pattern (% and _),
 // case-insensitively.
@@ -418,9 +170,15 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 			Rows:    [][]any{{sc.Name, createTableText(sc)}},
 		}, nil
 	case ast.ShowVariables:
+		// SHOW [SESSION] VARIABLES: the session's values; SHOW GLOBAL
+		// VARIABLES: those sessions start with.
 		vars := s.systemVariables()
-		for k, v := range s.vars {
-			vars[k] = v
+		if n.GlobalScope {
+			if g := s.engine.globals.vars.Load(); g != nil {
+				maps.Copy(vars, *g)
+			}
+		} else {
+			maps.Copy(vars, s.vars)
 		}
 		names := make([]string, 0, len(vars))
 		for k := range vars {

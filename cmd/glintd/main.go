@@ -82,7 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	eng.SetMaxQueryTime(o.maxQueryTime)
 	eng.SetHighlightWorkBudget(int(o.highlightBudget.byteSize))
-	eng.SetListener(sql.Listener{MaxAllowedPacket: int(o.maxAllowedPacket), TLS: tlsCfg != nil, IdleTimeout: o.idleTimeout})
+	eng.SetListener(sql.Listener{MaxAllowedPacket: int(o.maxAllowedPacket), TLS: tlsCfg != nil, IdleTimeout: o.idleTimeout,
+		ReadTimeout: o.readTimeout, WriteTimeout: o.writeTimeout})
 	eng.SetMaxPreparedStatements(o.maxPreparedStmts)
 	agentName, agentPassword, _ := strings.Cut(o.agentUser, ":")
 	agents := agent.New(agent.Options{User: agentName, Password: agentPassword})

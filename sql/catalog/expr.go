@@ -225,9 +225,9 @@ func (sc *scope) compile(n ast.ExprNode) (typed, error) {
 			// Read when evaluated: an assignment earlier in the row may
 			// have changed it.
 			name := x.Name
-			return dynamic(func(*evalCtx) (any, error) { return sc.env.variable(name, false) }), nil
+			return dynamic(func(*evalCtx) (any, error) { return sc.env.variable(name, false, false) }), nil
 		}
-		v, err := sc.env.variable(x.Name, x.IsSystem)
+		v, err := sc.env.variable(x.Name, x.IsSystem, x.IsGlobal)
 		if err != nil {
 			return typed{}, err
 		}

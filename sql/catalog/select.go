@@ -19,8 +19,9 @@ type Env struct {
 	// Table returns the table schema.name; schema is "" when the statement
 	// does not name one (the current database).
 	Table func(schema, name string) (*Table, error)
-	// Variable returns the value of @@name (system) or @name.
-	Variable func(name string, system bool) (any, error)
+	// Variable returns the value of @@name (system; global for
+	// @@global.name) or @name.
+	Variable func(name string, system, global bool) (any, error)
 	// SetVariable sets @name (@name := value in a query); nil forbids it.
 	SetVariable func(name string, value any)
 	// Now is when the statement began, which NOW() and the like return
@@ -36,11 +37,11 @@ func (env *Env) now() time.Time {
 	return env.Now.UTC()
 }
 
-func (env *Env) variable(name string, system bool) (any, error) {
+func (env *Env) variable(name string, system, global bool) (any, error) {
 	if env.Variable == nil {
 		return nil, nil
 	}
-	return env.Variable(name, system)
+	return env.Variable(name, system, global)
 }
 
 // maxRows bounds what a join may build: the catalog is small, and a cross

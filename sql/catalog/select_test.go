@@ -29,7 +29,7 @@ func testEnv() *Env {
 			}
 			return nil, fmt.Errorf("no table %s.%s", schema, name)
 		},
-		Variable:    func(name string, system bool) (any, error) { return vars[name], nil },
+		Variable:    func(name string, system, global bool) (any, error) { return vars[name], nil },
 		SetVariable: func(name string, v any) { vars[name] = v },
 	}
 }
