@@ -149,6 +149,12 @@ func TestReplicationThreeNodes(t *testing.T) {
 		require.Equal(t, [][]string{{fmt.Sprint(100 + i)}}, rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
 	}
 	fails(dbC, "SELECT id FROM books OPTION consistency='strong'", "OPTION consistency takes 'local'")
+	// The session's time zone goes with the write: every member shows
+	// the time as the session that wrote it saw it.
+	exec(dbB, "SET time_zone = '+02:00'; INSERT INTO c:books (id, title, n) VALUES (30, FROM_UNIXTIME(0), 1)")
+	for _, db := range []*sql.DB{dbA, dbB, dbC} {
+		require.Equal(t, [][]string{{"1970-01-01 02:00:00"}}, rows(t, db, "SELECT title FROM books WHERE id = 30 OPTION consistency='linearizable'"))
+	}
 	exec(dbB, "UPDATE c:books SET n = 7 WHERE id = 2")
 	exec(dbC, "DELETE FROM c:books WHERE id = 11")
 	exec(dbA, "REPLACE INTO c:books (id, title, n) VALUES (1, 'The quick brown fox jumps', 1)")

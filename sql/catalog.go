@@ -39,6 +39,7 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 		Version:      s.engine.version(),
 		ConnectionID: int64(s.id),
 		Now:          s.began,
+		Zone:         s.zone(),
 		Table: func(schema, name string) (*catalog.Table, error) {
 			switch {
 			case strings.EqualFold(schema, catalog.Schema), schema == "" && strings.EqualFold(s.db, catalog.Schema):

@@ -51,6 +51,7 @@ const (
 	CodeReadOnlyVariable               // SET of a system variable that only the server sets (1238)
 	CodeGlobalVariable                 // SET SESSION of a variable only SET GLOBAL changes (1621)
 	CodeTruncatedValue                 // a warning: a SET's value was cut to one the variable takes (1292)
+	CodeUnknownTimeZone                // SET time_zone to a zone glint does not know (1298)
 
 	numCodes // not a code: how many there are
 )
@@ -90,6 +91,7 @@ var codes = [numCodes]codeInfo{
 	CodeReadOnlyVariable:   {"ReadOnlyVariable", mysql.ER_INCORRECT_GLOBAL_LOCAL_VAR, "HY000", http.StatusBadRequest},
 	CodeGlobalVariable:     {"GlobalVariable", mysql.ER_VARIABLE_IS_READONLY, "HY000", http.StatusBadRequest},
 	CodeTruncatedValue:     {"TruncatedValue", mysql.ER_TRUNCATED_WRONG_VALUE, "01000", http.StatusOK},
+	CodeUnknownTimeZone:    {"UnknownTimeZone", mysql.ER_UNKNOWN_TIME_ZONE, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -19,13 +19,14 @@ import (
 
 // A cluster's raft log holds replEntry values as JSON. A write statement is
 // made deterministic where it was sent: the entry carries, beside its
-// text, what the statement may read of its session (the time it began, the
-// user, the connection ID, the user variables), and every member runs it
-// with those, on the same state, in log order.
+// text, what the statement may read of its session (the time it began and
+// its time zone, the user, the connection ID, the user variables), and
+// every member runs it with those, on the same state, in log order.
 type replEntry struct {
 	Op   string `json:"op"`
 	SQL  string `json:"sql,omitempty"`
-	Now  int64  `json:"now,omitempty"` // when the statement began, Unix nanoseconds
+	Now  int64  `json:"now,omitempty"`  // when the statement began, Unix nanoseconds
+	Zone string `json:"zone,omitempty"` // the session's @@time_zone, when set
 	User string `json:"user,omitempty"`
 	Conn uint32 `json:"conn,omitempty"`
 	// Vars are the session's user variables, each as a type letter and
@@ -451,6 +452,9 @@ func (e *Engine) applySession(c *replCluster, ent replEntry) *Session {
 	s := newSession(e, ent.User, ent.Conn)
 	s.applying = c
 	s.applyNow = time.Unix(0, ent.Now)
+	if ent.Zone != "" {
+		s.vars["time_zone"] = ent.Zone
+	}
 	for name, tv := range ent.Vars {
 		s.userVars[name] = decodeVar(tv)
 	}

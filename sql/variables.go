@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -336,6 +337,12 @@ func (s *Session) systemValue(sc *scope, name string, value ast.ExprNode, global
 		return b, err == nil, nil, err
 	}
 	switch {
+	case name == "time_zone":
+		z, _ := v.(string)
+		if _, ok := catalog.ParseZone(z); !ok {
+			return nil, false, nil, Errorf(CodeUnknownTimeZone, "Unknown or incorrect time zone: '%s' (glint takes SYSTEM, an offset from '-13:59' to '+14:00' or a name like 'Europe/Paris')", displayString(v))
+		}
+		return z, true, nil, nil
 	case timeoutVariables[name]:
 		n, err := integerValue(name, v, 1, maxTimeout)
 		return n, err == nil, nil, err
@@ -410,6 +417,16 @@ func integerValue(name string, v any, lo, hi int64) (int64, error) {
 // a second counts as one).
 func seconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
+}
+
+// zone is the session's time zone (@@time_zone), nil for UTC.
+func (s *Session) zone() *time.Location {
+	if name, ok := s.vars["time_zone"].(string); ok {
+		if loc, ok := catalog.ParseZone(name); ok && loc != time.UTC {
+			return loc
+		}
+	}
+	return nil
 }
 
 // selectLimit is the rows of a SELECT without LIMIT: @@sql_select_limit,

@@ -177,3 +177,34 @@ func TestSQLSelectLimit(t *testing.T) {
 	requireCode(t, s, "SET sql_select_limit = -1", CodeWrongVariableValue,
 		"Variable 'sql_select_limit' can't be set to the value of '-1' (it takes 0 to 2147483647)")
 }
+
+// TestTimeZone: @@time_zone is the zone NOW(), FROM_UNIXTIME() and the
+// like show times in and UNIX_TIMESTAMP() reads them in: SYSTEM (UTC), an
+// offset from -13:59 to +14:00, or a name; anything else is MySQL's 1298.
+func TestTimeZone(t *testing.T) {
+	s := newTestSession(t)
+	require.Equal(t, "1970-01-01 00:00:00", value(t, s, "FROM_UNIXTIME(0)"))
+	for _, tc := range []struct{ zone, epoch string }{
+		{"'+02:00'", "1970-01-01 02:00:00"},
+		{"'Asia/Kolkata'", "1970-01-01 05:30:00"},
+		{"'-13:59'", "1969-12-31 10:01:00"},
+		{"SYSTEM", "1970-01-01 00:00:00"},
+		{"'UTC'", "1970-01-01 00:00:00"},
+	} {
+		mustExec(t, s, "SET time_zone = "+tc.zone)
+		require.Equal(t, tc.epoch, value(t, s, "FROM_UNIXTIME(0)"), tc.zone)
+		require.Equal(t, "0", value(t, s, "UNIX_TIMESTAMP('"+tc.epoch+"')"), tc.zone)
+		require.Equal(t, "1", value(t, s, "NOW() = FROM_UNIXTIME(UNIX_TIMESTAMP())"), tc.zone)
+	}
+	for _, z := range []string{"'Mars/Olympus'", "'+14:01'", "'-14:00'", "''", "NULL", "'Local'"} {
+		_, err := s.Exec(context.Background(), "SET time_zone = "+z)
+		var e *Error
+		require.ErrorAs(t, err, &e, z)
+		require.Equal(t, CodeUnknownTimeZone, e.Code, z)
+		require.Contains(t, e.Msg, "Unknown or incorrect time zone: ", z)
+	}
+	require.Equal(t, "UTC", value(t, s, "@@time_zone"), "a refused SET sets nothing")
+	mustExec(t, s, "SET GLOBAL time_zone = '+01:00'")
+	require.Equal(t, "1970-01-01 00:00:00", value(t, s, "FROM_UNIXTIME(0)"))
+	require.Equal(t, "1970-01-01 01:00:00", value(t, s.engine.NewSession("root"), "FROM_UNIXTIME(0)"))
+}

@@ -315,7 +315,7 @@ func (sc *scope) function(x *ast.FuncCallExpr) (typed, error) {
 		}
 		return args[0], nil
 	}
-	if t, ok, err := timeFunction(name, args, argc, sc.env.now); ok || err != nil {
+	if t, ok, err := timeFunction(name, args, argc, sc.env.now, sc.env.zone()); ok || err != nil {
 		return t, err
 	}
 	return typed{}, errorf(CodeUnsupported, "function %s() is not supported%s", strings.ToUpper(x.FnName.O), sc.where())

@@ -27,14 +27,26 @@ type Env struct {
 	// Now is when the statement began, which NOW() and the like return
 	// however often a statement calls them; zero: the moment of the call.
 	Now time.Time
+	// Zone is the session's time zone (@@time_zone), in which NOW(),
+	// FROM_UNIXTIME() and the like show times and UNIX_TIMESTAMP() reads
+	// them; nil: UTC.
+	Zone *time.Location
 }
 
-// now is the statement's time, in UTC.
+// zone is the session's time zone.
+func (env *Env) zone() *time.Location {
+	if env.Zone == nil {
+		return time.UTC
+	}
+	return env.Zone
+}
+
+// now is the statement's time, in the session's time zone.
 func (env *Env) now() time.Time {
 	if env.Now.IsZero() {
-		return time.Now().UTC()
+		return time.Now().In(env.zone())
 	}
-	return env.Now.UTC()
+	return env.Now.In(env.zone())
 }
 
 func (env *Env) variable(name string, system, global bool) (any, error) {

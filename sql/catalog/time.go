@@ -4,22 +4,23 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	_ "time/tzdata" // CONVERT_TZ's named zones, whatever the host has installed
 )
 
 // Date and time functions, as MySQL has them for the values they see here:
 // a DATETIME is the text 'YYYY-MM-DD HH:MM:SS[.ffffff]', a TIME the text
-// '[-]HH:MM:SS[.ffffff]' (hours past 24 allowed), and the server's time zone
-// is UTC (@@system_time_zone). A value that is not what a function takes is
+// '[-]HH:MM:SS[.ffffff]' (hours past 24 allowed). The server's time zone
+// is UTC (@@system_time_zone); a session's is its @@time_zone (Env.Zone). A value that is not what a function takes is
 // an error naming the function and the value.
 
 const dateTimeLayout = "2006-01-02 15:04:05"
 
 // timeFunction compiles a date and time function; ok is false for a name
-// that is not one.
-// now is the statement's time.
-func timeFunction(name string, args []typed, argc func(lo, hi int) error, now func() time.Time) (t typed, ok bool, err error) {
+// that is not one. now is the statement's time, in loc, the session's
+// time zone.
+func timeFunction(name string, args []typed, argc func(lo, hi int) error, now func() time.Time, loc *time.Location) (t typed, ok bool, err error) {
 	fn := strings.ToUpper(name)
 	call := func(lo, hi int, typ Type, f func(vs []any) (any, error)) (typed, bool, error) {
 		if err := argc(lo, hi); err != nil {
@@ -44,7 +45,7 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 		})
 	case "sysdate": // the time of the call, not of the statement, as in MySQL
 		return call(0, 0, String, func([]any) (any, error) {
-			return time.Now().UTC().Format(dateTimeLayout), nil
+			return time.Now().In(loc).Format(dateTimeLayout), nil
 		})
 	case "curdate", "current_date":
 		return call(0, 0, String, func([]any) (any, error) {
@@ -56,6 +57,8 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 				return now().Unix(), nil
 			}
 			tm, err := dateTimeArg(fn, vs[0])
+			// (A date and time is read in the session's time zone.)
+			tm = time.Date(tm.Year(), tm.Month(), tm.Day(), tm.Hour(), tm.Minute(), tm.Second(), tm.Nanosecond(), loc)
 			return tm.Unix(), err
 		})
 	case "from_unixtime":
@@ -64,7 +67,7 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 			if !ok {
 				return nil, errorf(CodeWrongValue, "FROM_UNIXTIME(): %s is not a number of seconds", quoted(vs[0]))
 			}
-			tm := time.Unix(0, int64(n*1e9)).UTC()
+			tm := time.Unix(0, int64(n*1e9)).In(loc)
 			if len(vs) == 1 {
 				return tm.Format(dateTimeLayout), nil
 			}
@@ -305,25 +308,45 @@ func dateSpecifier(b *strings.Builder, tm time.Time, spec byte) bool {
 	return true
 }
 
-// zone reads a time zone of CONVERT_TZ: '+HH:MM', 'SYSTEM' (UTC here) or a
-// name of the IANA database ('Europe/Paris').
-func zone(name string) (*time.Location, error) {
+// zones are the time zones ParseZone read, by name: a name of the IANA
+// database costs a read of the embedded database each time otherwise.
+var zones sync.Map // string -> *time.Location
+
+// ParseZone reads a time zone as MySQL names one: SYSTEM (the server's:
+// UTC), an offset from UTC from '-13:59' to '+14:00', or a name of the
+// IANA database ('Europe/Paris', 'UTC'); ok is false for anything else.
+func ParseZone(name string) (loc *time.Location, ok bool) {
 	if strings.EqualFold(name, "SYSTEM") || strings.EqualFold(name, "UTC") {
-		return time.UTC, nil
+		return time.UTC, true
+	}
+	if v, ok := zones.Load(name); ok {
+		return v.(*time.Location), true
 	}
 	if len(name) == 6 && (name[0] == '+' || name[0] == '-') && name[3] == ':' {
 		h, err1 := strconv.Atoi(name[1:3])
 		m, err2 := strconv.Atoi(name[4:6])
-		if err1 == nil && err2 == nil && h <= 14 && m <= 59 {
-			off := (h*60 + m) * 60
-			if name[0] == '-' {
-				off = -off
-			}
-			return time.FixedZone(name, off), nil
+		if err1 != nil || err2 != nil || m > 59 || h*60+m > 14*60 || name[0] == '-' && h > 13 {
+			return nil, false
+		}
+		off := (h*60 + m) * 60
+		if name[0] == '-' {
+			off = -off
+		}
+		loc = time.FixedZone(name, off)
+	} else {
+		var err error
+		if loc, err = time.LoadLocation(name); err != nil || name == "" || name == "Local" {
+			return nil, false
 		}
 	}
-	loc, err := time.LoadLocation(name)
-	if err != nil || name == "" || name == "Local" {
+	zones.Store(name, loc)
+	return loc, true
+}
+
+// zone is ParseZone for CONVERT_TZ(), whose error names it.
+func zone(name string) (*time.Location, error) {
+	loc, ok := ParseZone(name)
+	if !ok {
 		return nil, errorf(CodeWrongValue, "CONVERT_TZ(): unknown time zone '%s' (an offset like '+02:00', 'SYSTEM' or a name like 'Europe/Paris')", name)
 	}
 	return loc, nil
