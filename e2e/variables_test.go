@@ -94,4 +94,16 @@ func TestSetConnectionVariables(t *testing.T) {
 	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e", "SET nonsense_var = 5")
 	require.NotZero(t, res.ExitCode)
 	require.Contains(t, res.Stderr, "ERROR 1193 (HY000) at line 1: Unknown system variable 'nonsense_var'")
+
+	// A read-only session reads and does not write; safe updates want
+	// the id.
+	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e",
+		"CREATE TABLE t (title text); SET SESSION TRANSACTION READ ONLY; SELECT COUNT(*) FROM t; INSERT INTO t (id, title) VALUES (1, 'x')")
+	require.NotZero(t, res.ExitCode)
+	require.Equal(t, "0\n", res.Stdout)
+	require.Contains(t, res.Stderr, "ERROR 1792 (25006) at line 1: Cannot execute statement in a READ ONLY transaction")
+	res = s.CLI(t, "", "--batch", "--skip-column-names", "-e",
+		"INSERT INTO t (id, title) VALUES (1, 'x'); SET sql_safe_updates = 1; DELETE FROM t WHERE MATCH('x')")
+	require.NotZero(t, res.ExitCode)
+	require.Contains(t, res.Stderr, "ERROR 1175 (HY000) at line 1: You are using safe update mode")
 }

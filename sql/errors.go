@@ -19,39 +19,41 @@ type Code int
 
 // Error codes.
 const (
-	CodeInternal           Code = iota // a server fault (MySQL 1105)
-	CodeSyntax                         // statement syntax error (1064)
-	CodeEmptyQuery                     // empty statement (1065)
-	CodeNoSuchTable                    // unknown table (1146)
-	CodeTableExists                    // table already exists (1050)
-	CodeNoSuchColumn                   // unknown column (1054)
-	CodeDuplicateID                    // duplicate document id (1062)
-	CodeWrongValue                     // value of the wrong type or out of range (1366)
-	CodeWrongCount                     // column count does not match value count (1136)
-	CodeBadOption                      // unknown option or setting, or a bad value for one (1210)
-	CodeQuerySyntax                    // full-text query syntax error (1064)
-	CodeUnsupported                    // a statement or feature glint does not have (1235)
-	CodeCancelled                      // the client went away or the query was killed (1317)
-	CodeAccessDenied                   // bad user or password (1045)
-	CodePacketTooLarge                 // packet over max_allowed_packet (1153)
-	CodeNotPreparable                  // statement cannot be prepared (1295)
-	CodeNoSuchDB                       // unknown database (1049)
-	CodeUnknownVariable                // unknown system variable (1193)
-	CodeQueryTimeout                   // the statement ran past the server's max_query_time (3024)
-	CodeUnknownStatement               // EXECUTE or DEALLOCATE of an unknown prepared statement (1243)
-	CodeTooManyStatements              // a prepared statement past max_prepared_statements (1461)
-	CodeDiskFull                       // the data directory's disk is full; nothing of the statement was written (1114)
-	CodeHighlightTruncated             // a warning: rows past the highlighting work budget show their beginning (1265)
-	CodeShardFailed                    // a shard of a distributed table did not answer (1105; HTTP 502)
-	CodeCluster                        // a replication cluster statement that cannot be done as asked (1105)
-	CodeClusterUnavailable             // a cluster has no leader, or a write's outcome is unknown (1105; HTTP 503)
-	CodeRowsDropped                    // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
-	CodeWrongVariableValue             // SET of a system variable to a value it cannot take (1231)
-	CodeWrongVariableType              // SET of a system variable to a value of a type it cannot take (1232)
-	CodeReadOnlyVariable               // SET of a system variable that only the server sets (1238)
-	CodeGlobalVariable                 // SET SESSION of a variable only SET GLOBAL changes (1621)
-	CodeTruncatedValue                 // a warning: a SET's value was cut to one the variable takes (1292)
-	CodeUnknownTimeZone                // SET time_zone to a zone glint does not know (1298)
+	CodeInternal            Code = iota // a server fault (MySQL 1105)
+	CodeSyntax                          // statement syntax error (1064)
+	CodeEmptyQuery                      // empty statement (1065)
+	CodeNoSuchTable                     // unknown table (1146)
+	CodeTableExists                     // table already exists (1050)
+	CodeNoSuchColumn                    // unknown column (1054)
+	CodeDuplicateID                     // duplicate document id (1062)
+	CodeWrongValue                      // value of the wrong type or out of range (1366)
+	CodeWrongCount                      // column count does not match value count (1136)
+	CodeBadOption                       // unknown option or setting, or a bad value for one (1210)
+	CodeQuerySyntax                     // full-text query syntax error (1064)
+	CodeUnsupported                     // a statement or feature glint does not have (1235)
+	CodeCancelled                       // the client went away or the query was killed (1317)
+	CodeAccessDenied                    // bad user or password (1045)
+	CodePacketTooLarge                  // packet over max_allowed_packet (1153)
+	CodeNotPreparable                   // statement cannot be prepared (1295)
+	CodeNoSuchDB                        // unknown database (1049)
+	CodeUnknownVariable                 // unknown system variable (1193)
+	CodeQueryTimeout                    // the statement ran past the server's max_query_time (3024)
+	CodeUnknownStatement                // EXECUTE or DEALLOCATE of an unknown prepared statement (1243)
+	CodeTooManyStatements               // a prepared statement past max_prepared_statements (1461)
+	CodeDiskFull                        // the data directory's disk is full; nothing of the statement was written (1114)
+	CodeHighlightTruncated              // a warning: rows past the highlighting work budget show their beginning (1265)
+	CodeShardFailed                     // a shard of a distributed table did not answer (1105; HTTP 502)
+	CodeCluster                         // a replication cluster statement that cannot be done as asked (1105)
+	CodeClusterUnavailable              // a cluster has no leader, or a write's outcome is unknown (1105; HTTP 503)
+	CodeRowsDropped                     // a warning: rows of a distributed page changed on their shard between query and fetch (1105)
+	CodeWrongVariableValue              // SET of a system variable to a value it cannot take (1231)
+	CodeWrongVariableType               // SET of a system variable to a value of a type it cannot take (1232)
+	CodeReadOnlyVariable                // SET of a system variable that only the server sets (1238)
+	CodeGlobalVariable                  // SET SESSION of a variable only SET GLOBAL changes (1621)
+	CodeTruncatedValue                  // a warning: a SET's value was cut to one the variable takes (1292)
+	CodeUnknownTimeZone                 // SET time_zone to a zone glint does not know (1298)
+	CodeReadOnlyTransaction             // a write in a session whose @@transaction_read_only is 1 (1792)
+	CodeSafeUpdates                     // an UPDATE or DELETE without a key or LIMIT under @@sql_safe_updates (1175)
 
 	numCodes // not a code: how many there are
 )
@@ -59,39 +61,41 @@ const (
 // codes is the one table from a Code to its name (golden files print it),
 // MySQL error number and SQLSTATE (errors and SHOW WARNINGS) and HTTP status.
 var codes = [numCodes]codeInfo{
-	CodeInternal:           {"Internal", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusInternalServerError},
-	CodeSyntax:             {"Syntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
-	CodeEmptyQuery:         {"EmptyQuery", mysql.ER_EMPTY_QUERY, "42000", http.StatusBadRequest},
-	CodeNoSuchTable:        {"NoSuchTable", mysql.ER_NO_SUCH_TABLE, "42S02", http.StatusBadRequest},
-	CodeTableExists:        {"TableExists", mysql.ER_TABLE_EXISTS_ERROR, "42S01", http.StatusBadRequest},
-	CodeNoSuchColumn:       {"NoSuchColumn", mysql.ER_BAD_FIELD_ERROR, "42S22", http.StatusBadRequest},
-	CodeDuplicateID:        {"DuplicateID", mysql.ER_DUP_ENTRY, "23000", http.StatusConflict},
-	CodeWrongValue:         {"WrongValue", mysql.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "HY000", http.StatusBadRequest},
-	CodeWrongCount:         {"WrongCount", mysql.ER_WRONG_VALUE_COUNT_ON_ROW, "21S01", http.StatusBadRequest},
-	CodeBadOption:          {"BadOption", mysql.ER_WRONG_ARGUMENTS, "HY000", http.StatusBadRequest},
-	CodeQuerySyntax:        {"QuerySyntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
-	CodeUnsupported:        {"Unsupported", mysql.ER_NOT_SUPPORTED_YET, "42000", http.StatusBadRequest},
-	CodeCancelled:          {"Cancelled", mysql.ER_QUERY_INTERRUPTED, "70100", http.StatusServiceUnavailable},
-	CodeAccessDenied:       {"AccessDenied", mysql.ER_ACCESS_DENIED_ERROR, "28000", http.StatusUnauthorized},
-	CodePacketTooLarge:     {"PacketTooLarge", mysql.ER_NET_PACKET_TOO_LARGE, "08S01", http.StatusRequestEntityTooLarge},
-	CodeNotPreparable:      {"NotPreparable", mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
-	CodeNoSuchDB:           {"NoSuchDB", mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
-	CodeUnknownVariable:    {"UnknownVariable", mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
-	CodeQueryTimeout:       {"QueryTimeout", erQueryTimeout, "HY000", http.StatusServiceUnavailable},
-	CodeUnknownStatement:   {"UnknownStatement", mysql.ER_UNKNOWN_STMT_HANDLER, "HY000", http.StatusBadRequest},
-	CodeTooManyStatements:  {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
-	CodeDiskFull:           {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
-	CodeHighlightTruncated: {"HighlightTruncated", mysql.WARN_DATA_TRUNCATED, "01000", http.StatusOK},
-	CodeShardFailed:        {"ShardFailed", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadGateway},
-	CodeCluster:            {"Cluster", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadRequest},
-	CodeClusterUnavailable: {"ClusterUnavailable", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusServiceUnavailable},
-	CodeRowsDropped:        {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
-	CodeWrongVariableValue: {"WrongVariableValue", mysql.ER_WRONG_VALUE_FOR_VAR, "42000", http.StatusBadRequest},
-	CodeWrongVariableType:  {"WrongVariableType", mysql.ER_WRONG_TYPE_FOR_VAR, "42000", http.StatusBadRequest},
-	CodeReadOnlyVariable:   {"ReadOnlyVariable", mysql.ER_INCORRECT_GLOBAL_LOCAL_VAR, "HY000", http.StatusBadRequest},
-	CodeGlobalVariable:     {"GlobalVariable", mysql.ER_VARIABLE_IS_READONLY, "HY000", http.StatusBadRequest},
-	CodeTruncatedValue:     {"TruncatedValue", mysql.ER_TRUNCATED_WRONG_VALUE, "01000", http.StatusOK},
-	CodeUnknownTimeZone:    {"UnknownTimeZone", mysql.ER_UNKNOWN_TIME_ZONE, "HY000", http.StatusBadRequest},
+	CodeInternal:            {"Internal", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusInternalServerError},
+	CodeSyntax:              {"Syntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeEmptyQuery:          {"EmptyQuery", mysql.ER_EMPTY_QUERY, "42000", http.StatusBadRequest},
+	CodeNoSuchTable:         {"NoSuchTable", mysql.ER_NO_SUCH_TABLE, "42S02", http.StatusBadRequest},
+	CodeTableExists:         {"TableExists", mysql.ER_TABLE_EXISTS_ERROR, "42S01", http.StatusBadRequest},
+	CodeNoSuchColumn:        {"NoSuchColumn", mysql.ER_BAD_FIELD_ERROR, "42S22", http.StatusBadRequest},
+	CodeDuplicateID:         {"DuplicateID", mysql.ER_DUP_ENTRY, "23000", http.StatusConflict},
+	CodeWrongValue:          {"WrongValue", mysql.ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, "HY000", http.StatusBadRequest},
+	CodeWrongCount:          {"WrongCount", mysql.ER_WRONG_VALUE_COUNT_ON_ROW, "21S01", http.StatusBadRequest},
+	CodeBadOption:           {"BadOption", mysql.ER_WRONG_ARGUMENTS, "HY000", http.StatusBadRequest},
+	CodeQuerySyntax:         {"QuerySyntax", mysql.ER_PARSE_ERROR, "42000", http.StatusBadRequest},
+	CodeUnsupported:         {"Unsupported", mysql.ER_NOT_SUPPORTED_YET, "42000", http.StatusBadRequest},
+	CodeCancelled:           {"Cancelled", mysql.ER_QUERY_INTERRUPTED, "70100", http.StatusServiceUnavailable},
+	CodeAccessDenied:        {"AccessDenied", mysql.ER_ACCESS_DENIED_ERROR, "28000", http.StatusUnauthorized},
+	CodePacketTooLarge:      {"PacketTooLarge", mysql.ER_NET_PACKET_TOO_LARGE, "08S01", http.StatusRequestEntityTooLarge},
+	CodeNotPreparable:       {"NotPreparable", mysql.ER_UNSUPPORTED_PS, "HY000", http.StatusBadRequest},
+	CodeNoSuchDB:            {"NoSuchDB", mysql.ER_BAD_DB_ERROR, "42000", http.StatusBadRequest},
+	CodeUnknownVariable:     {"UnknownVariable", mysql.ER_UNKNOWN_SYSTEM_VARIABLE, "HY000", http.StatusBadRequest},
+	CodeQueryTimeout:        {"QueryTimeout", erQueryTimeout, "HY000", http.StatusServiceUnavailable},
+	CodeUnknownStatement:    {"UnknownStatement", mysql.ER_UNKNOWN_STMT_HANDLER, "HY000", http.StatusBadRequest},
+	CodeTooManyStatements:   {"TooManyStatements", mysql.ER_MAX_PREPARED_STMT_COUNT_REACHED, "42000", http.StatusBadRequest},
+	CodeDiskFull:            {"DiskFull", mysql.ER_RECORD_FILE_FULL, "HY000", http.StatusInsufficientStorage},
+	CodeHighlightTruncated:  {"HighlightTruncated", mysql.WARN_DATA_TRUNCATED, "01000", http.StatusOK},
+	CodeShardFailed:         {"ShardFailed", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadGateway},
+	CodeCluster:             {"Cluster", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusBadRequest},
+	CodeClusterUnavailable:  {"ClusterUnavailable", mysql.ER_UNKNOWN_ERROR, "HY000", http.StatusServiceUnavailable},
+	CodeRowsDropped:         {"RowsDropped", mysql.ER_UNKNOWN_ERROR, "01000", http.StatusOK},
+	CodeWrongVariableValue:  {"WrongVariableValue", mysql.ER_WRONG_VALUE_FOR_VAR, "42000", http.StatusBadRequest},
+	CodeWrongVariableType:   {"WrongVariableType", mysql.ER_WRONG_TYPE_FOR_VAR, "42000", http.StatusBadRequest},
+	CodeReadOnlyVariable:    {"ReadOnlyVariable", mysql.ER_INCORRECT_GLOBAL_LOCAL_VAR, "HY000", http.StatusBadRequest},
+	CodeGlobalVariable:      {"GlobalVariable", mysql.ER_VARIABLE_IS_READONLY, "HY000", http.StatusBadRequest},
+	CodeTruncatedValue:      {"TruncatedValue", mysql.ER_TRUNCATED_WRONG_VALUE, "01000", http.StatusOK},
+	CodeUnknownTimeZone:     {"UnknownTimeZone", mysql.ER_UNKNOWN_TIME_ZONE, "HY000", http.StatusBadRequest},
+	CodeReadOnlyTransaction: {"ReadOnlyTransaction", mysql.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, "25006", http.StatusForbidden},
+	CodeSafeUpdates:         {"SafeUpdates", mysql.ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -450,6 +450,7 @@ func (c *replCluster) loadMembersLocked() error {
 // of the member it was sent to, as far as the statement can see it.
 func (e *Engine) applySession(c *replCluster, ent replEntry) *Session {
 	s := newSession(e, ent.User, ent.Conn)
+	clear(s.vars) // (not this member's SET GLOBALs: the sender's session is what counts)
 	s.applying = c
 	s.applyNow = time.Unix(0, ent.Now)
 	if ent.Zone != "" {

@@ -37,6 +37,9 @@ type Written struct {
 // InsertDocs inserts (or, with replace, replaces) documents in one
 // transaction. A bad value fails every document.
 func (s *Session) InsertDocs(ctx context.Context, table string, docs []Doc, replace bool) ([]Written, error) {
+	if err := s.readOnly(); err != nil {
+		return nil, err
+	}
 	t, err := s.table(table)
 	if err != nil {
 		return nil, err
@@ -130,6 +133,9 @@ func docValue(schema *index.Schema, v DocValue) (int, index.Value, error) {
 // UpdateDocs sets attributes of the documents that match cond (POST
 // /update) in one transaction, and returns how many were updated.
 func (s *Session) UpdateDocs(ctx context.Context, table string, cond Cond, values []DocValue) (int, error) {
+	if err := s.readOnly(); err != nil {
+		return 0, err
+	}
 	t, err := s.table(table)
 	if err != nil {
 		return 0, err
@@ -167,6 +173,9 @@ func (s *Session) UpdateDocs(ctx context.Context, table string, cond Cond, value
 // DeleteDocs deletes the documents that match cond (POST /delete) in one
 // transaction, and returns how many were deleted.
 func (s *Session) DeleteDocs(ctx context.Context, table string, cond Cond) (int, error) {
+	if err := s.readOnly(); err != nil {
+		return 0, err
+	}
 	t, err := s.table(table)
 	if err != nil {
 		return 0, err

@@ -47,6 +47,11 @@ type Session struct {
 	// noteTransaction).
 	inTransaction bool
 	unrolled      int
+	// nextReadOnly is what SET TRANSACTION READ ONLY or READ WRITE
+	// without a scope, or START TRANSACTION READ ONLY, said of the next
+	// transaction (or the one begun): it wins over @@transaction_read_only
+	// until that transaction ends. nil: nothing was said.
+	nextReadOnly *bool
 }
 
 type metaRow struct{ name, value string }
@@ -297,8 +302,20 @@ func (s *Session) FieldList(table string) ([]Column, error) {
 // run dispatches one parsed statement.
 func (s *Session) run(ctx context.Context, st *dialect.Statement) (*Result, error) {
 	r, err := s.dispatch(ctx, st)
-	if err == nil && s.applying == nil {
+	if s.applying != nil {
+		return r, err
+	}
+	if err == nil {
 		s.noteTransaction(st.Node)
+	}
+	if s.nextReadOnly != nil {
+		switch st.Node.(type) {
+		case *ast.SetStmt, *ast.BeginStmt: // (its transaction is to come, or has begun)
+		default:
+			if !s.inTransaction && s.Autocommit() {
+				s.nextReadOnly = nil // its transaction has ended
+			}
+		}
 	}
 	return r, err
 }
@@ -335,6 +352,9 @@ func (s *Session) rollback() (*Result, error) {
 
 // dispatch runs st (see run).
 func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result, error) {
+	if err := s.writeAllowed(st.Node); err != nil {
+		return nil, err
+	}
 	if st.Cluster != nil {
 		return s.execCluster(ctx, st.Cluster)
 	}
@@ -414,12 +434,20 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		return &Result{}, nil
 	case *ast.AlterTableStmt:
 		return s.execAlterTable(n)
-	case *ast.BeginStmt, *ast.CommitStmt:
+	case *ast.BeginStmt:
 		// Every statement commits on its own; BEGIN and COMMIT are
 		// accepted for clients that wrap their writes in them (see
-		// noteTransaction).
+		// noteTransaction). START TRANSACTION READ ONLY is honoured.
+		if n.ReadOnly {
+			ro := true
+			s.nextReadOnly = &ro
+		}
+		return &Result{}, nil
+	case *ast.CommitStmt:
+		s.nextReadOnly = nil
 		return &Result{}, nil
 	case *ast.RollbackStmt:
+		s.nextReadOnly = nil
 		return s.rollback()
 	}
 	return nil, Errorf(CodeUnsupported, "statement is not supported: %s", firstWords(st.Text))

@@ -240,11 +240,42 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		(*m)[name] = v
 	}
 	var warnings []warning
+	chars, oneShot := transactionChars(n)
+	var nextReadOnly *bool
 	for _, a := range n.Variables {
 		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
 			continue
 		}
 		name := strings.ToLower(a.Name)
+		if chars {
+			// SET [GLOBAL | SESSION] TRANSACTION READ ONLY, READ WRITE,
+			// ISOLATION LEVEL ...: the parser's values are text.
+			v, _ := a.Value.(ast.ValueExpr)
+			if v == nil {
+				continue
+			}
+			switch name {
+			case "tx_read_only":
+				ro := v.GetValue() == "1"
+				switch {
+				case oneShot:
+					nextReadOnly = &ro
+				case a.IsGlobal:
+					put(&global, "transaction_read_only", boolValue(ro))
+				default:
+					put(&session, "transaction_read_only", boolValue(ro))
+				}
+			case "tx_isolation":
+				// (Every statement sees what was written before it: the
+				// level is kept and read back.)
+				if a.IsGlobal {
+					put(&global, "transaction_isolation", v.GetValue())
+				} else {
+					put(&session, "transaction_isolation", v.GetValue())
+				}
+			}
+			continue
+		}
 		if !a.IsSystem {
 			e, err := sc.compile(a.Value)
 			if err != nil {
@@ -273,6 +304,8 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 		}
 	}
 	maps.Copy(s.userVars, users)
+	aliases(session)
+	aliases(global)
 	for k, v := range session {
 		if _, ok := v.(setDefault); ok {
 			// Back to what the session started with.
@@ -287,8 +320,44 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 	if global != nil {
 		s.engine.globals.set(global)
 	}
+	if nextReadOnly != nil {
+		s.nextReadOnly = nextReadOnly
+	}
 	s.pending = append(s.pending, warnings...)
 	return &Result{}, nil
+}
+
+// transactionChars reports whether n is SET [GLOBAL | SESSION]
+// TRANSACTION ..., which the parser gives as assignments of tx_read_only
+// and tx_isolation with text values; oneShot when it names no scope: then,
+// as in MySQL, it is for the next transaction only.
+func transactionChars(n *ast.SetStmt) (chars, oneShot bool) {
+	words := strings.Fields(n.Text())
+	switch {
+	case len(words) < 3 || !strings.EqualFold(words[0], "SET"):
+		return false, false
+	case strings.EqualFold(words[1], "TRANSACTION"):
+		return true, true
+	case strings.EqualFold(words[2], "TRANSACTION"):
+		return strings.EqualFold(words[1], "GLOBAL") || strings.EqualFold(words[1], "SESSION") || strings.EqualFold(words[1], "LOCAL"), false
+	}
+	return false, false
+}
+
+// variableAliases are names MySQL has for one variable (the old and the
+// new): a SET of one sets both.
+var variableAliases = map[string]string{
+	"tx_read_only": "transaction_read_only", "transaction_read_only": "tx_read_only",
+	"tx_isolation": "transaction_isolation", "transaction_isolation": "tx_isolation",
+}
+
+// aliases adds to the values a SET gives those of the names' aliases.
+func aliases(values map[string]any) {
+	for k, v := range values {
+		if a, ok := variableAliases[k]; ok {
+			values[a] = v
+		}
+	}
 }
 
 // systemValue checks the value a SET gives system variable name and
@@ -428,6 +497,75 @@ func (s *Session) zone() *time.Location {
 	}
 	return nil
 }
+
+// writeAllowed refuses what the session's variables forbid, as MySQL
+// does: with @@transaction_read_only (SET SESSION TRANSACTION READ ONLY,
+// a read-only connection of a JDBC tool) every write and every change of
+// a table (and the JSON API's writes: readOnly); with @@sql_safe_updates
+// (on in MySQL Workbench) an UPDATE or DELETE whose WHERE does not name
+// the id, the table's key (glint's have no LIMIT, MySQL's other way out).
+// A statement a cluster's log applies is the member's, never refused
+// here.
+func (s *Session) writeAllowed(n ast.StmtNode) error {
+	if len(s.vars) == 0 && s.nextReadOnly == nil || s.applying != nil {
+		return nil // (the defaults forbid nothing)
+	}
+	if _, write := writeTarget(n); write {
+		if err := s.readOnly(); err != nil {
+			return err
+		}
+	}
+	if !truthy(s.vars["sql_safe_updates"]) {
+		return nil
+	}
+	var where ast.ExprNode
+	switch n := n.(type) {
+	case *ast.UpdateStmt:
+		where = n.Where
+	case *ast.DeleteStmt:
+		where = n.Where
+	default:
+		return nil
+	}
+	if !namesID(where) {
+		return Errorf(CodeSafeUpdates, "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column (the id). To disable safe mode, SET sql_safe_updates = 0")
+	}
+	return nil
+}
+
+// readOnly is the error of a write in a session whose
+// @@transaction_read_only is 1, nil in any other.
+func (s *Session) readOnly() error {
+	ro := truthy(s.vars["transaction_read_only"])
+	if s.nextReadOnly != nil {
+		ro = *s.nextReadOnly
+	}
+	if s.applying == nil && ro {
+		return Errorf(CodeReadOnlyTransaction, "Cannot execute statement in a READ ONLY transaction (this session's @@transaction_read_only is 1)")
+	}
+	return nil
+}
+
+// namesID reports whether an expression reads the id column.
+func namesID(e ast.ExprNode) bool {
+	if e == nil {
+		return false
+	}
+	v := &idFinder{}
+	e.Accept(v)
+	return v.found
+}
+
+type idFinder struct{ found bool }
+
+func (v *idFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok && strings.EqualFold(c.Name.Name.O, "id") {
+		v.found = true
+	}
+	return n, v.found
+}
+
+func (v *idFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // selectLimit is the rows of a SELECT without LIMIT: @@sql_select_limit,
 // 20 unless set.

@@ -208,3 +208,89 @@ func TestTimeZone(t *testing.T) {
 	require.Equal(t, "1970-01-01 00:00:00", value(t, s, "FROM_UNIXTIME(0)"))
 	require.Equal(t, "1970-01-01 01:00:00", value(t, s.engine.NewSession("root"), "FROM_UNIXTIME(0)"))
 }
+
+// TestReadOnlySession: a session whose @@transaction_read_only is 1 (SET
+// SESSION TRANSACTION READ ONLY, a JDBC tool's read-only connection) reads
+// and does not write, in SQL or through the JSON API's calls, as in MySQL.
+func TestReadOnlySession(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text, n int)")
+	mustExec(t, s, "INSERT INTO t (id, title, n) VALUES (1, 'one', 1)")
+	mustExec(t, s, "SET SESSION TRANSACTION READ ONLY")
+	require.Equal(t, "1", value(t, s, "@@transaction_read_only"))
+	require.Equal(t, "1", value(t, s, "@@tx_read_only"))
+	const msg = "Cannot execute statement in a READ ONLY transaction (this session's @@transaction_read_only is 1)"
+	for _, stmt := range []string{
+		"INSERT INTO t (id, title, n) VALUES (2, 'two', 2)",
+		"REPLACE INTO t (id, title, n) VALUES (1, 'uno', 1)",
+		"UPDATE t SET n = 5 WHERE id = 1",
+		"DELETE FROM t WHERE id = 1",
+		"CREATE TABLE u (title text)",
+		"DROP TABLE t",
+		"TRUNCATE TABLE t",
+		"ALTER TABLE t ADD COLUMN m int",
+	} {
+		requireCode(t, s, stmt, CodeReadOnlyTransaction, msg)
+	}
+	_, err := s.InsertDocs(context.Background(), "t", []Doc{{ID: 3}}, false)
+	require.ErrorContains(t, err, msg)
+	require.Equal(t, "one", value(t, s, "title FROM t WHERE id = 1"))
+	number, state := CodeReadOnlyTransaction.MySQL()
+	require.Equal(t, [2]any{uint16(1792), "25006"}, [2]any{number, state})
+
+	mustExec(t, s, "SET SESSION TRANSACTION READ WRITE")
+	mustExec(t, s, "UPDATE t SET n = 5 WHERE id = 1")
+	mustExec(t, s, "SET tx_read_only = 1")
+	require.Equal(t, "1", value(t, s, "@@transaction_read_only"))
+	requireCode(t, s, "DELETE FROM t WHERE id = 1", CodeReadOnlyTransaction, msg)
+	mustExec(t, s, "SET transaction_read_only = 0")
+
+	// Without a scope, for the next transaction only.
+	mustExec(t, s, "SET TRANSACTION READ ONLY")
+	requireCode(t, s, "INSERT INTO t (id, title, n) VALUES (2, 'two', 2)", CodeReadOnlyTransaction, msg)
+	mustExec(t, s, "INSERT INTO t (id, title, n) VALUES (2, 'two', 2)")
+	mustExec(t, s, "START TRANSACTION READ ONLY")
+	require.Equal(t, "2", value(t, s, "COUNT(*) FROM t"))
+	requireCode(t, s, "DELETE FROM t WHERE id = 2", CodeReadOnlyTransaction, msg)
+	requireCode(t, s, "DELETE FROM t WHERE id = 1", CodeReadOnlyTransaction, msg)
+	mustExec(t, s, "COMMIT")
+	mustExec(t, s, "DELETE FROM t WHERE id = 2")
+	// The isolation level is kept and read back (each statement sees what
+	// was written before it, whatever it says).
+	mustExec(t, s, "SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+	mustExec(t, s, "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+	require.Equal(t, "SERIALIZABLE", value(t, s, "@@transaction_isolation"))
+	require.Equal(t, "SERIALIZABLE", value(t, s, "@@tx_isolation"))
+
+	// SET GLOBAL: the sessions after it, the JSON API's included.
+	mustExec(t, s, "SET GLOBAL TRANSACTION READ ONLY")
+	mustExec(t, s, "INSERT INTO t (id, title, n) VALUES (4, 'four', 4)")
+	later := s.engine.NewSession("root")
+	requireCode(t, later, "INSERT INTO t (id, title, n) VALUES (5, 'five', 5)", CodeReadOnlyTransaction, msg)
+	_, err = later.DeleteDocs(context.Background(), "t", &TextCond{Query: "one"})
+	require.ErrorContains(t, err, msg)
+}
+
+// TestSafeUpdates: under @@sql_safe_updates an UPDATE or DELETE must name
+// the id in its WHERE (MySQL's error 1175 otherwise).
+func TestSafeUpdates(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text, n int)")
+	mustExec(t, s, "INSERT INTO t (id, title, n) VALUES (1, 'one', 1), (2, 'two', 2)")
+	mustExec(t, s, "SET sql_safe_updates = 1")
+	const msg = "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column (the id). To disable safe mode, SET sql_safe_updates = 0"
+	for _, stmt := range []string{
+		"DELETE FROM t",
+		"DELETE FROM t WHERE MATCH('one')",
+		"UPDATE t SET n = 3",
+		"UPDATE t SET n = 3 WHERE n = 1",
+	} {
+		requireCode(t, s, stmt, CodeSafeUpdates, msg)
+	}
+	require.Equal(t, "2", value(t, s, "COUNT(*) FROM t"))
+	mustExec(t, s, "UPDATE t SET n = 3 WHERE id = 1")
+	mustExec(t, s, "DELETE FROM t WHERE id IN (2) AND n = 2")
+	require.Equal(t, "1", value(t, s, "COUNT(*) FROM t"))
+	mustExec(t, s, "SET sql_safe_updates = 0")
+	mustExec(t, s, "DELETE FROM t WHERE MATCH('one')")
+}
