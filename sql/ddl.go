@@ -362,13 +362,20 @@ func (s *Session) tableError(name string, err error) error {
 }
 
 // createTableText renders the statement that re-creates a table.
-func createTableText(sc *index.Schema) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE %s (\n  `id` bigint NOT NULL", quoteName(sc.Name))
-	for _, c := range sc.Columns {
-		fmt.Fprintf(&b, ",\n  %s %s", quoteName(c.Name), typeName(c))
+//
+// With quote false (@@sql_quote_show_create 0) the names are written bare,
+// as MySQL writes them then.
+func createTableText(sc *index.Schema, quote bool) string {
+	q := quoteName
+	if !quote {
+		q = func(name string) string { return name }
 	}
-	b.WriteString(",\n  PRIMARY KEY (`id`)\n)")
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s (\n  %s bigint NOT NULL", q(sc.Name), q("id"))
+	for _, c := range sc.Columns {
+		fmt.Fprintf(&b, ",\n  %s %s", q(c.Name), typeName(c))
+	}
+	fmt.Fprintf(&b, ",\n  PRIMARY KEY (%s)\n)", q("id"))
 	if st := settingsText(sc); st != "" {
 		b.WriteString(" " + st)
 	}

@@ -361,9 +361,13 @@ func (d *distTable) writeError() error {
 }
 
 // createText renders the statement that re-creates a distributed table.
-func (d *distTable) createText() string {
+func (d *distTable) createText(quote bool) string {
 	var b strings.Builder
-	b.WriteString("CREATE TABLE " + quoteName(d.name))
+	name := d.name
+	if quote {
+		name = quoteName(name)
+	}
+	b.WriteString("CREATE TABLE " + name)
 	for _, st := range d.settings {
 		fmt.Fprintf(&b, " %s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
 	}

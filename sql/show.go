@@ -141,7 +141,7 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", n.DBName)
 		}
 		return &Result{Columns: []Column{{"Database", ColString}, {"Create Database", ColString}},
-			Rows: [][]any{{Database, "CREATE DATABASE `" + Database + "` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"}}}, nil
+			Rows: [][]any{{Database, "CREATE DATABASE " + s.quoted(Database) + " /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"}}}, nil
 	case ast.ShowColumns:
 		schema := n.Table.Schema.O
 		if n.DBName != "" {
@@ -158,7 +158,7 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 				return nil, err
 			}
 			return &Result{Columns: []Column{{"Table", ColString}, {"Create Table", ColString}},
-				Rows: [][]any{{d.name, d.createText()}}}, nil
+				Rows: [][]any{{d.name, d.createText(s.quoteShowCreate())}}}, nil
 		}
 		t, err := s.table(n.Table.Name.O)
 		if err != nil {
@@ -167,7 +167,7 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 		sc := t.Schema()
 		return &Result{
 			Columns: []Column{{"Table", ColString}, {"Create Table", ColString}},
-			Rows:    [][]any{{sc.Name, createTableText(sc)}},
+			Rows:    [][]any{{sc.Name, createTableText(sc, s.quoteShowCreate())}},
 		}, nil
 	case ast.ShowVariables:
 		// SHOW [SESSION] VARIABLES: the session's values; SHOW GLOBAL

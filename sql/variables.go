@@ -567,6 +567,21 @@ func (v *idFinder) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *idFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// quoteShowCreate is @@sql_quote_show_create: whether SHOW CREATE TABLE
+// and SHOW CREATE DATABASE write names in backquotes (1 unless set).
+func (s *Session) quoteShowCreate() bool {
+	v, ok := s.vars["sql_quote_show_create"]
+	return !ok || truthy(v)
+}
+
+// quoted is a name as SHOW CREATE writes it in this session.
+func (s *Session) quoted(name string) string {
+	if s.quoteShowCreate() {
+		return quoteName(name)
+	}
+	return name
+}
+
 // selectLimit is the rows of a SELECT without LIMIT: @@sql_select_limit,
 // 20 unless set.
 func (s *Session) selectLimit() int {

@@ -294,3 +294,19 @@ func TestSafeUpdates(t *testing.T) {
 	mustExec(t, s, "SET sql_safe_updates = 0")
 	mustExec(t, s, "DELETE FROM t WHERE MATCH('one')")
 }
+
+// TestQuoteShowCreate: with @@sql_quote_show_create 0, SHOW CREATE writes
+// names bare, as MySQL does.
+func TestQuoteShowCreate(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text)")
+	show := func(stmt string) string {
+		res, err := s.Exec(context.Background(), stmt)
+		require.NoError(t, err)
+		return fmt.Sprint(res[0].Rows[0][1])
+	}
+	require.Equal(t, "CREATE TABLE `t` (\n  `id` bigint NOT NULL,\n  `title` text,\n  PRIMARY KEY (`id`)\n)", show("SHOW CREATE TABLE t"))
+	mustExec(t, s, "SET sql_quote_show_create = 0")
+	require.Equal(t, "CREATE TABLE t (\n  id bigint NOT NULL,\n  title text,\n  PRIMARY KEY (id)\n)", show("SHOW CREATE TABLE t"))
+	require.Equal(t, "CREATE DATABASE glint /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */", show("SHOW CREATE DATABASE glint"))
+}
