@@ -917,14 +917,9 @@ func (n *Node) maybeAskStanding() {
 	if n.gone || n.asking || n.ticks-n.heardLeader < askAfter*election || n.ticks < n.nextAsk {
 		return
 	}
-	var peers []uint64
-	for _, id := range append(slices.Clone(n.confState.GetVoters()), n.confState.GetLearners()...) {
-		if id != n.id {
-			peers = append(peers, id)
-		}
-	}
+	peers := n.knownPeers()
 	if len(peers) == 0 {
-		return // a group of one, or a node not added yet
+		return // a group of one, or a node not added yet that knows no one
 	}
 	n.asking = true
 	n.nextAsk = n.ticks + askEvery*election
@@ -938,6 +933,18 @@ func (n *Node) maybeAskStanding() {
 		case <-n.donec:
 		}
 	}()
+}
+
+// knownPeers are the nodes other than this one that its applied
+// membership names, and those its transport has an address for: a learner
+// removed before its first snapshot or entry knows the members only from
+// its transport (the addresses its join gave it).
+func (n *Node) knownPeers() []uint64 {
+	ids := append(slices.Clone(n.confState.GetVoters()), n.confState.GetLearners()...)
+	ids = append(ids, n.tr.Peers()...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	return slices.DeleteFunc(ids, func(id uint64) bool { return id == n.id })
 }
 
 // askPeers asks every peer at once what this node is to it, and returns

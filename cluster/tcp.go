@@ -429,6 +429,18 @@ func (t *TCPTransport) SetPeer(id uint64, addr string) {
 	}
 }
 
+// Peers implements Transport: the nodes SetPeer gave an address, less
+// those removed since.
+func (t *TCPTransport) Peers() []uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ids := make([]uint64, 0, len(t.peers))
+	for id := range t.peers {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // RemovePeer forgets node id; its queued messages are dropped. It does not
 // wait for the peer's goroutine, which may be in the middle of a dial or a
 // write to a server that is going away: the state machine calls it while

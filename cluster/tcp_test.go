@@ -553,6 +553,10 @@ func TestTCPAskStanding(t *testing.T) {
 	}
 	_, err := tr.AskStanding(context.Background(), 9, 5)
 	require.ErrorContains(t, err, "ask node 9: its address is not known")
+	tr.SetPeer(7, addr)
+	require.ElementsMatch(t, []uint64{2, 7}, tr.Peers())
+	tr.RemovePeer(7)
+	require.Equal(t, []uint64{2}, tr.Peers())
 
 	other := NewTCPTransport("d", TCPConfig{})
 	defer other.Close()
