@@ -916,7 +916,8 @@ const (
 )
 
 // maybeAskStanding starts a round of AskStanding, in the background, when
-// the node has not heard from a leader for a while.
+// the node has not heard from a leader for a while, or, on a leader, from
+// some of its members.
 func (n *Node) maybeAskStanding() {
 	election := uint64(n.opts.ElectionTicks)
 	var peers []uint64
