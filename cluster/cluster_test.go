@@ -575,6 +575,9 @@ func TestConcurrentMembershipChanges(t *testing.T) {
 // not hear them: stepped, their leader's appends would make raft take it
 // for its leader and overwrite entries the survivor committed alone (raft
 // panics on that). It keeps its group, its leadership and its writes.
+// Their leader, hearing nothing from the survivor, asks it what it is
+// there, learns it was removed and stops; the other then hears no leader,
+// asks, and stops too: neither serves its stale copy on.
 func TestForceNewClusterDroppedPairComesBack(t *testing.T) {
 	c := newTestCluster(t, 7, 3, Faults{})
 	c.writeThenCrashAll(20)
@@ -608,9 +611,14 @@ func TestForceNewClusterDroppedPairComesBack(t *testing.T) {
 		lead = other
 	}
 	require.Greater(t, c.node(lead).Status().Term, c.node(1).Status().Term, "the pair's term is past node 1's")
-	c.nw.Heal()
 	c.propose(lead, "add old-group") // (the old pair makes its own writes)
-	time.Sleep(time.Second)          // (their heartbeats and appends reach node 1)
+	c.nw.Heal()
+	healed := time.Now()
+	// (Meanwhile their heartbeats and appends reach node 1.)
+	requireRemoved(t, c, lead)
+	requireRemoved(t, c, 5-lead)
+	t.Logf("the dropped pair learned of its removal %v after the heal", time.Since(healed).Round(time.Millisecond))
+	assert.True(t, c.sm(lead).state().Set["old-group"], "their copy keeps what they applied")
 
 	st := c.node(1).Status()
 	require.NoError(t, c.node(1).Err())

@@ -104,10 +104,16 @@
 // A removed node may miss the commit of its own removal (cut off, paused):
 // the leader then sends it nothing more. So a node that hears no leader
 // for askAfter election timeouts asks its peers (Transport.AskStanding,
-// answered by Handler.Standing from each peer's applied state) and, when
+// answered by Handler.Standing from each peer's applied state: the members
+// its log names and the nodes its transport knows, so that a learner
+// removed before it took anything from the group has someone to ask) and, when
 // one says its removal is applied there, stops for good with ErrRemoved
 // and Status.State StateRemoved; so does a node that applies its own
-// removal. A mark in Dir keeps it stopped across restarts. Only "removed"
+// removal. A leader asks the members it has not heard from for as long:
+// members removed together (those a forced new cluster dropped, come back)
+// elect a leader of their own, and the member that removed them drops
+// their messages, so its silence is all they hear of it. A mark in Dir
+// keeps it stopped across restarts. Only "removed"
 // is believed: "member" or "unknown" may come from a peer that is behind.
 // Options.ForceNewCluster is the only way out of a lost quorum: explicit,
 // logged, never automatic.

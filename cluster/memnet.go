@@ -182,6 +182,20 @@ func (e *memEndpoint) AskStanding(ctx context.Context, to, id uint64) (Standing,
 	return h.Standing(id), nil
 }
 
+// Peers implements Transport: every node attached but this one, cut off
+// or not.
+func (e *memEndpoint) Peers() []uint64 {
+	e.nw.mu.Lock()
+	defer e.nw.mu.Unlock()
+	var ids []uint64
+	for id := range e.nw.handlers {
+		if id != e.id {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 func (e *memEndpoint) SendSnapshot(m *pb.Message, body io.Reader) error {
 	nw := e.nw
 	to := m.GetTo()

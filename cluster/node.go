@@ -68,11 +68,13 @@ type Node struct {
 	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
 	raftTerm     uint64 // its term
 	confState    *pb.ConfState
-	removed      map[uint64]bool // written under mu (Standing reads it)
-	gone         bool            // this node learned that it was removed: it stops
-	heardLeader  uint64          // the last tick this node heard from its leader, or led
-	asking       bool            // a round of AskStanding is out
-	nextAsk      uint64          // the tick before which no new round starts
+	removed      map[uint64]bool   // written under mu (Standing reads it)
+	gone         bool              // this node learned that it was removed: it stops
+	heardLeader  uint64            // the last tick this node heard from its leader, or led
+	heard        map[uint64]uint64 // peer -> the last tick a message from it came (a leader asks the silent ones)
+	ledSince     uint64            // the tick this node became leader, 0 while it is not
+	asking       bool              // a round of AskStanding is out
+	nextAsk      uint64            // the tick before which no new round starts
 	unsent       []*proposal
 	changes      []*proposal   // this node's membership changes handed to raft, not yet applied
 	inbox        []*pb.Message // the messages received this round (stepInbox)
@@ -217,6 +219,7 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		pending:      map[uint64]*proposal{},
 		appliedCh:    make(chan struct{}),
 		removed:      map[uint64]bool{},
+		heard:        map[uint64]uint64{},
 		promoteAfter: map[uint64]uint64{},
 		sending:      map[uint64]sentSnap{},
 	}
@@ -777,9 +780,9 @@ func (n *Node) stepInbox() {
 	if len(msgs) > 0 {
 		lead := n.rn.BasicStatus().Lead
 		for _, m := range msgs {
+			n.heard[m.GetFrom()] = n.ticks
 			if m.GetFrom() == lead {
 				n.heardLeader = n.ticks
-				break
 			}
 		}
 	}
@@ -901,30 +904,39 @@ func (n *Node) onTick() {
 // sending to it once the removal is applied, and the members drop its
 // messages. (Silence, not the lack of a known leader, is the sign: a
 // learner never campaigns, so it keeps the leader it last heard of.)
+//
+// A leader asks the members it has not heard from for askAfter election
+// timeouts, as often: members removed together (those a forced new
+// cluster dropped, come back) elect a leader of their own and hear it;
+// the member that removed them drops their messages, and its silence is
+// all they would ever get from it.
 const (
 	askAfter = 3
 	askEvery = 4
 )
 
 // maybeAskStanding starts a round of AskStanding, in the background, when
-// the node has not heard from a leader for a while.
+// the node has not heard from a leader for a while, or, on a leader, from
+// some of its members.
 func (n *Node) maybeAskStanding() {
+	election := uint64(n.opts.ElectionTicks)
+	var peers []uint64
 	if n.rn.BasicStatus().Lead == n.id {
 		n.heardLeader = n.ticks
-		return
-	}
-	election := uint64(n.opts.ElectionTicks)
-	if n.gone || n.asking || n.ticks-n.heardLeader < askAfter*election || n.ticks < n.nextAsk {
-		return
-	}
-	var peers []uint64
-	for _, id := range append(slices.Clone(n.confState.GetVoters()), n.confState.GetLearners()...) {
-		if id != n.id {
-			peers = append(peers, id)
+		if n.ledSince == 0 {
+			n.ledSince = n.ticks
+		}
+		if !n.gone && !n.asking && n.ticks >= n.nextAsk {
+			peers = n.silentPeers(askAfter * election)
+		}
+	} else {
+		n.ledSince = 0
+		if !n.gone && !n.asking && n.ticks >= n.nextAsk && n.ticks-n.heardLeader >= askAfter*election {
+			peers = n.knownPeers()
 		}
 	}
 	if len(peers) == 0 {
-		return // a group of one, or a node not added yet
+		return // nothing to ask, or a group of one, or a node not added yet that knows no one
 	}
 	n.asking = true
 	n.nextAsk = n.ticks + askEvery*election
@@ -938,6 +950,32 @@ func (n *Node) maybeAskStanding() {
 		case <-n.donec:
 		}
 	}()
+}
+
+// knownPeers are the nodes other than this one that its applied
+// membership names, and those its transport has an address for: a learner
+// removed before its first snapshot or entry knows the members only from
+// its transport (the addresses its join gave it).
+func (n *Node) knownPeers() []uint64 {
+	ids := append(slices.Clone(n.confState.GetVoters()), n.confState.GetLearners()...)
+	ids = append(ids, n.tr.Peers()...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	return slices.DeleteFunc(ids, func(id uint64) bool { return id == n.id })
+}
+
+// silentPeers, on a leader, are the members it has heard nothing from for
+// the last ticks ticks (and not since it became leader).
+func (n *Node) silentPeers(ticks uint64) []uint64 {
+	var ids []uint64
+	for _, list := range [][]uint64{n.confState.GetVoters(), n.confState.GetLearners()} {
+		for _, id := range list {
+			if id != n.id && n.ticks-max(n.heard[id], n.ledSince) >= ticks {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 // askPeers asks every peer at once what this node is to it, and returns

@@ -106,6 +106,33 @@ func TestRemovedLearner(t *testing.T) {
 	requireRemoved(t, c, 4)
 }
 
+// TestRemovedBeforeFirstImage: a learner is removed before it took
+// anything from the group (the members' links to it are cut), so its log
+// names no member it could ask; its transport knows them (a join gives
+// it their addresses), and it learns of its removal from them.
+func TestRemovedBeforeFirstImage(t *testing.T) {
+	c := newTestCluster(t, 6, 3, Faults{})
+	lead := c.leader()
+	c.propose(lead, "put k v")
+	n4 := c.start(4, nil)
+	c.nw.Partition([]uint64{4}, c.peers)
+	require.NoError(t, c.node(lead).AddLearner(ctxT(t), 4, nil))
+	require.NoError(t, c.node(lead).RemoveNode(ctxT(t), 4))
+	requireStillMember(t, c, 4)
+	st := n4.Status()
+	require.Equal(t, StateNone, st.State)
+	require.Zero(t, st.Applied)
+	require.Empty(t, st.Voters)
+
+	c.nw.Heal()
+	requireRemoved(t, c, 4)
+	assert.Zero(t, n4.Status().Applied, "it took nothing from the group")
+	c.crash(4)
+	n := c.start(4, nil)
+	assert.Equal(t, StateRemoved, n.Status().State)
+	require.ErrorIs(t, n.Err(), ErrRemoved)
+}
+
 // noPromotion is node id behind a filter that drops every append that
 // would make it a voter (so it stays a learner in its own view).
 type noPromotion struct {

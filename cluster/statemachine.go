@@ -189,6 +189,12 @@ type Transport interface {
 	// asks its peers so, to learn that it was removed while it could not
 	// hear the commit (see Node).
 	AskStanding(ctx context.Context, to, id uint64) (Standing, error)
+
+	// Peers returns the IDs of the nodes the transport can reach (an
+	// address is known for them), in no order. A node asks them too, not
+	// only the members its log names: a learner removed before it took
+	// its first snapshot or entry knows no member from its log.
+	Peers() []uint64
 }
 
 // Errors of the package. Propose and ReadIndex wrap them, so test them with

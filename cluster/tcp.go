@@ -362,12 +362,31 @@ func (s *TCPServer) serveRequest(c net.Conn, r *bufio.Reader, cluster string, h 
 
 // Request sends req to the RequestHandler of the server at addr, naming
 // cluster, and returns its answer: the handler's error comes back as a
-// *RemoteError. ctx bounds the whole exchange.
+// *RemoteError. ctx bounds the whole exchange, the connection included.
 func Request(ctx context.Context, cfg TCPConfig, addr, cluster string, req []byte) ([]byte, error) {
 	t := NewTCPTransport(cluster, cfg)
-	c, w, err := t.dial(addr, streamRequest)
+	var answer []byte
+	err := t.exchange(ctx, addr, streamRequest, req, func(r *bufio.Reader) error {
+		if err := readStatus(r); err != nil {
+			return err
+		}
+		var err error
+		if answer, err = readFrame(r, t.cfg.MaxMessage); err != nil {
+			return fmt.Errorf("cluster %s: the answer of %s: %w", cluster, addr, err)
+		}
+		return nil
+	})
+	return answer, err
+}
+
+// exchange is one request and its answer on a stream of kind of their
+// own: it connects to addr, sends req as one frame, and reads the answer
+// with read. ctx bounds it all, the connection included; once ctx has
+// ended, its error is returned, not the broken stream it made.
+func (t *TCPTransport) exchange(ctx context.Context, addr string, kind byte, req []byte, read func(*bufio.Reader) error) error {
+	c, w, err := t.dialContext(ctx, addr, kind)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer c.Close()
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
@@ -377,20 +396,14 @@ func Request(ctx context.Context, cfg TCPConfig, addr, cluster string, req []byt
 		err = w.Flush()
 	}
 	if err != nil {
-		return nil, t.sendError(addr, err)
+		err = t.sendError(addr, err)
+	} else {
+		err = read(bufio.NewReader(c))
 	}
-	r := bufio.NewReader(c)
-	if err := readStatus(r); err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("cluster %s: request to %s: %w", cluster, addr, ctx.Err())
-		}
-		return nil, err
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("cluster %s: no answer from %s: %w", t.cluster, addr, ctx.Err())
 	}
-	answer, err := readFrame(r, t.cfg.MaxMessage)
-	if err != nil {
-		return nil, fmt.Errorf("cluster %s: the answer of %s: %w", cluster, addr, err)
-	}
-	return answer, nil
+	return err
 }
 
 // TCPTransport sends one cluster's messages to its peers over TCP: one
@@ -427,6 +440,18 @@ func (t *TCPTransport) SetPeer(id uint64, addr string) {
 	if old != nil {
 		old.stop()
 	}
+}
+
+// Peers implements Transport: the nodes SetPeer gave an address, less
+// those removed since.
+func (t *TCPTransport) Peers() []uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ids := make([]uint64, 0, len(t.peers))
+	for id := range t.peers {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // RemovePeer forgets node id; its queued messages are dropped. It does not
@@ -560,30 +585,20 @@ func (t *TCPTransport) AskStanding(ctx context.Context, to, id uint64) (Standing
 	if p == nil {
 		return StandingUnknown, fmt.Errorf("cluster %s: ask node %d: its address is not known", t.cluster, to)
 	}
-	c, w, err := t.dialContext(ctx, p.addr, streamStanding)
+	var s Standing
+	err := t.exchange(ctx, p.addr, streamStanding, binary.AppendUvarint(nil, id), func(r *bufio.Reader) error {
+		b, err := r.ReadByte()
+		switch {
+		case err != nil:
+			return fmt.Errorf("cluster %s: ask node %d at %s: %w", t.cluster, to, p.addr, unexpected(err))
+		case Standing(b) > StandingRemoved:
+			return fmt.Errorf("cluster %s: node %d at %s answered a standing %d this server does not know", t.cluster, to, p.addr, b)
+		}
+		s = Standing(b)
+		return nil
+	})
 	if err != nil {
 		return StandingUnknown, err
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
-	defer stop()
-	err = writeFrame(w, binary.AppendUvarint(nil, id))
-	if err == nil {
-		err = w.Flush()
-	}
-	var b [1]byte
-	if err == nil {
-		_, err = io.ReadFull(c, b[:])
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return StandingUnknown, fmt.Errorf("cluster %s: ask node %d at %s: %w", t.cluster, to, p.addr, err)
-	}
-	s := Standing(b[0])
-	if s > StandingRemoved {
-		return StandingUnknown, fmt.Errorf("cluster %s: node %d at %s answered a standing %d this server does not know", t.cluster, to, p.addr, b[0])
 	}
 	return s, nil
 }
@@ -632,6 +647,9 @@ func (t *TCPTransport) dialContext(ctx context.Context, addr string, kind byte) 
 	}
 	if err != nil {
 		c.Close()
+		if ctx.Err() != nil {
+			err = ctx.Err() // (not the broken stream it made)
+		}
 		return nil, nil, fmt.Errorf("cluster %s: opening a stream to %s: %w", t.cluster, addr, err)
 	}
 	c.SetDeadline(time.Time{})
@@ -670,6 +688,18 @@ func (p *tcpPeer) stop() {
 func (p *tcpPeer) run() {
 	defer p.wg.Done()
 	defer close(p.exited)
+	// Stopped, the peer gives up a connection it waits for (Close does
+	// not wait out the dial timeout of a peer that takes connections and
+	// answers nothing).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	backoff := 50 * time.Millisecond
 	for {
 		select {
@@ -677,7 +707,7 @@ func (p *tcpPeer) run() {
 			return
 		default:
 		}
-		c, w, err := p.t.dial(p.addr, streamMessages)
+		c, w, err := p.t.dialContext(ctx, p.addr, streamMessages)
 		if err != nil {
 			p.t.cfg.Logf("%v", err)
 			if !p.drainFor(backoff) {

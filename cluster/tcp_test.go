@@ -359,6 +359,41 @@ func TestTCPRequest(t *testing.T) {
 	defer cancel()
 	_, err = Request(short, TCPConfig{}, addr, "c", []byte("slow"))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	// A server that takes the connection and never answers it: the
+	// context ends the request while it waits to be accepted (it waited
+	// out the dial and write timeouts, 7 s, before).
+	mute := muteListener(t)
+	mctx, mcancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer mcancel()
+	start := time.Now()
+	_, err = Request(mctx, TCPConfig{}, mute, "c", []byte("hello"))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 2*time.Second)
+}
+
+// muteListener returns the address of a listener that accepts
+// connections and never writes or reads a byte.
+func muteListener(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	return l.Addr().String()
 }
 
 func TestTCPVia(t *testing.T) {
@@ -553,6 +588,10 @@ func TestTCPAskStanding(t *testing.T) {
 	}
 	_, err := tr.AskStanding(context.Background(), 9, 5)
 	require.ErrorContains(t, err, "ask node 9: its address is not known")
+	tr.SetPeer(7, addr)
+	require.ElementsMatch(t, []uint64{2, 7}, tr.Peers())
+	tr.RemovePeer(7)
+	require.Equal(t, []uint64{2}, tr.Peers())
 
 	other := NewTCPTransport("d", TCPConfig{})
 	defer other.Close()
@@ -561,23 +600,11 @@ func TestTCPAskStanding(t *testing.T) {
 	require.ErrorContains(t, err, `cluster "d" is not on this server`)
 
 	// A peer that does not answer: the context ends the ask.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	tr.SetPeer(3, l.Addr().String())
+	tr.SetPeer(3, muteListener(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = tr.AskStanding(ctx, 3, 5)
-	require.Error(t, err)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
 // A member address that is another kind of listener (a MySQL greeting
@@ -589,4 +616,16 @@ func TestStatusFromAnotherProtocol(t *testing.T) {
 		require.ErrorContains(t, err, "does not speak glint's replication protocol")
 		require.ErrorContains(t, err, "replication_listen")
 	}
+}
+
+// TestTCPCloseWhileDialing: a peer that takes connections and answers
+// nothing holds a connection attempt for the dial and write timeouts (7 s);
+// Close gives it up at once.
+func TestTCPCloseWhileDialing(t *testing.T) {
+	tr := NewTCPTransport("c", TCPConfig{})
+	tr.SetPeer(2, muteListener(t))
+	time.Sleep(50 * time.Millisecond) // (the peer's goroutine waits to be accepted)
+	start := time.Now()
+	tr.Close()
+	require.Less(t, time.Since(start), time.Second)
 }

@@ -131,3 +131,78 @@ func TestReplicationRemovedUnheard(t *testing.T) {
 	exec(others[0], "INSERT INTO c:books (id, title, n) VALUES (3, 'two left', 3)")
 	requireConverged(t, others...)
 }
+
+// TestReplicationBootstrapDroppedPairComesBack: two of three members stop,
+// and the survivor forces a new cluster of itself (pc.bootstrap) and takes
+// writes. The two come back with their old data, cut off from the survivor
+// at first, elect a leader of their own and take a write. Once the links
+// heal, their leader, hearing nothing from the survivor, asks it, learns
+// that it was removed, and stops; the other then hears no leader, asks,
+// and stops too. Before, having a leader, they never asked, and served
+// their stale copy for good. The survivor keeps its writes and not theirs.
+func TestReplicationBootstrapDroppedPairComesBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers, two restarts")
+	}
+	nodes, proxies := proxiedReplNodes(t, 3)
+	exec := func(n *replNode, q string) { t.Helper(); mustExec(t, n.DB(t), q) }
+	exec(nodes[0], "CREATE CLUSTER c")
+	exec(nodes[0], "CREATE TABLE books (title text, n int)")
+	exec(nodes[0], "ALTER CLUSTER c ADD books")
+	exec(nodes[1], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[2], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (1, 'before', 1)")
+	for _, n := range nodes {
+		eventually(t, "three voters on "+n.MySQLAddr, func() bool { return status(t, n.DB(t), "cluster_c_voters") == "3" })
+	}
+	requireConverged(t, nodes...)
+
+	nodes[1].Stop(t)
+	nodes[2].Stop(t)
+	exec(nodes[0], "SET CLUSTER c GLOBAL 'pc.bootstrap' = 1")
+	db0 := nodes[0].DB(t)
+	eventually(t, "the survivor leads", func() bool { return status(t, db0, "cluster_c_role") == "leader" })
+	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (2, 'survivor', 2)")
+
+	for _, i := range []int{1, 2} {
+		proxies[0][i].Partition()
+		proxies[i][0].Partition()
+	}
+	nodes[1].Restart(t)
+	nodes[2].Restart(t)
+	var lead *replNode
+	eventually(t, "the dropped pair elects a leader", func() bool {
+		for _, n := range nodes[1:] {
+			if status(t, n.DB(t), "cluster_c_role") == "leader" {
+				lead = n
+				return true
+			}
+		}
+		return false
+	})
+	exec(lead, "INSERT INTO c:books (id, title, n) VALUES (3, 'stale pair', 3)")
+
+	for _, row := range proxies {
+		for _, p := range row {
+			if p != nil {
+				p.Heal()
+			}
+		}
+	}
+	healed := time.Now()
+	for _, n := range nodes[1:] {
+		db := n.DB(t)
+		deadline := healed.Add(10 * time.Second)
+		for status(t, db, "cluster_c_node_state") != "removed" {
+			require.True(t, time.Now().Before(deadline), "%s learns of its removal within 10 s of the heal", n.MySQLAddr)
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("%s learned of its removal %s after the heal", n.MySQLAddr, time.Since(healed).Round(time.Millisecond))
+		mustFail(t, db, "INSERT INTO c:books (id, title, n) VALUES (4, 'after', 4)",
+			"cluster 'c': this server was removed from the cluster")
+	}
+	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (5, 'survivor again', 5)")
+	require.Equal(t, [][]string{{"1"}, {"2"}, {"5"}}, rows(t, db0, "SELECT id FROM books ORDER BY id ASC"))
+	require.Equal(t, "1", status(t, db0, "cluster_c_size"))
+	require.Equal(t, "leader", status(t, db0, "cluster_c_role"))
+}
