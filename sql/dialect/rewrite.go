@@ -131,8 +131,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		// text), and every literal of a SELECT's WHERE clause (MATCH()'s
 		// query, the ids of an IN list) and its LIMIT's numbers, so that
 		// statements differing only in them share one shape.
-		lo, hi := 0, 0
-		var limit []int
+		lo, hi, limit := 0, 0, 0
 		switch {
 		case r.word(0, "CALL"):
 			standInFrom = min(standInFrom, 1)
@@ -140,9 +139,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			// (A longer statement is not kept by its shape: its short
 			// literals would stand in for nothing.) The numbers of LIMIT
 			// stand in too: pages of one search share a shape.
-			var at int
-			lo, hi, at = r.whereClause(cut)
-			limit = r.limitNumbers(at, cut)
+			lo, hi, limit = r.whereClause(cut)
 		}
 		si = r.standIns(cut, standInFrom, lo, hi, limit)
 	}

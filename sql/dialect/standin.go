@@ -156,9 +156,10 @@ type standIns struct {
 // is parsed as a whole) with stand-ins: the string literals of at least
 // from bytes, in s[lo:hi] (a SELECT's WHERE clause, see whereClause) every
 // string literal and every integer written in decimal digits, and the
-// numbers of tokens limit (a LIMIT's, see limitNumbers). nil if there are
-// none.
-func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
+// numbers of LIMIT clauses (limitNumber): those in s[lo:hi] (a subquery's)
+// and those after the statement's own LIMIT, s[limit] (0: none). nil if
+// there are none.
+func (r *rewriter) standIns(cut, from, lo, hi, limit int) *standIns {
 	var si *standIns
 	// The edits made before: a literal inside one keeps its text. (The
 	// stand-ins' own edits are of distinct tokens: they never overlap.)
@@ -166,14 +167,10 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 	for i := 0; i < cut; i++ {
 		t := r.s[i]
 		inWhere := i >= lo && i < hi
-		bare := len(limit) > 0 && i == limit[0]
-		if bare {
-			limit = limit[1:]
-		}
+		// A LIMIT's number, the statement's own or a subquery's, stands
+		// in as a number: TiDB takes no string there.
+		bare := (inWhere || limit > 0 && i > limit) && r.plainInteger(i) && r.limitNumber(i)
 		isInt := bare || inWhere && r.plainInteger(i)
-		// (A LIMIT of a subquery in the WHERE clause: TiDB takes no
-		// string there.)
-		bare = bare || isInt && r.nestedLimitNumber(i)
 		switch {
 		case isInt:
 		case t.kind != tokString || t.unterminated || (t.end-t.start < from && !inWhere) || r.gluedLiteral(i):
@@ -210,29 +207,14 @@ func (r *rewriter) standIns(cut, from, lo, hi int, limit []int) *standIns {
 	return si
 }
 
-// limitNumbers returns the tokens of the numbers of the LIMIT clause that
-// starts at s[i] (the word LIMIT) and ends at cut: LIMIT n, LIMIT m, n or
-// LIMIT n OFFSET m in decimal digits, perhaps followed by FOR or LOCK;
-// none when it has another form. They may get stand-ins: a LIMIT's numbers
-// are values, which TiDB reads as unsigned integers.
-func (r *rewriter) limitNumbers(i, cut int) []int {
-	if i <= 0 || i+1 >= cut || !r.plainInteger(i+1) {
-		return nil
-	}
-	locks := func(k int) bool { return k == cut || r.word(k, "FOR") || r.word(k, "LOCK") }
-	switch {
-	case locks(i + 2):
-		return []int{i + 1}
-	case i+3 < cut && r.plainInteger(i+3) && (r.punct(i+2, ',') || r.word(i+2, "OFFSET")) && locks(i+4):
-		return []int{i + 1, i + 3}
-	}
-	return nil
-}
-
-// nestedLimitNumber reports whether the integer s[i] is a number of a
-// LIMIT clause after a word LIMIT of a subquery: LIMIT i, LIMIT n, i, or
-// OFFSET i (MySQL has OFFSET only in LIMIT n OFFSET m).
-func (r *rewriter) nestedLimitNumber(i int) bool {
+// limitNumber reports whether the integer s[i] is a number of a LIMIT
+// clause, told by the words before it: LIMIT i, LIMIT n, i, or OFFSET i
+// (MySQL has OFFSET only in LIMIT n OFFSET m). Its stand-in is a number:
+// a LIMIT's numbers are values, which TiDB reads as unsigned integers. (A
+// LIMIT of another form, or followed by what does not belong there, makes
+// a tree that does not take its values back: the statement is then parsed
+// as written; see Shapes.)
+func (r *rewriter) limitNumber(i int) bool {
 	return r.word(i-1, "LIMIT") || r.word(i-1, "OFFSET") ||
 		i >= 3 && r.punct(i-1, ',') && r.plainInteger(i-2) && r.word(i-3, "LIMIT")
 }
