@@ -518,6 +518,38 @@ func TestReplicationKilledDuringFirstJoin(t *testing.T) {
 	})
 }
 
+// TestReplicationLeaveDuringFirstJoin: DELETE CLUSTER on a server that
+// joined and is still building its first image (its log names no member
+// yet) takes it out of the group too: the members forget it and stop
+// streaming to it, rather than keeping a learner that never comes.
+func TestReplicationLeaveDuringFirstJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers and a slow stream")
+	}
+	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
+	a, c := startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.3", args...)
+	adb := a.DB(t)
+	mustExec(t, adb, "CREATE CLUSTER c")
+	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
+	insertBooks(t, adb, 40, 50)
+
+	joined := make(chan error, 1)
+	cdb := c.DB(t)
+	go func() {
+		_, err := cdb.Exec("JOIN CLUSTER c AT '" + a.repl + "'")
+		joined <- err
+	}()
+	eventually(t, "the joining server counted as a learner", func() bool { return status(t, adb, "cluster_c_size") == "2" })
+	require.Equal(t, "1", status(t, adb, "cluster_c_voters"))
+	mustExec(t, cdb, "DELETE CLUSTER c")
+	require.Error(t, <-joined, "the JOIN ends with its cluster")
+	eventually(t, "the member alone again", func() bool { return status(t, adb, "cluster_c_size") == "1" })
+	require.Contains(t, a.Output(), "a node that was joining leaves")
+	var n string
+	require.ErrorContains(t, cdb.QueryRow("SELECT COUNT(*) FROM books").Scan(&n), "books", "no copy is left on the server that left")
+	mustExec(t, adb, "INSERT INTO c:books (id, title, n) VALUES (9999, 'written alone', 1)")
+}
+
 // insertBooks writes statements INSERTs of perStatement books of about 4 KB
 // each into c:books, with ids from 1.
 func insertBooks(t *testing.T, db *sql.DB, statements, perStatement int) {

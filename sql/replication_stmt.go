@@ -351,7 +351,7 @@ func (rp *replication) remove(c *replCluster) {
 // joinRequest is what a node that joins asks a member, and joinAnswer the
 // member's answer.
 type joinRequest struct {
-	Op   string `json:"op"` // "join"
+	Op   string `json:"op"` // "join", or "leave" (a server that joined and has no image yet)
 	ID   uint64 `json:"id"`
 	Addr string `json:"addr"`
 	// Tables are the joining server's own tables: the member refuses the
@@ -430,7 +430,7 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 // handleRequest answers the requests of other servers: a join.
 func (rp *replication) handleRequest(ctx context.Context, name string, b []byte) ([]byte, error) {
 	var req joinRequest
-	if err := json.Unmarshal(b, &req); err != nil || req.Op != "join" {
+	if err := json.Unmarshal(b, &req); err != nil || req.Op != "join" && req.Op != "leave" {
 		return nil, fmt.Errorf("a request this server does not know")
 	}
 	c, ok := rp.cluster(name)
@@ -438,7 +438,10 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 		return nil, fmt.Errorf("cluster '%s' is not on %s", name, rp.cfg.Advertise)
 	}
 	if req.ID == 0 || req.Addr == "" {
-		return nil, fmt.Errorf("a join without the node's ID and address")
+		return nil, fmt.Errorf("a %s without the node's ID and address", req.Op)
+	}
+	if req.Op == "leave" {
+		return nil, rp.handleLeave(ctx, c, req)
 	}
 	// A table of the joining server's own with the name of one of the
 	// cluster's would stand beside it there: statements without the
@@ -470,6 +473,25 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	c.mu.RUnlock()
 	rp.cfg.Logger.Info("cluster: a node joins", "cluster", name, "node", req.ID, "addr", req.Addr)
 	return json.Marshal(joinAnswer{Members: members})
+}
+
+// handleLeave takes out of c the node that asks (DELETE CLUSTER on a
+// server that joined and has no image yet: see askToLeave). A node is
+// taken out only at the address it joined from, which is what a join
+// takes too.
+func (rp *replication) handleLeave(ctx context.Context, c *replCluster, req joinRequest) error {
+	c.mu.RLock()
+	addr, known := c.addrs[req.ID]
+	c.mu.RUnlock()
+	if !known || addr != req.Addr {
+		return fmt.Errorf("node %d at %s is not a member of cluster '%s'", req.ID, req.Addr, c.name)
+	}
+	err := c.node.RemoveNode(ctx, req.ID)
+	if err != nil && !errors.Is(err, cluster.ErrNotMember) {
+		return err
+	}
+	rp.cfg.Logger.Info("cluster: a node that was joining leaves", "cluster", c.name, "node", req.ID, "addr", req.Addr)
+	return nil
 }
 
 // replaceStale takes out of c the members other than id whose address is
@@ -510,7 +532,13 @@ func (rp *replication) replaceStale(ctx context.Context, c *replCluster, id uint
 // already (and knows it) only deletes its copy.
 func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 	st := c.node.Status()
-	if !c.removed() && len(st.Voters)+len(st.Learners) > 1 {
+	if !c.removed() && !slices.Contains(st.Voters, st.ID) && !slices.Contains(st.Learners, st.ID) {
+		// Joined, with no image yet: its log names no member, so it
+		// cannot propose its removal; it asks the members its join named.
+		if err := rp.askToLeave(ctx, c, st.ID); err != nil {
+			return err
+		}
+	} else if !c.removed() && len(st.Voters)+len(st.Learners) > 1 {
 		ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 		defer cancel()
 		// (Every member forgets this server's address as it applies the
@@ -524,6 +552,36 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
 	rp.remove(c)
 	return nil
+}
+
+// askToLeave asks the members a join named to take node id, this
+// server's, out of c. With no member known (nothing was answered to the
+// join) there is nothing to ask.
+func (rp *replication) askToLeave(ctx context.Context, c *replCluster, id uint64) error {
+	c.mu.RLock()
+	var addrs []string
+	for mid, addr := range c.addrs {
+		if mid != id {
+			addrs = append(addrs, addr)
+		}
+	}
+	c.mu.RUnlock()
+	if len(addrs) == 0 {
+		return nil
+	}
+	slices.Sort(addrs)
+	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
+	defer cancel()
+	req, _ := json.Marshal(joinRequest{Op: "leave", ID: id, Addr: rp.cfg.Advertise})
+	var errs []string
+	for _, addr := range addrs {
+		if _, err := cluster.Request(ctx, rp.tcp, addr, c.name, req); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", addr, err))
+			continue
+		}
+		return nil
+	}
+	return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: this server joined and has no copy yet, and no member took it out: %s", c.name, strings.Join(errs, "; "))
 }
 
 // removed reports whether this server's node learned that it was removed
