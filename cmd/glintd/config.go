@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -70,9 +71,10 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.highlightBudget = optionalSize{64 << 20}
 	o.replicationRate = defaultStreamRate
 	o.snapshotEntries = sql.DefaultSnapshotEntries
-	fs.StringVar(&o.data, "data", "./data", "data directory")
-	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
-	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
+	o.data, o.mysqlListen, o.httpListen = "./data", "127.0.0.1:9306", "127.0.0.1:9308"
+	fs.Var(directory{&o.data}, "data", "data `directory`")
+	fs.Var(address{&o.mysqlListen}, "mysql-listen", "MySQL protocol listener `address` (host:port)")
+	fs.Var(address{&o.httpListen}, "http-listen", "HTTP listener `address` (host:port)")
 	fs.StringVar(&o.configFile, "config", "", "config `file` of key = value lines (flags win over it)")
 	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
@@ -205,6 +207,46 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	return users, nil
+}
+
+// address is a listener's address, host:port (port 0: a free one). An
+// empty one would listen on every interface at a port of the system's
+// choosing, without a word.
+type address struct{ p *string }
+
+func (a address) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+
+func (a address) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return fmt.Errorf("expected an address host:port such as 127.0.0.1:9306, got %q", s)
+	}
+	*a.p = s
+	return nil
+}
+
+// directory is the data setting: an empty one is refused (it would be
+// taken for a directory named "").
+type directory struct{ p *string }
+
+func (d directory) String() string {
+	if d.p == nil {
+		return ""
+	}
+	return *d.p
+}
+
+func (d directory) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("expected a directory, got an empty value")
+	}
+	*d.p = s
+	return nil
 }
 
 // maxCount is the largest count setting (max_connections,

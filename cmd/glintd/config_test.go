@@ -114,6 +114,9 @@ func TestConfigFileErrors(t *testing.T) {
 		{"stream rate with a unit", "replication_stream_rate = 100M\n", `:1: replication_stream_rate: expected 0 (no bound)`},
 		{"snapshot entries 0", "replication_snapshot_entries = 0\n", `:1: replication_snapshot_entries: expected a number of raft entries from 1`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
+		{"empty listen address", "mysql_listen =\n", `:1: mysql_listen: expected an address host:port such as 127.0.0.1:9306, got ""`},
+		{"listen address without a port", "http_listen = 127.0.0.1\n", `:1: http_listen: expected an address host:port such as 127.0.0.1:9306, got "127.0.0.1"`},
+		{"empty data directory", "data = \"\"\n", `:1: data: expected a directory, got an empty value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,6 +164,15 @@ func TestVersionFlag(t *testing.T) {
 
 func TestBadFlagExits2(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"--nope"}, io.Discard, io.Discard))
+}
+
+func TestEmptyListenFlag(t *testing.T) {
+	_, err := parseOptions([]string{"--mysql-listen", ""}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `invalid value "" for flag -mysql-listen: expected an address host:port`)
+	_, err = parseOptions([]string{"--data="}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `expected a directory, got an empty value`)
 }
 
 type stringWriter []byte
