@@ -122,22 +122,46 @@ func parseOptions(args []string, out io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if o.configFile == "" {
-		return o, nil
+	if o.configFile != "" {
+		f, err := os.Open(o.configFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		onCommandLine := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+		users, err := readConfig(f, o.configFile, fs, onCommandLine)
+		if err != nil {
+			return nil, err
+		}
+		o.users = users
 	}
-	f, err := os.Open(o.configFile)
-	if err != nil {
+	if err := replicationUnused(fs, o); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	onCommandLine := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
-	users, err := readConfig(f, o.configFile, fs, onCommandLine)
-	if err != nil {
-		return nil, err
-	}
-	o.users = users
 	return o, nil
+}
+
+// replicationUnused refuses a replication setting given (as a flag or in
+// the file: both mark it set) to a server without replication_listen,
+// which is in no cluster and would read the setting for nothing.
+func replicationUnused(fs *flag.FlagSet, o *options) error {
+	if o.replicationListen != "" {
+		return nil
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "replication-") && f.Name != "replication-listen" {
+			set = append(set, strings.ReplaceAll(f.Name, "-", "_"))
+		}
+	})
+	switch len(set) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s is set, but replication_listen is not: this server is in no cluster, so it would do nothing", set[0])
+	}
+	return fmt.Errorf("%s are set, but replication_listen is not: this server is in no cluster, so they would do nothing", strings.Join(set, ", "))
 }
 
 // readConfig applies a config file to fs and returns its users. The format:

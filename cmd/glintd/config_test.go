@@ -60,6 +60,7 @@ sync_writes = true
 merge_factor = 0
 memory_limit = 2G
 parse_cache = 0
+replication_listen = 127.0.0.1:0
 replication_stream_rate = 0
 replication_snapshot_entries = 500
 snippets_file_prefix = /srv/files
@@ -164,6 +165,19 @@ func TestVersionFlag(t *testing.T) {
 
 func TestBadFlagExits2(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"--nope"}, io.Discard, io.Discard))
+}
+
+func TestReplicationSettingsNeedListen(t *testing.T) {
+	p := writeConfig(t, "replication_via = a:1=b:2\nreplication_stream_rate = 10\n")
+	_, err := parseOptions([]string{"--config", p}, io.Discard)
+	require.EqualError(t, err, "replication_stream_rate, replication_via are set, but replication_listen is not: "+
+		"this server is in no cluster, so they would do nothing")
+	_, err = parseOptions([]string{"--replication-advertise", "10.0.0.1:9312"}, io.Discard)
+	require.EqualError(t, err, "replication_advertise is set, but replication_listen is not: "+
+		"this server is in no cluster, so it would do nothing")
+	o, err := parseOptions([]string{"--config", p, "--replication-listen", "127.0.0.1:0"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "a:1=b:2", o.replicationVia)
 }
 
 func TestEmptyListenFlag(t *testing.T) {
