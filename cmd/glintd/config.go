@@ -94,12 +94,12 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	durationVar(fs, &o.readTimeout, 30*time.Second, "", "read-timeout", "time allowed for each read inside a MySQL packet", "")
 	durationVar(fs, &o.writeTimeout, 60*time.Second, "", "write-timeout", "time allowed for each write to a client", "")
 	durationVar(fs, &o.shutdownTimeout, 30*time.Second, "running statements are stopped at once", "shutdown-timeout", "on SIGINT/SIGTERM, how long running statements may finish", "0: they are stopped at once")
-	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
+	fs.Var(boolean{&o.syncWrites}, "sync-writes", "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
 	fs.StringVar(&o.sslCert, "ssl-cert", "", "PEM `file` of the TLS certificate (chain): TLS on the MySQL listener, HTTPS on the HTTP one (with ssl_key)")
 	fs.StringVar(&o.sslKey, "ssl-key", "", "PEM `file` of the TLS certificate's private key")
-	fs.BoolVar(&o.allowPlainPassword, "allow-plain-passwords", false, "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
+	fs.Var(boolean{&o.allowPlainPassword}, "allow-plain-passwords", "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
 	fs.StringVar(&o.agentUser, "agent-user", "root", "`name[:password]` this server logs in to the agents of its distributed tables with")
 	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
@@ -251,6 +251,23 @@ func (a address) Set(s string) error {
 		return fmt.Errorf("expected an address host:port such as 127.0.0.1:9306, got %q", s)
 	}
 	*a.p = s
+	return nil
+}
+
+// boolean is a true/false setting; --name alone is true. The flag
+// package's own says only "parse error" of another value.
+type boolean struct{ p *bool }
+
+func (b boolean) IsBoolFlag() bool { return true }
+
+func (b boolean) String() string { return strconv.FormatBool(b.p != nil && *b.p) }
+
+func (b boolean) Set(s string) error {
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("expected true or false, got %q", s)
+	}
+	*b.p = v
 	return nil
 }
 

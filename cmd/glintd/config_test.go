@@ -115,6 +115,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"stream rate with a unit", "replication_stream_rate = 100M\n", `:1: replication_stream_rate: expected 0 (no bound)`},
 		{"snapshot entries 0", "replication_snapshot_entries = 0\n", `:1: replication_snapshot_entries: expected a number of raft entries from 1`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
+		{"not a boolean", "sync_writes = yes\n", `:1: sync_writes: expected true or false, got "yes"`},
 		{"empty listen address", "mysql_listen =\n", `:1: mysql_listen: expected an address host:port such as 127.0.0.1:9306, got ""`},
 		{"listen address without a port", "http_listen = 127.0.0.1\n", `:1: http_listen: expected an address host:port such as 127.0.0.1:9306, got "127.0.0.1"`},
 		{"empty data directory", "data = \"\"\n", `:1: data: expected a directory, got an empty value`},
@@ -178,6 +179,16 @@ func TestReplicationSettingsNeedListen(t *testing.T) {
 	o, err := parseOptions([]string{"--config", p, "--replication-listen", "127.0.0.1:0"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "a:1=b:2", o.replicationVia)
+}
+
+func TestBooleanFlags(t *testing.T) {
+	o, err := parseOptions([]string{"--sync-writes", "--allow-plain-passwords=false"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.syncWrites, "the flag alone is true")
+	assert.False(t, o.allowPlainPassword)
+	_, err = parseOptions([]string{"--sync-writes=on"}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `invalid boolean value "on" for -sync-writes: expected true or false, got "on"`)
 }
 
 func TestEmptyListenFlag(t *testing.T) {
