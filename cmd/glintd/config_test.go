@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,3 +204,44 @@ func TestEmptyListenFlag(t *testing.T) {
 type stringWriter []byte
 
 func (w *stringWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
+
+// TestDocumentedConfigs reads the config files the README and the package
+// comment show: each parses, and no value keeps a comment written after it
+// (comments are whole lines only).
+func TestDocumentedConfigs(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	pkg, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	var blocks []string
+	for _, b := range strings.Split(string(readme), "```ini\n")[1:] {
+		blocks = append(blocks, strings.SplitN(b, "```", 2)[0])
+	}
+	var fromPkg []string
+	in := false
+	for _, line := range strings.Split(string(pkg), "\n") {
+		if strings.HasPrefix(line, "//\t# /etc/glint.conf") {
+			in = true
+		}
+		if in && !strings.HasPrefix(line, "//\t") {
+			break
+		}
+		if in {
+			fromPkg = append(fromPkg, strings.TrimPrefix(line, "//\t"))
+		}
+	}
+	require.NotEmpty(t, fromPkg)
+	blocks = append(blocks, strings.Join(fromPkg, "\n"))
+	for i, b := range blocks {
+		o, err := parseOptions([]string{"--config", writeConfig(t, b)}, io.Discard)
+		require.NoError(t, err, "block %d:\n%s", i, b)
+		values := []string{o.data, o.mysqlListen, o.sslCert, o.sslKey}
+		for name, password := range o.users {
+			values = append(values, name, password)
+		}
+		for _, v := range values {
+			assert.NotContains(t, v, "#", "block %d: a value keeps a comment", i)
+			assert.NotContains(t, v, `"`, "block %d: a value keeps its quotes", i)
+		}
+	}
+}
