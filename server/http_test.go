@@ -97,6 +97,18 @@ func TestHTTPSQL(t *testing.T) {
 		{"bad mode", "/sql?mode=fancy", "", "select 1", 400, `{"error":"unknown mode \"fancy\" (expected raw)"}`},
 		{"bad raw_response", "/sql?raw_response=maybe", "", "select 1", 400,
 			`{"error":"bad raw_response \"maybe\" (expected true or false)"}`},
+		{"a form key twice", "/sql", form, "query=select%201&query=select%202", 400,
+			`{"error":"form key \"query\" is given 2 times"}`},
+		{"an unknown form key", "/sql", form, "query=select%201&format=json", 400,
+			`{"error":"unknown form key \"format\" (expected query, mode or raw_response)"}`},
+		{"an unknown URL parameter", "/sql?mode=raw&pretty=1", "", "select 1", 400,
+			`{"error":"unknown URL parameter \"pretty\" (expected query, mode or raw_response)"}`},
+		{"a URL parameter twice", "/sql?mode=raw&mode=raw", "", "select 1", 400,
+			`{"error":"URL parameter \"mode\" is given 2 times"}`},
+		{"mode in the URL and the form", "/sql?mode=raw", form, "query=select%201&mode=raw", 400,
+			`{"error":"\"mode\" is given both in the URL and in the form body"}`},
+		{"a statement in the URL and the body", "/sql?mode=raw&query=select%201", "", "select 2", 400,
+			`{"error":"the statement is both in the URL (\"query\") and in the body"}`},
 		{"unknown endpoint", "/x", "", "", 404, `{"error":"unknown endpoint /x"}`},
 	}
 	for _, tt := range tests {
