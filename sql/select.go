@@ -133,6 +133,9 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		}
 		return s.selectConstants(n)
 	}
+	// SHOW META tells of this search from here on: of nothing if it
+	// fails, not of the last one's numbers without its keywords.
+	s.meta, s.metaQuery = nil, nil
 	if ts := derivedSource(n); ts != nil {
 		return s.selectDerived(ctx, n, ts, options)
 	}
@@ -143,7 +146,6 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		return s.selectDistributed(ctx, d, n, options, within)
 	}
 	start := time.Now()
-	s.metaQuery = nil
 	p, unlock, err := s.planRead(ctx, n, options, within)
 	if err != nil {
 		return nil, err
