@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 // HTTPHandler returns the HTTP API. Every endpoint is listed here; the answer
@@ -112,6 +113,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeJSONError(w, http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
+		return nil, false
+	}
+	// A compressed body would be read as it is, and refused as JSON that is
+	// not UTF-8 or as a statement that is not SQL.
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		writeJSONError(w, http.StatusUnsupportedMediaType,
+			fmt.Sprintf("Content-Encoding %q is not supported: send the body uncompressed", ce))
 		return nil, false
 	}
 	if r.ContentLength > s.cfg.MaxHTTPBody {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -146,6 +148,33 @@ func TestHTTPBodyLimit(t *testing.T) {
 
 	status, _ = post(t, hs, http.MethodPost, "/sql?mode=raw", "", "echo "+strings.Repeat("x", 900))
 	assert.Equal(t, http.StatusOK, status)
+}
+
+func TestHTTPContentEncoding(t *testing.T) {
+	hs := newHTTPTest(t, Config{})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("select 1"))
+	require.NoError(t, zw.Close())
+	for _, tt := range []struct {
+		encoding string
+		body     []byte
+		status   int
+		want     string
+	}{
+		{"gzip", gz.Bytes(), 415, `{"error":"Content-Encoding \"gzip\" is not supported: send the body uncompressed"}`},
+		{"identity", []byte("select 1"), 200, select1Raw},
+	} {
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/sql?mode=raw", bytes.NewReader(tt.body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Encoding", tt.encoding)
+		resp, err := hs.Client().Do(req)
+		require.NoError(t, err)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tt.status, resp.StatusCode, tt.encoding)
+		assert.JSONEq(t, tt.want, string(raw), tt.encoding)
+	}
 }
 
 func TestHTTPBasicAuth(t *testing.T) {
