@@ -333,10 +333,11 @@ func (s *Session) rollback() (*Result, error) {
 	return &Result{}, nil
 }
 
-// ownTables checks the tables that statements other than SELECT and the
-// writes name (CREATE, DROP, TRUNCATE, ALTER, OPTIMIZE, SHOW CREATE TABLE,
-// SHOW INDEX, DESC): each read glint's table of that name whatever database
-// was written before it, so DROP TABLE other.books dropped books.
+// ownTables checks the tables that statements other than SELECT name
+// (CREATE, DROP, TRUNCATE, ALTER, OPTIMIZE, SHOW CREATE TABLE, SHOW INDEX,
+// DESC, and the writes): each read glint's table of that name whatever
+// database was written before it, so DROP TABLE other.books dropped books,
+// and after USE information_schema, INSERT INTO books wrote to glint's.
 func (s *Session) ownTables(node ast.StmtNode) error {
 	var names []*ast.TableName
 	switch n := node.(type) {
@@ -350,6 +351,12 @@ func (s *Session) ownTables(node ast.StmtNode) error {
 		names = []*ast.TableName{n.Table}
 	case *ast.OptimizeTableStmt:
 		names = n.Tables
+	case *ast.InsertStmt:
+		names = refsTable(n.Table)
+	case *ast.DeleteStmt:
+		names = refsTable(n.TableRefs)
+	case *ast.UpdateStmt:
+		names = refsTable(n.TableRefs)
 	case *ast.ShowStmt:
 		if (n.Tp == ast.ShowCreateTable || n.Tp == ast.ShowIndex) && n.Table != nil {
 			tn := *n.Table
@@ -370,6 +377,20 @@ func (s *Session) ownTables(node ast.StmtNode) error {
 			return Errorf(CodeUnsupported, "'%s.%s': this statement takes glint's own tables, not %s's", catalog.Schema, tn.Name.O, catalog.Schema)
 		case tn.Schema.O != "" && !strings.EqualFold(tn.Schema.O, Database):
 			return Errorf(CodeNoSuchDB, "unknown database '%s' (glint has one database, '%s', and '%s')", tn.Schema.O, Database, catalog.Schema)
+		}
+	}
+	return nil
+}
+
+// refsTable is the table of a write's single-table clause (nil for any
+// other shape, which the write refuses itself).
+func refsTable(refs *ast.TableRefsClause) []*ast.TableName {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil
+	}
+	if src, ok := refs.TableRefs.Left.(*ast.TableSource); ok {
+		if tn, ok := src.Source.(*ast.TableName); ok {
+			return []*ast.TableName{tn}
 		}
 	}
 	return nil
