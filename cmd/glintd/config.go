@@ -101,7 +101,8 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.sslKey, "ssl-key", "", "PEM `file` of the TLS certificate's private key")
 	fs.Var(boolean{&o.allowPlainPassword}, "allow-plain-passwords", "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
-	fs.StringVar(&o.agentUser, "agent-user", "root", "`name[:password]` this server logs in to the agents of its distributed tables with")
+	o.agentUser = "root"
+	fs.Var(agentUser{&o.agentUser}, "agent-user", "`name[:password]` this server logs in to the agents of its distributed tables with")
 	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
 	fs.StringVar(&o.replicationAddr, "replication-advertise", "", "`address` the other members reach this server at (default: replication_listen's)")
 	fs.StringVar(&o.replicationVia, "replication-via", "", "`member=address,...`: reach those members (by the address they advertise) at these addresses instead (a tunnel, a NAT, a test's fault proxy)")
@@ -268,6 +269,25 @@ func (b boolean) Set(s string) error {
 		return fmt.Errorf("expected true or false, got %q", s)
 	}
 	*b.p = v
+	return nil
+}
+
+// agentUser is the agent_user setting, name[:password]: a name is needed
+// (an empty one would log in to every agent as no user).
+type agentUser struct{ p *string }
+
+func (a agentUser) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+
+func (a agentUser) Set(s string) error {
+	if name, _, _ := strings.Cut(s, ":"); strings.TrimSpace(name) == "" {
+		return fmt.Errorf("expected name[:password] with a name, got %q", s)
+	}
+	*a.p = s
 	return nil
 }
 

@@ -116,6 +116,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{"stream rate with a unit", "replication_stream_rate = 100M\n", `:1: replication_stream_rate: expected 0 (no bound)`},
 		{"snapshot entries 0", "replication_snapshot_entries = 0\n", `:1: replication_snapshot_entries: expected a number of raft entries from 1`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
+		{"agent user without a name", "agent_user = :s3cret\n", `:1: agent_user: expected name[:password] with a name, got ":s3cret"`},
+		{"empty agent user", "agent_user =\n", `:1: agent_user: expected name[:password] with a name, got ""`},
 		{"not a boolean", "sync_writes = yes\n", `:1: sync_writes: expected true or false, got "yes"`},
 		{"empty listen address", "mysql_listen =\n", `:1: mysql_listen: expected an address host:port such as 127.0.0.1:9306, got ""`},
 		{"listen address without a port", "http_listen = 127.0.0.1\n", `:1: http_listen: expected an address host:port such as 127.0.0.1:9306, got "127.0.0.1"`},
