@@ -431,6 +431,9 @@ func sortExpr(schema *index.Schema, k SortKey) (expr, error) {
 	if schema.Columns[i].Type == index.TypeText {
 		return nil, Errorf(CodeWrongValue, "%s: cannot sort by full-text field '%s'", k.Path, k.Column)
 	}
+	if err := sortable(schema, attrExpr{col: i}, k.Path); err != nil {
+		return nil, err
+	}
 	return attrExpr{col: i}, nil
 }
 

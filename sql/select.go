@@ -476,6 +476,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			if err != nil {
 				return nil, err
 			}
+			if err := sortable(schema, e, ""); err != nil {
+				return nil, err
+			}
 			p.order = append(p.order, orderKey{e: e, desc: item.Desc})
 		}
 	} else if where.match != nil {
@@ -507,6 +510,24 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	}
 	p.sc.usesText, p.sc.usesLayout = list.usesText, list.usesLayout
 	return p, nil
+}
+
+// sortable refuses a sort key that is a multi column: a set of integers
+// has no order, and the rows would come in id order as if it were sorted.
+// path is where a JSON request names the key ("" in SQL).
+func sortable(schema *index.Schema, e expr, path string) error {
+	a, ok := e.(attrExpr)
+	if !ok {
+		return nil
+	}
+	c := schema.Columns[a.col]
+	if c.Type != index.TypeMulti && c.Type != index.TypeMulti64 {
+		return nil
+	}
+	if path != "" {
+		return Errorf(CodeWrongValue, "%s: cannot sort by %s column '%s': a set of integers has no order", path, typeName(c), c.Name)
+	}
+	return Errorf(CodeWrongValue, "cannot ORDER BY %s column '%s': a set of integers has no order", typeName(c), c.Name)
 }
 
 // isIndexedField reports whether name is an indexed text column of schema.
