@@ -183,6 +183,11 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
+		if line == 1 {
+			// A byte order mark, which some editors put first in UTF-8 files,
+			// would otherwise start the first key.
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}

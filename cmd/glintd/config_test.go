@@ -184,6 +184,12 @@ func TestReplicationSettingsNeedListen(t *testing.T) {
 	assert.Equal(t, "a:1=b:2", o.replicationVia)
 }
 
+func TestConfigByteOrderMark(t *testing.T) {
+	o, err := parseOptions([]string{"--config", writeConfig(t, "\ufeffdata = /srv/glint\n")}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "/srv/glint", o.data)
+}
+
 func TestBooleanFlags(t *testing.T) {
 	o, err := parseOptions([]string{"--sync-writes", "--allow-plain-passwords=false"}, io.Discard)
 	require.NoError(t, err)
