@@ -158,7 +158,7 @@ func (s *Server) requestSession(w http.ResponseWriter, r *http.Request) (Request
 // when it cannot.
 func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSession, *jval, bool) {
 	body, ok := s.readBody(w, r)
-	if !ok {
+	if !ok || !noURLParameters(w, r) {
 		return nil, nil, false
 	}
 	v, err := decodeJSON(body)
@@ -171,6 +171,20 @@ func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSes
 		return nil, nil, false
 	}
 	return rs, v, true
+}
+
+// noURLParameters refuses a JSON endpoint's request with URL parameters
+// (?pretty, ?table=...), which it does not read: the request says all in
+// its body. It answers the request itself and returns false.
+func noURLParameters(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return true
+	}
+	name, _, _ := strings.Cut(r.URL.RawQuery, "&")
+	name, _, _ = strings.Cut(name, "=")
+	writeJSONError(w, http.StatusBadRequest,
+		fmt.Sprintf("%s takes no URL parameters (got %q): every member goes in the JSON body", r.URL.Path, name))
+	return false
 }
 
 // writeJSON writes an encoded JSON answer.

@@ -177,6 +177,17 @@ func TestHTTPContentEncoding(t *testing.T) {
 	}
 }
 
+func TestHTTPJSONEndpointsTakeNoURLParameters(t *testing.T) {
+	hs := newHTTPTest(t, Config{})
+	for _, path := range []string{"/search?pretty", "/insert?table=books&id=1", "/bulk?refresh=true"} {
+		status, got := post(t, hs, http.MethodPost, path, "", `{"table": "books"}`)
+		assert.Equal(t, http.StatusBadRequest, status, path)
+		endpoint, params, _ := strings.Cut(path, "?")
+		name, _, _ := strings.Cut(params, "=")
+		assert.Equal(t, jsonOf(t, `{"error":"`+endpoint+` takes no URL parameters (got \"`+name+`\"): every member goes in the JSON body"}`), got, path)
+	}
+}
+
 func TestHTTPBasicAuth(t *testing.T) {
 	hs := newHTTPTest(t, Config{Users: map[string]string{"alice": "secret"}})
 	tests := []struct {

@@ -241,7 +241,7 @@ type bulkLine struct {
 // handleBulk serves /bulk.
 func (s *Server) handleBulk(w http.ResponseWriter, r *http.Request) {
 	body, ok := s.readBody(w, r)
-	if !ok {
+	if !ok || !noURLParameters(w, r) {
 		return
 	}
 	rs, ok := s.requestSession(w, r)
