@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 )
 
 // HTTPHandler returns the HTTP API. Every endpoint is listed here; the answer
@@ -114,6 +115,13 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		writeJSONError(w, http.StatusMethodNotAllowed, "use POST for "+r.URL.Path)
 		return nil, false
 	}
+	// A compressed body would be read as it is, and refused as JSON that is
+	// not UTF-8 or as a statement that is not SQL.
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		writeJSONError(w, http.StatusUnsupportedMediaType,
+			fmt.Sprintf("Content-Encoding %q is not supported: send the body uncompressed", ce))
+		return nil, false
+	}
 	if r.ContentLength > s.cfg.MaxHTTPBody {
 		writeJSONError(w, http.StatusRequestEntityTooLarge,
 			fmt.Sprintf("request body of %d bytes is over %d bytes (max_http_body)", r.ContentLength, s.cfg.MaxHTTPBody))
@@ -150,7 +158,7 @@ func (s *Server) requestSession(w http.ResponseWriter, r *http.Request) (Request
 // when it cannot.
 func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSession, *jval, bool) {
 	body, ok := s.readBody(w, r)
-	if !ok {
+	if !ok || !noURLParameters(w, r) {
 		return nil, nil, false
 	}
 	v, err := decodeJSON(body)
@@ -163,6 +171,20 @@ func (s *Server) jsonRequest(w http.ResponseWriter, r *http.Request) (RequestSes
 		return nil, nil, false
 	}
 	return rs, v, true
+}
+
+// noURLParameters refuses a JSON endpoint's request with URL parameters
+// (?pretty, ?table=...), which it does not read: the request says all in
+// its body. It answers the request itself and returns false.
+func noURLParameters(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return true
+	}
+	name, _, _ := strings.Cut(r.URL.RawQuery, "&")
+	name, _, _ = strings.Cut(name, "=")
+	writeJSONError(w, http.StatusBadRequest,
+		fmt.Sprintf("%s takes no URL parameters (got %q): every member goes in the JSON body", r.URL.Path, name))
+	return false
 }
 
 // writeJSON writes an encoded JSON answer.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,26 +38,53 @@ type sqlRequest struct {
 	raw   bool // answer in the raw shape
 }
 
-// formKeys start a body that is a form rather than a raw statement.
-var formKeys = []string{"query=", "mode=", "raw_response="}
+// sqlKeys are the names a /sql request takes, in its URL and in a form
+// body; a form body starts with one of them.
+var sqlKeys = []string{"query", "mode", "raw_response"}
+
+// checkSQLKeys refuses a name of where (the URL's parameters or the form
+// body) that /sql does not read, or one given twice, in where or in both:
+// either would be dropped without a word.
+func checkSQLKeys(where string, v url.Values, other url.Values) error {
+	for k, vs := range v {
+		switch {
+		case !slices.Contains(sqlKeys, k):
+			return fmt.Errorf("unknown %s %q (expected query, mode or raw_response)", where, k)
+		case len(vs) > 1:
+			return fmt.Errorf("%s %q is given %d times", where, k, len(vs))
+		case other.Has(k):
+			return fmt.Errorf("%q is given both in the URL and in the form body", k)
+		}
+	}
+	return nil
+}
 
 // parseSQLRequest decodes a /sql request from its URL parameters and body.
 func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 	text := string(body)
 	trimmed := strings.TrimLeft(text, " \t\r\n")
 	isForm := false
-	for _, k := range formKeys {
-		isForm = isForm || strings.HasPrefix(trimmed, k)
+	for _, k := range sqlKeys {
+		isForm = isForm || strings.HasPrefix(trimmed, k+"=")
+	}
+	var req sqlRequest
+	form := url.Values{}
+	if isForm {
+		var err error
+		if form, err = url.ParseQuery(strings.TrimSpace(text)); err != nil {
+			return req, fmt.Errorf("bad form body: %v", err)
+		}
+		if err := checkSQLKeys("form key", form, params); err != nil {
+			return req, err
+		}
+	}
+	if err := checkSQLKeys("URL parameter", params, form); err != nil {
+		return req, err
 	}
 	mode, rawResponse := params.Get("mode"), params.Get("raw_response")
-	var req sqlRequest
 	rawBody := false
 	switch {
 	case isForm:
-		form, err := url.ParseQuery(strings.TrimSpace(text))
-		if err != nil {
-			return req, fmt.Errorf("bad form body: %v", err)
-		}
 		if !form.Has("query") {
 			return req, errors.New(`the form body has no "query"`)
 		}
@@ -72,6 +100,8 @@ func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 			return req, errors.New("no statement: send it as the body (raw, with ?mode=raw) or as query=<urlencoded>")
 		}
 		req.query = params.Get("query")
+	case params.Has("query"):
+		return req, errors.New(`the statement is both in the URL ("query") and in the body`)
 	default:
 		req.query, rawBody = text, true
 	}

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -97,6 +99,18 @@ func TestHTTPSQL(t *testing.T) {
 		{"bad mode", "/sql?mode=fancy", "", "select 1", 400, `{"error":"unknown mode \"fancy\" (expected raw)"}`},
 		{"bad raw_response", "/sql?raw_response=maybe", "", "select 1", 400,
 			`{"error":"bad raw_response \"maybe\" (expected true or false)"}`},
+		{"a form key twice", "/sql", form, "query=select%201&query=select%202", 400,
+			`{"error":"form key \"query\" is given 2 times"}`},
+		{"an unknown form key", "/sql", form, "query=select%201&format=json", 400,
+			`{"error":"unknown form key \"format\" (expected query, mode or raw_response)"}`},
+		{"an unknown URL parameter", "/sql?mode=raw&pretty=1", "", "select 1", 400,
+			`{"error":"unknown URL parameter \"pretty\" (expected query, mode or raw_response)"}`},
+		{"a URL parameter twice", "/sql?mode=raw&mode=raw", "", "select 1", 400,
+			`{"error":"URL parameter \"mode\" is given 2 times"}`},
+		{"mode in the URL and the form", "/sql?mode=raw", form, "query=select%201&mode=raw", 400,
+			`{"error":"\"mode\" is given both in the URL and in the form body"}`},
+		{"a statement in the URL and the body", "/sql?mode=raw&query=select%201", "", "select 2", 400,
+			`{"error":"the statement is both in the URL (\"query\") and in the body"}`},
 		{"unknown endpoint", "/x", "", "", 404, `{"error":"unknown endpoint /x"}`},
 	}
 	for _, tt := range tests {
@@ -134,6 +148,44 @@ func TestHTTPBodyLimit(t *testing.T) {
 
 	status, _ = post(t, hs, http.MethodPost, "/sql?mode=raw", "", "echo "+strings.Repeat("x", 900))
 	assert.Equal(t, http.StatusOK, status)
+}
+
+func TestHTTPContentEncoding(t *testing.T) {
+	hs := newHTTPTest(t, Config{})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("select 1"))
+	require.NoError(t, zw.Close())
+	for _, tt := range []struct {
+		encoding string
+		body     []byte
+		status   int
+		want     string
+	}{
+		{"gzip", gz.Bytes(), 415, `{"error":"Content-Encoding \"gzip\" is not supported: send the body uncompressed"}`},
+		{"identity", []byte("select 1"), 200, select1Raw},
+	} {
+		req, err := http.NewRequest(http.MethodPost, hs.URL+"/sql?mode=raw", bytes.NewReader(tt.body))
+		require.NoError(t, err)
+		req.Header.Set("Content-Encoding", tt.encoding)
+		resp, err := hs.Client().Do(req)
+		require.NoError(t, err)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tt.status, resp.StatusCode, tt.encoding)
+		assert.JSONEq(t, tt.want, string(raw), tt.encoding)
+	}
+}
+
+func TestHTTPJSONEndpointsTakeNoURLParameters(t *testing.T) {
+	hs := newHTTPTest(t, Config{})
+	for _, path := range []string{"/search?pretty", "/insert?table=books&id=1", "/bulk?refresh=true"} {
+		status, got := post(t, hs, http.MethodPost, path, "", `{"table": "books"}`)
+		assert.Equal(t, http.StatusBadRequest, status, path)
+		endpoint, params, _ := strings.Cut(path, "?")
+		name, _, _ := strings.Cut(params, "=")
+		assert.Equal(t, jsonOf(t, `{"error":"`+endpoint+` takes no URL parameters (got \"`+name+`\"): every member goes in the JSON body"}`), got, path)
+	}
 }
 
 func TestHTTPBasicAuth(t *testing.T) {

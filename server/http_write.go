@@ -241,7 +241,7 @@ type bulkLine struct {
 // handleBulk serves /bulk.
 func (s *Server) handleBulk(w http.ResponseWriter, r *http.Request) {
 	body, ok := s.readBody(w, r)
-	if !ok {
+	if !ok || !noURLParameters(w, r) {
 		return
 	}
 	rs, ok := s.requestSession(w, r)
@@ -360,7 +360,11 @@ func (s *Server) handleBulk(w http.ResponseWriter, r *http.Request) {
 	status := http.StatusOK
 	if failed > 0 {
 		b = append(b, `,"error":`...)
-		b = appendJSONString(b, fmt.Sprintf("%d of %d line(s) failed, the others were applied; first: %s", failed, len(lines), firstErr))
+		summary := fmt.Sprintf("%d of %d line(s) failed, the others were applied; first: %s", failed, len(lines), firstErr)
+		if failed == len(lines) {
+			summary = fmt.Sprintf("every line failed (%d), none was applied; first: %s", failed, firstErr)
+		}
+		b = appendJSONString(b, summary)
 		status = http.StatusBadRequest
 	}
 	writeJSON(w, status, append(b, '}'))

@@ -204,7 +204,10 @@ func (v *jval) object(known ...string) (map[string]*jval, error) {
 		for _, k := range known {
 			ok = ok || k == m.key
 		}
-		if !ok {
+		switch {
+		case !ok && len(known) == 0:
+			return nil, requestError("%s: unknown member %q (expected an empty object)", v.where(), m.key)
+		case !ok:
 			return nil, requestError("%s: unknown member %q (expected one of %s)", v.where(), m.key, strings.Join(known, ", "))
 		}
 		out[m.key] = m.val

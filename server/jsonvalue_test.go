@@ -38,6 +38,15 @@ func TestDecodeJSON(t *testing.T) {
 	require.Equal(t, 2.5, x)
 }
 
+func TestObjectMembers(t *testing.T) {
+	v, err := decodeJSON([]byte(`{"match_all": {"x": 1}, "sort": {"order": "asc", "mode": "min"}}`))
+	require.NoError(t, err)
+	_, err = v.obj[0].val.object()
+	require.EqualError(t, err, `match_all: unknown member "x" (expected an empty object)`)
+	_, err = v.obj[1].val.object("order")
+	require.EqualError(t, err, `sort: unknown member "mode" (expected one of order)`)
+}
+
 // FuzzJSONRequests: no body makes the request readers panic or hang, and
 // every error names a place or says what is malformed.
 func FuzzJSONRequests(f *testing.F) {

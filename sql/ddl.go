@@ -147,11 +147,16 @@ func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, s
 			if opt.Tp != ast.ColumnOptionComment {
 				return nil, Errorf(CodeSyntax, "column '%s': only a type is allowed after the column name", name)
 			}
+			// The first comment is the dialect's, carrying the type; one
+			// written after the type would be dropped, or taken for the type.
+			str := ""
 			if v, ok := opt.Expr.(ast.ValueExpr); ok {
-				if str, ok := v.GetValue().(string); ok && strings.HasPrefix(str, dialect.ColumnTypePrefix) {
-					canonical = strings.TrimPrefix(str, dialect.ColumnTypePrefix)
-				}
+				str, _ = v.GetValue().(string)
 			}
+			if canonical != "" || !strings.HasPrefix(str, dialect.ColumnTypePrefix) {
+				return nil, Errorf(CodeSyntax, "column '%s': only a type is allowed after the column name (glint keeps no column COMMENT)", name)
+			}
+			canonical = strings.TrimPrefix(str, dialect.ColumnTypePrefix)
 		}
 		col, ok := columnTypes[canonical]
 		if !ok {

@@ -173,10 +173,16 @@ func (e negExpr) eval(r *row) (any, error) {
 	case nil:
 		return nil, nil
 	case int64:
+		if x == math.MinInt64 {
+			return uint64(1 << 63), nil // -x would wrap to itself
+		}
 		return -x, nil
 	case uint64:
-		if x <= math.MaxInt64 {
+		switch {
+		case x <= math.MaxInt64:
 			return -int64(x), nil
+		case x == 1<<63:
+			return int64(math.MinInt64), nil // the literal -9223372036854775808, exactly
 		}
 		return -float64(x), nil
 	case float64:

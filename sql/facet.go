@@ -19,6 +19,7 @@ import (
 
 // selectFacets runs a SELECT with FACET clauses.
 func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []*ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) ([]*Result, error) {
+	s.meta, s.metaQuery = nil, nil // as execSelect
 	if n.From == nil || s.readsCatalog(n) || derivedSource(n) != nil {
 		return nil, Errorf(CodeSyntax, "FACET needs a full-text table in FROM")
 	}
@@ -35,7 +36,6 @@ func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []
 		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
 	}
 	start := time.Now()
-	s.metaQuery = nil
 	main, unlock, err := s.planRead(ctx, n, options, within)
 	if err != nil {
 		return nil, err

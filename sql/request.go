@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,6 +286,9 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 	// The select list: id, weight, _source columns, then the highlight.
 	sc.usesText = map[int]bool{}
 	p.fields = []field{{name: "id", e: idExpr{}, typ: colAny}, {name: "_score", e: weightExpr{}, typ: colAny}}
+	if err := req.Source.check(schema); err != nil {
+		return nil, nil, err
+	}
 	if !req.Source.None {
 		for i, c := range schema.Columns {
 			if c.Type == index.TypeText && !c.Stored || !req.Source.keeps(c.Name) {
@@ -369,19 +373,43 @@ func orRoot(path string) string {
 	return path
 }
 
-// keeps reports whether _source shows a column.
+// keeps reports whether _source shows the column name: it matches an
+// include (or there is none) and no exclude.
 func (f SourceFilter) keeps(name string) bool {
-	if len(f.Includes) > 0 {
-		in := false
-		for _, p := range f.Includes {
-			in = in || LikeMatch(strings.ReplaceAll(p, "*", "%"), name)
-		}
-		if !in {
-			return false
+	if len(f.Includes) > 0 && !slices.ContainsFunc(f.Includes, func(p string) bool { return sourceMatch(p, name) }) {
+		return false
+	}
+	return !slices.ContainsFunc(f.Excludes, func(p string) bool { return sourceMatch(p, name) })
+}
+
+// check refuses a name without '*' that is no column of schema (a typo
+// that would drop the column from _source, or keep it, without a word).
+func (f SourceFilter) check(schema *index.Schema) error {
+	for _, p := range append(slices.Clip(f.Includes), f.Excludes...) {
+		if !strings.Contains(p, "*") && !strings.EqualFold(p, "id") && columnIndex(schema, p) < 0 {
+			return Errorf(CodeNoSuchColumn, "%s: unknown column '%s' in table '%s'", f.Path, p, schema.Name)
 		}
 	}
-	for _, p := range f.Excludes {
-		if LikeMatch(strings.ReplaceAll(p, "*", "%"), name) {
+	return nil
+}
+
+// sourceMatch reports whether name matches the _source pattern p, whose
+// only wildcard is '*' (any run of characters), case-insensitively. Every
+// other character is itself: '_', which column names hold, and '%' too.
+func sourceMatch(p, name string) bool {
+	p, name = strings.ToLower(p), strings.ToLower(name)
+	star, from := -1, 0 // the last '*' seen, and where in name it took up to
+	for i, j := 0, 0; j < len(name) || i < len(p); {
+		switch {
+		case i < len(p) && p[i] == '*':
+			star, from = i, j
+			i++
+		case i < len(p) && j < len(name) && p[i] == name[j]:
+			i, j = i+1, j+1
+		case star >= 0 && from < len(name):
+			from++
+			i, j = star+1, from
+		default:
 			return false
 		}
 	}
@@ -402,6 +430,9 @@ func sortExpr(schema *index.Schema, k SortKey) (expr, error) {
 	}
 	if schema.Columns[i].Type == index.TypeText {
 		return nil, Errorf(CodeWrongValue, "%s: cannot sort by full-text field '%s'", k.Path, k.Column)
+	}
+	if err := sortable(schema, attrExpr{col: i}, k.Path); err != nil {
+		return nil, err
 	}
 	return attrExpr{col: i}, nil
 }

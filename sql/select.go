@@ -133,6 +133,9 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		}
 		return s.selectConstants(n)
 	}
+	// SHOW META tells of this search from here on: of nothing if it
+	// fails, not of the last one's numbers without its keywords.
+	s.meta, s.metaQuery = nil, nil
 	if ts := derivedSource(n); ts != nil {
 		return s.selectDerived(ctx, n, ts, options)
 	}
@@ -143,7 +146,6 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 		return s.selectDistributed(ctx, d, n, options, within)
 	}
 	start := time.Now()
-	s.metaQuery = nil
 	p, unlock, err := s.planRead(ctx, n, options, within)
 	if err != nil {
 		return nil, err
@@ -474,6 +476,9 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			if err != nil {
 				return nil, err
 			}
+			if err := sortable(schema, e, ""); err != nil {
+				return nil, err
+			}
 			p.order = append(p.order, orderKey{e: e, desc: item.Desc})
 		}
 	} else if where.match != nil {
@@ -505,6 +510,24 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	}
 	p.sc.usesText, p.sc.usesLayout = list.usesText, list.usesLayout
 	return p, nil
+}
+
+// sortable refuses a sort key that is a multi column: a set of integers
+// has no order, and the rows would come in id order as if it were sorted.
+// path is where a JSON request names the key ("" in SQL).
+func sortable(schema *index.Schema, e expr, path string) error {
+	a, ok := e.(attrExpr)
+	if !ok {
+		return nil
+	}
+	c := schema.Columns[a.col]
+	if c.Type != index.TypeMulti && c.Type != index.TypeMulti64 {
+		return nil
+	}
+	if path != "" {
+		return Errorf(CodeWrongValue, "%s: cannot sort by %s column '%s': a set of integers has no order", path, typeName(c), c.Name)
+	}
+	return Errorf(CodeWrongValue, "cannot ORDER BY %s column '%s': a set of integers has no order", typeName(c), c.Name)
 }
 
 // isIndexedField reports whether name is an indexed text column of schema.

@@ -350,6 +350,78 @@ func (s *Session) rollback() (*Result, error) {
 	return &Result{}, nil
 }
 
+// ownTables checks the tables that statements other than SELECT name
+// (CREATE, DROP, TRUNCATE, ALTER, OPTIMIZE, SHOW CREATE TABLE, SHOW INDEX,
+// DESC, and the writes): each read glint's table of that name whatever
+// database was written before it, so DROP TABLE other.books dropped books,
+// and after USE information_schema, INSERT INTO books wrote to glint's.
+func (s *Session) ownTables(node ast.StmtNode) error {
+	var names []*ast.TableName
+	switch n := node.(type) {
+	case *ast.CreateTableStmt:
+		names = []*ast.TableName{n.Table}
+	case *ast.DropTableStmt:
+		names = n.Tables
+	case *ast.TruncateTableStmt:
+		names = []*ast.TableName{n.Table}
+	case *ast.AlterTableStmt:
+		names = []*ast.TableName{n.Table}
+	case *ast.OptimizeTableStmt:
+		names = n.Tables
+	case *ast.InsertStmt:
+		names = refsTable(n.Table)
+	case *ast.DeleteStmt:
+		names = refsTable(n.TableRefs)
+	case *ast.UpdateStmt:
+		names = refsTable(n.TableRefs)
+	case *ast.ShowStmt:
+		if (n.Tp == ast.ShowCreateTable || n.Tp == ast.ShowIndex) && n.Table != nil {
+			tn := *n.Table
+			if n.DBName != "" { // SHOW INDEX FROM t FROM db
+				tn.Schema = ast.NewCIStr(n.DBName)
+			}
+			names = []*ast.TableName{&tn}
+		}
+	case *ast.ExplainStmt:
+		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns && !s.inCatalog(show.Table) {
+			names = []*ast.TableName{show.Table}
+		}
+	}
+	for _, tn := range names {
+		switch {
+		case tn == nil:
+		case s.inCatalog(tn):
+			return Errorf(CodeUnsupported, "'%s.%s': this statement takes glint's own tables, not %s's", catalog.Schema, tn.Name.O, catalog.Schema)
+		case tn.Schema.O != "" && !strings.EqualFold(tn.Schema.O, Database):
+			return Errorf(CodeNoSuchDB, "unknown database '%s' (glint has one database, '%s', and '%s')", tn.Schema.O, Database, catalog.Schema)
+		}
+	}
+	return nil
+}
+
+// refsTable is the table of a write's single-table clause (nil for any
+// other shape, which the write refuses itself).
+func refsTable(refs *ast.TableRefsClause) []*ast.TableName {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil
+	}
+	if src, ok := refs.TableRefs.Left.(*ast.TableSource); ok {
+		if tn, ok := src.Source.(*ast.TableName); ok {
+			return []*ast.TableName{tn}
+		}
+	}
+	return nil
+}
+
+// inCatalog reports whether tn is a table of information_schema: named so,
+// or unqualified after USE information_schema.
+func (s *Session) inCatalog(tn *ast.TableName) bool {
+	if tn == nil {
+		return false
+	}
+	return strings.EqualFold(tn.Schema.O, catalog.Schema) || tn.Schema.O == "" && strings.EqualFold(s.db, catalog.Schema)
+}
+
 // dispatch runs st (see run).
 func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result, error) {
 	if err := s.writeAllowed(st.Node); err != nil {
@@ -357,6 +429,9 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 	}
 	if st.Cluster != nil {
 		return s.execCluster(ctx, st.Cluster)
+	}
+	if err := s.ownTables(st.Node); err != nil {
+		return nil, err
 	}
 	if r, handled, err := s.routeWrite(ctx, st); handled {
 		return r, err
@@ -400,7 +475,14 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		return s.execShow(ctx, n)
 	case *ast.ExplainStmt:
 		if show, ok := n.Stmt.(*ast.ShowStmt); ok && show.Tp == ast.ShowColumns {
-			return s.describe(show.Table.Name.O, func(string) bool { return true }) // DESC t
+			keep := func(string) bool { return true } // DESC t
+			if show.Column != nil {                   // DESC t col
+				keep = func(f string) bool { return strings.EqualFold(f, show.Column.Name.O) }
+			}
+			if s.inCatalog(show.Table) {
+				return s.showColumns(catalog.Schema, show.Table.Name.O, false, keep)
+			}
+			return s.describe(show.Table.Name.O, keep)
 		}
 	case *ast.SetStmt:
 		return s.execSet(n)

@@ -201,6 +201,9 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 		}
 		return r, nil
 	case ast.ShowWarnings:
+		if n.CountWarningsOrErrors {
+			return &Result{Columns: []Column{{"@@session.warning_count", ColInt}}, Rows: [][]any{{int64(len(s.warnings))}}}, nil
+		}
 		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}, Rows: [][]any{}}
 		for _, w := range s.warnings {
 			number, _ := w.code.MySQL()

@@ -255,8 +255,15 @@ func intInRange(v any, lo, hi int64) (index.Value, string) {
 		}
 		n = int64(x)
 	case float64:
-		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
+		if x != math.Trunc(x) {
 			return nil, fmt.Sprintf("expects an integer, got %s", formatNumber(x))
+		}
+		// An integer past int64 arrives as a float, rounded: -2^63 as a
+		// float may have been -9223372036854775809, so only floats
+		// strictly between -2^63 and 2^63 are taken (-2^63 itself comes
+		// as an int64 when written as an integer).
+		if x <= math.MinInt64 || x >= math.MaxInt64 {
+			return nil, fmt.Sprintf("value %s is out of range %d..%d", formatNumber(x), lo, hi)
 		}
 		n = int64(x)
 	case string:

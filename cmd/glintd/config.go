@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -70,9 +71,10 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.highlightBudget = optionalSize{64 << 20}
 	o.replicationRate = defaultStreamRate
 	o.snapshotEntries = sql.DefaultSnapshotEntries
-	fs.StringVar(&o.data, "data", "./data", "data directory")
-	fs.StringVar(&o.mysqlListen, "mysql-listen", "127.0.0.1:9306", "MySQL protocol listener `address`")
-	fs.StringVar(&o.httpListen, "http-listen", "127.0.0.1:9308", "HTTP listener `address`")
+	o.data, o.mysqlListen, o.httpListen = "./data", "127.0.0.1:9306", "127.0.0.1:9308"
+	fs.Var(directory{&o.data}, "data", "data `directory`")
+	fs.Var(address{&o.mysqlListen}, "mysql-listen", "MySQL protocol listener `address` (host:port)")
+	fs.Var(address{&o.httpListen}, "http-listen", "HTTP listener `address` (host:port)")
 	fs.StringVar(&o.configFile, "config", "", "config `file` of key = value lines (flags win over it)")
 	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
@@ -92,14 +94,15 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	durationVar(fs, &o.readTimeout, 30*time.Second, "", "read-timeout", "time allowed for each read inside a MySQL packet", "")
 	durationVar(fs, &o.writeTimeout, 60*time.Second, "", "write-timeout", "time allowed for each write to a client", "")
 	durationVar(fs, &o.shutdownTimeout, 30*time.Second, "running statements are stopped at once", "shutdown-timeout", "on SIGINT/SIGTERM, how long running statements may finish", "0: they are stopped at once")
-	fs.BoolVar(&o.syncWrites, "sync-writes", false, "fsync every commit (survives power loss, not just a crash)")
+	fs.Var(boolean{&o.syncWrites}, "sync-writes", "fsync every commit (survives power loss, not just a crash)")
 	fs.Var(&o.mergeFactor, "merge-factor", "merge this many neighbouring segments of about the same size in the background (0: never; OPTIMIZE TABLE merges all)")
 	fs.StringVar(&o.snippetsFilePrefix, "snippets-file-prefix", "", "directory CALL SNIPPETS(..., 1 AS load_files) reads files from")
 	fs.StringVar(&o.sslCert, "ssl-cert", "", "PEM `file` of the TLS certificate (chain): TLS on the MySQL listener, HTTPS on the HTTP one (with ssl_key)")
 	fs.StringVar(&o.sslKey, "ssl-key", "", "PEM `file` of the TLS certificate's private key")
-	fs.BoolVar(&o.allowPlainPassword, "allow-plain-passwords", false, "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
+	fs.Var(boolean{&o.allowPlainPassword}, "allow-plain-passwords", "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
-	fs.StringVar(&o.agentUser, "agent-user", "root", "`name[:password]` this server logs in to the agents of its distributed tables with")
+	o.agentUser = "root"
+	fs.Var(agentUser{&o.agentUser}, "agent-user", "`name[:password]` this server logs in to the agents of its distributed tables with")
 	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
 	fs.StringVar(&o.replicationAddr, "replication-advertise", "", "`address` the other members reach this server at (default: replication_listen's)")
 	fs.StringVar(&o.replicationVia, "replication-via", "", "`member=address,...`: reach those members (by the address they advertise) at these addresses instead (a tunnel, a NAT, a test's fault proxy)")
@@ -120,22 +123,46 @@ func parseOptions(args []string, out io.Writer) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if o.configFile == "" {
-		return o, nil
+	if o.configFile != "" {
+		f, err := os.Open(o.configFile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		onCommandLine := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
+		users, err := readConfig(f, o.configFile, fs, onCommandLine)
+		if err != nil {
+			return nil, err
+		}
+		o.users = users
 	}
-	f, err := os.Open(o.configFile)
-	if err != nil {
+	if err := replicationUnused(fs, o); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	onCommandLine := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { onCommandLine[f.Name] = true })
-	users, err := readConfig(f, o.configFile, fs, onCommandLine)
-	if err != nil {
-		return nil, err
-	}
-	o.users = users
 	return o, nil
+}
+
+// replicationUnused refuses a replication setting given (as a flag or in
+// the file: both mark it set) to a server without replication_listen,
+// which is in no cluster and would read the setting for nothing.
+func replicationUnused(fs *flag.FlagSet, o *options) error {
+	if o.replicationListen != "" {
+		return nil
+	}
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Name, "replication-") && f.Name != "replication-listen" {
+			set = append(set, strings.ReplaceAll(f.Name, "-", "_"))
+		}
+	})
+	switch len(set) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s is set, but replication_listen is not: this server is in no cluster, so it would do nothing", set[0])
+	}
+	return fmt.Errorf("%s are set, but replication_listen is not: this server is in no cluster, so they would do nothing", strings.Join(set, ", "))
 }
 
 // readConfig applies a config file to fs and returns its users. The format:
@@ -156,6 +183,11 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		text := strings.TrimSpace(sc.Text())
+		if line == 1 {
+			// A byte order mark, which some editors put first in UTF-8 files,
+			// would otherwise start the first key.
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
@@ -205,6 +237,82 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 		return nil, fmt.Errorf("config %s: %w", name, err)
 	}
 	return users, nil
+}
+
+// address is a listener's address, host:port (port 0: a free one). An
+// empty one would listen on every interface at a port of the system's
+// choosing, without a word.
+type address struct{ p *string }
+
+func (a address) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+
+func (a address) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if _, _, err := net.SplitHostPort(s); err != nil {
+		return fmt.Errorf("expected an address host:port such as 127.0.0.1:9306, got %q", s)
+	}
+	*a.p = s
+	return nil
+}
+
+// boolean is a true/false setting; --name alone is true. The flag
+// package's own says only "parse error" of another value.
+type boolean struct{ p *bool }
+
+func (b boolean) IsBoolFlag() bool { return true }
+
+func (b boolean) String() string { return strconv.FormatBool(b.p != nil && *b.p) }
+
+func (b boolean) Set(s string) error {
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return fmt.Errorf("expected true or false, got %q", s)
+	}
+	*b.p = v
+	return nil
+}
+
+// agentUser is the agent_user setting, name[:password]: a name is needed
+// (an empty one would log in to every agent as no user).
+type agentUser struct{ p *string }
+
+func (a agentUser) String() string {
+	if a.p == nil {
+		return ""
+	}
+	return *a.p
+}
+
+func (a agentUser) Set(s string) error {
+	if name, _, _ := strings.Cut(s, ":"); strings.TrimSpace(name) == "" {
+		return fmt.Errorf("expected name[:password] with a name, got %q", s)
+	}
+	*a.p = s
+	return nil
+}
+
+// directory is the data setting: an empty one is refused (it would be
+// taken for a directory named "").
+type directory struct{ p *string }
+
+func (d directory) String() string {
+	if d.p == nil {
+		return ""
+	}
+	return *d.p
+}
+
+func (d directory) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("expected a directory, got an empty value")
+	}
+	*d.p = s
+	return nil
 }
 
 // maxCount is the largest count setting (max_connections,

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,6 +61,7 @@ sync_writes = true
 merge_factor = 0
 memory_limit = 2G
 parse_cache = 0
+replication_listen = 127.0.0.1:0
 replication_stream_rate = 0
 replication_snapshot_entries = 500
 snippets_file_prefix = /srv/files
@@ -114,6 +116,12 @@ func TestConfigFileErrors(t *testing.T) {
 		{"stream rate with a unit", "replication_stream_rate = 100M\n", `:1: replication_stream_rate: expected 0 (no bound)`},
 		{"snapshot entries 0", "replication_snapshot_entries = 0\n", `:1: replication_snapshot_entries: expected a number of raft entries from 1`},
 		{"memory limit not a size", "memory_limit = half\n", `:1: memory_limit: expected a positive size`},
+		{"agent user without a name", "agent_user = :s3cret\n", `:1: agent_user: expected name[:password] with a name, got ":s3cret"`},
+		{"empty agent user", "agent_user =\n", `:1: agent_user: expected name[:password] with a name, got ""`},
+		{"not a boolean", "sync_writes = yes\n", `:1: sync_writes: expected true or false, got "yes"`},
+		{"empty listen address", "mysql_listen =\n", `:1: mysql_listen: expected an address host:port such as 127.0.0.1:9306, got ""`},
+		{"listen address without a port", "http_listen = 127.0.0.1\n", `:1: http_listen: expected an address host:port such as 127.0.0.1:9306, got "127.0.0.1"`},
+		{"empty data directory", "data = \"\"\n", `:1: data: expected a directory, got an empty value`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +171,85 @@ func TestBadFlagExits2(t *testing.T) {
 	assert.Equal(t, 2, run([]string{"--nope"}, io.Discard, io.Discard))
 }
 
+func TestReplicationSettingsNeedListen(t *testing.T) {
+	p := writeConfig(t, "replication_via = a:1=b:2\nreplication_stream_rate = 10\n")
+	_, err := parseOptions([]string{"--config", p}, io.Discard)
+	require.EqualError(t, err, "replication_stream_rate, replication_via are set, but replication_listen is not: "+
+		"this server is in no cluster, so they would do nothing")
+	_, err = parseOptions([]string{"--replication-advertise", "10.0.0.1:9312"}, io.Discard)
+	require.EqualError(t, err, "replication_advertise is set, but replication_listen is not: "+
+		"this server is in no cluster, so it would do nothing")
+	o, err := parseOptions([]string{"--config", p, "--replication-listen", "127.0.0.1:0"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "a:1=b:2", o.replicationVia)
+}
+
+func TestConfigByteOrderMark(t *testing.T) {
+	o, err := parseOptions([]string{"--config", writeConfig(t, "\ufeffdata = /srv/glint\n")}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "/srv/glint", o.data)
+}
+
+func TestBooleanFlags(t *testing.T) {
+	o, err := parseOptions([]string{"--sync-writes", "--allow-plain-passwords=false"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.syncWrites, "the flag alone is true")
+	assert.False(t, o.allowPlainPassword)
+	_, err = parseOptions([]string{"--sync-writes=on"}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `invalid boolean value "on" for -sync-writes: expected true or false, got "on"`)
+}
+
+func TestEmptyListenFlag(t *testing.T) {
+	_, err := parseOptions([]string{"--mysql-listen", ""}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `invalid value "" for flag -mysql-listen: expected an address host:port`)
+	_, err = parseOptions([]string{"--data="}, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `expected a directory, got an empty value`)
+}
+
 type stringWriter []byte
 
 func (w *stringWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
+
+// TestDocumentedConfigs reads the config files the README and the package
+// comment show: each parses, and no value keeps a comment written after it
+// (comments are whole lines only).
+func TestDocumentedConfigs(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	pkg, err := os.ReadFile("doc.go")
+	require.NoError(t, err)
+	var blocks []string
+	for _, b := range strings.Split(string(readme), "```ini\n")[1:] {
+		blocks = append(blocks, strings.SplitN(b, "```", 2)[0])
+	}
+	var fromPkg []string
+	in := false
+	for _, line := range strings.Split(string(pkg), "\n") {
+		if strings.HasPrefix(line, "//\t# /etc/glint.conf") {
+			in = true
+		}
+		if in && !strings.HasPrefix(line, "//\t") {
+			break
+		}
+		if in {
+			fromPkg = append(fromPkg, strings.TrimPrefix(line, "//\t"))
+		}
+	}
+	require.NotEmpty(t, fromPkg)
+	blocks = append(blocks, strings.Join(fromPkg, "\n"))
+	for i, b := range blocks {
+		o, err := parseOptions([]string{"--config", writeConfig(t, b)}, io.Discard)
+		require.NoError(t, err, "block %d:\n%s", i, b)
+		values := []string{o.data, o.mysqlListen, o.sslCert, o.sslKey}
+		for name, password := range o.users {
+			values = append(values, name, password)
+		}
+		for _, v := range values {
+			assert.NotContains(t, v, "#", "block %d: a value keeps a comment", i)
+			assert.NotContains(t, v, `"`, "block %d: a value keeps its quotes", i)
+		}
+	}
+}

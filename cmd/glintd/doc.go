@@ -23,7 +23,7 @@
 //	max_allowed_packet = 64M
 //	idle_timeout = 8h
 //	user = alice:secret
-//	user = reporting:"pass with spaces"
+//	user = "reporting:pass with spaces"
 //
 // Keys (every flag but --config and --version, whose -h text says what each
 // does; the README's Configuration table gives the defaults): data,
