@@ -12,7 +12,10 @@
 # costs, depends on timers, which made counts of one binary differ by 15%
 # from run to run; its cost is the allocations', which -benchmem shows.
 # GOMAXPROCS=1 and GODEBUG=asyncpreemptoff=1 keep the scheduler out of it
-# (and cachegrind cannot follow the preemption signals). Installs valgrind
+# (and cachegrind cannot follow the preemption signals). cpu.rdtscp=off:
+# the runtime's spinning locks read the clock with RDTSCP, which this
+# valgrind does not know (SIGILL, seen with a benchmark of sockets or of
+# badger's goroutines); without it they use RDTSC. Installs valgrind
 # when it is missing.
 set -euo pipefail
 
@@ -28,7 +31,7 @@ go test -c -o "$dir/bench.test" "$pkg"
 # benchmarks that read the cached corpora find them from there).
 pkgdir=$(go list -f '{{.Dir}}' "$pkg")
 count() {
-	cd "$pkgdir" && GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
+	cd "$pkgdir" && GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file="$dir/cg.$1.out" "$dir/bench.test" -test.run '^$' \
 		-test.bench "$bench" -test.benchtime "${1}x" -test.cpu 1 >"$dir/cg.$1.log" 2>&1 ||
 		{ cat "$dir/cg.$1.log" >&2; exit 1; }
