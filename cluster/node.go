@@ -984,13 +984,7 @@ func (n *Node) silentPeers(ticks uint64) []uint64 {
 func (n *Node) askPeers(peers []uint64, timeout time.Duration) uint64 {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	go func() {
-		select {
-		case <-n.stopc:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	cancelWhen(ctx, cancel, n.stopc)
 	answers := make(chan uint64, len(peers))
 	for _, p := range peers {
 		go func() {
@@ -1589,4 +1583,15 @@ func (r raftLogger) Fatalf(format string, v ...any) {
 func (r raftLogger) Panic(v ...any) { panic(fmt.Sprint(v...)) }
 func (r raftLogger) Panicf(format string, v ...any) {
 	panic(fmt.Sprintf(format, v...))
+}
+
+// cancelWhen calls cancel, ctx's, when done closes first.
+func cancelWhen(ctx context.Context, cancel context.CancelFunc, done <-chan struct{}) {
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 }

@@ -693,13 +693,7 @@ func (p *tcpPeer) run() {
 	// answers nothing).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		select {
-		case <-p.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	cancelWhen(ctx, cancel, p.done)
 	backoff := 50 * time.Millisecond
 	for {
 		select {

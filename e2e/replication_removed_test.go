@@ -10,6 +10,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// proxiedCluster is three proxied nodes (proxiedReplNodes) in cluster c,
+// which holds books with one row, written before: a set-up of several
+// tests.
+func proxiedCluster(t *testing.T) ([]*replNode, [][]*jepsen.Proxy) {
+	t.Helper()
+	nodes, proxies := proxiedReplNodes(t, 3)
+	exec := func(n *replNode, q string) { t.Helper(); mustExec(t, n.DB(t), q) }
+	exec(nodes[0], "CREATE CLUSTER c")
+	exec(nodes[0], "CREATE TABLE books (title text, n int)")
+	exec(nodes[0], "ALTER CLUSTER c ADD books")
+	exec(nodes[1], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[2], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
+	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (1, 'before', 1)")
+	return nodes, proxies
+}
+
 // proxiedReplNodes starts n glintd on 127.0.0.1.. whose members dial each
 // other through a fault proxy per ordered pair: proxies[i][j] carries what
 // node i sends to node j (nil for i == j).
@@ -56,14 +72,8 @@ func TestReplicationRemovedUnheard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three servers, a 30 s timeout")
 	}
-	nodes, proxies := proxiedReplNodes(t, 3)
+	nodes, proxies := proxiedCluster(t)
 	exec := func(n *replNode, q string) { t.Helper(); mustExec(t, n.DB(t), q) }
-	exec(nodes[0], "CREATE CLUSTER c")
-	exec(nodes[0], "CREATE TABLE books (title text, n int)")
-	exec(nodes[0], "ALTER CLUSTER c ADD books")
-	exec(nodes[1], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
-	exec(nodes[2], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
-	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (1, 'before', 1)")
 	victim := -1
 	for i, n := range nodes {
 		eventually(t, "three voters on "+n.MySQLAddr, func() bool { return status(t, n.DB(t), "cluster_c_voters") == "3" })
@@ -144,14 +154,8 @@ func TestReplicationBootstrapDroppedPairComesBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three servers, two restarts")
 	}
-	nodes, proxies := proxiedReplNodes(t, 3)
+	nodes, proxies := proxiedCluster(t)
 	exec := func(n *replNode, q string) { t.Helper(); mustExec(t, n.DB(t), q) }
-	exec(nodes[0], "CREATE CLUSTER c")
-	exec(nodes[0], "CREATE TABLE books (title text, n int)")
-	exec(nodes[0], "ALTER CLUSTER c ADD books")
-	exec(nodes[1], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
-	exec(nodes[2], "JOIN CLUSTER c AT '"+nodes[0].repl+"'")
-	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (1, 'before', 1)")
 	for _, n := range nodes {
 		eventually(t, "three voters on "+n.MySQLAddr, func() bool { return status(t, n.DB(t), "cluster_c_voters") == "3" })
 	}

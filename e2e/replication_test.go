@@ -471,13 +471,8 @@ func TestReplicationKilledDuringFirstJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two servers and a slow stream")
 	}
-	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
-	a, c := startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.3", args...)
-	adb := a.DB(t)
-	mustExec(t, adb, "CREATE CLUSTER c")
-	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
 	const statements, perStatement = 40, 50
-	insertBooks(t, adb, statements, perStatement)
+	a, c, adb := slowJoinPair(t, statements, perStatement)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the member killed:\n%s", c.Output())
@@ -526,12 +521,7 @@ func TestReplicationLeaveDuringFirstJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two servers and a slow stream")
 	}
-	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
-	a, c := startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.3", args...)
-	adb := a.DB(t)
-	mustExec(t, adb, "CREATE CLUSTER c")
-	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
-	insertBooks(t, adb, 40, 50)
+	a, c, adb := slowJoinPair(t, 40, 50)
 
 	joined := make(chan error, 1)
 	cdb := c.DB(t)
@@ -548,6 +538,20 @@ func TestReplicationLeaveDuringFirstJoin(t *testing.T) {
 	var n string
 	require.ErrorContains(t, cdb.QueryRow("SELECT COUNT(*) FROM books").Scan(&n), "books", "no copy is left on the server that left")
 	mustExec(t, adb, "INSERT INTO c:books (id, title, n) VALUES (9999, 'written alone', 1)")
+}
+
+// slowJoinPair starts a member of cluster c holding statements x
+// perStatement books (insertBooks) that streams its images at 2 MB/s,
+// so that a join takes seconds, and a server to join it.
+func slowJoinPair(t *testing.T, statements, perStatement int) (a, c *replNode, adb *sql.DB) {
+	t.Helper()
+	args := []string{"--replication-snapshot-entries", "20", "--replication-stream-rate", "2"}
+	a, c = startReplNode(t, "127.0.0.1", args...), startReplNode(t, "127.0.0.3", args...)
+	adb = a.DB(t)
+	mustExec(t, adb, "CREATE CLUSTER c")
+	mustExec(t, adb, "CREATE TABLE c:books (title text, n int)")
+	insertBooks(t, adb, statements, perStatement)
+	return a, c, adb
 }
 
 // insertBooks writes statements INSERTs of perStatement books of about 4 KB

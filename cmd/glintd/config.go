@@ -72,9 +72,9 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	o.replicationRate = defaultStreamRate
 	o.snapshotEntries = sql.DefaultSnapshotEntries
 	o.data, o.mysqlListen, o.httpListen = "./data", "127.0.0.1:9306", "127.0.0.1:9308"
-	fs.Var(directory{&o.data}, "data", "data `directory`")
-	fs.Var(address{&o.mysqlListen}, "mysql-listen", "MySQL protocol listener `address` (host:port)")
-	fs.Var(address{&o.httpListen}, "http-listen", "HTTP listener `address` (host:port)")
+	fs.Var(directory(&o.data), "data", "data `directory`")
+	fs.Var(address(&o.mysqlListen), "mysql-listen", "MySQL protocol listener `address` (host:port)")
+	fs.Var(address(&o.httpListen), "http-listen", "HTTP listener `address` (host:port)")
 	fs.StringVar(&o.configFile, "config", "", "config `file` of key = value lines (flags win over it)")
 	fs.Var(&o.maxAllowedPacket, "max-allowed-packet", "largest MySQL packet a client may send (`size`: bytes, or with K, M, G)")
 	fs.Var(&o.maxHTTPBody, "max-http-body", "largest HTTP request body (`size`)")
@@ -102,7 +102,7 @@ func newFlagSet(o *options, out io.Writer) *flag.FlagSet {
 	fs.Var(boolean{&o.allowPlainPassword}, "allow-plain-passwords", "let users' passwords cross connections without TLS (needed to have users without ssl_cert)")
 	fs.StringVar(&o.debugListen, "debug-listen", "", "`address` serving Go's profiles at /debug/pprof/ (off when empty; keep it on loopback)")
 	o.agentUser = "root"
-	fs.Var(agentUser{&o.agentUser}, "agent-user", "`name[:password]` this server logs in to the agents of its distributed tables with")
+	fs.Var(agentUser(&o.agentUser), "agent-user", "`name[:password]` this server logs in to the agents of its distributed tables with")
 	fs.StringVar(&o.replicationListen, "replication-listen", "", "`address` the other members of this server's replication clusters connect to (off when empty: no CREATE or JOIN CLUSTER)")
 	fs.StringVar(&o.replicationAddr, "replication-advertise", "", "`address` the other members reach this server at (default: replication_listen's)")
 	fs.StringVar(&o.replicationVia, "replication-via", "", "`member=address,...`: reach those members (by the address they advertise) at these addresses instead (a tunnel, a NAT, a test's fault proxy)")
@@ -239,25 +239,62 @@ func readConfig(r io.Reader, name string, fs *flag.FlagSet, skip map[string]bool
 	return users, nil
 }
 
+// text is a setting that is a string its check takes (and perhaps
+// tidies): address, agentUser, directory.
+type text struct {
+	p     *string
+	check func(string) (string, error)
+}
+
+func (t text) String() string {
+	if t.p == nil {
+		return ""
+	}
+	return *t.p
+}
+
+func (t text) Set(s string) error {
+	v, err := t.check(s)
+	if err != nil {
+		return err
+	}
+	*t.p = v
+	return nil
+}
+
 // address is a listener's address, host:port (port 0: a free one). An
 // empty one would listen on every interface at a port of the system's
 // choosing, without a word.
-type address struct{ p *string }
-
-func (a address) String() string {
-	if a.p == nil {
-		return ""
-	}
-	return *a.p
+func address(p *string) text {
+	return text{p, func(s string) (string, error) {
+		s = strings.TrimSpace(s)
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			return "", fmt.Errorf("expected an address host:port such as 127.0.0.1:9306, got %q", s)
+		}
+		return s, nil
+	}}
 }
 
-func (a address) Set(s string) error {
-	s = strings.TrimSpace(s)
-	if _, _, err := net.SplitHostPort(s); err != nil {
-		return fmt.Errorf("expected an address host:port such as 127.0.0.1:9306, got %q", s)
-	}
-	*a.p = s
-	return nil
+// agentUser is the agent_user setting, name[:password]: a name is needed
+// (an empty one would log in to every agent as no user).
+func agentUser(p *string) text {
+	return text{p, func(s string) (string, error) {
+		if name, _, _ := strings.Cut(s, ":"); strings.TrimSpace(name) == "" {
+			return "", fmt.Errorf("expected name[:password] with a name, got %q", s)
+		}
+		return s, nil
+	}}
+}
+
+// directory is the data setting: an empty one is refused (it would be
+// taken for a directory named "").
+func directory(p *string) text {
+	return text{p, func(s string) (string, error) {
+		if strings.TrimSpace(s) == "" {
+			return "", errors.New("expected a directory, got an empty value")
+		}
+		return s, nil
+	}}
 }
 
 // boolean is a true/false setting; --name alone is true. The flag
@@ -274,44 +311,6 @@ func (b boolean) Set(s string) error {
 		return fmt.Errorf("expected true or false, got %q", s)
 	}
 	*b.p = v
-	return nil
-}
-
-// agentUser is the agent_user setting, name[:password]: a name is needed
-// (an empty one would log in to every agent as no user).
-type agentUser struct{ p *string }
-
-func (a agentUser) String() string {
-	if a.p == nil {
-		return ""
-	}
-	return *a.p
-}
-
-func (a agentUser) Set(s string) error {
-	if name, _, _ := strings.Cut(s, ":"); strings.TrimSpace(name) == "" {
-		return fmt.Errorf("expected name[:password] with a name, got %q", s)
-	}
-	*a.p = s
-	return nil
-}
-
-// directory is the data setting: an empty one is refused (it would be
-// taken for a directory named "").
-type directory struct{ p *string }
-
-func (d directory) String() string {
-	if d.p == nil {
-		return ""
-	}
-	return *d.p
-}
-
-func (d directory) Set(s string) error {
-	if strings.TrimSpace(s) == "" {
-		return errors.New("expected a directory, got an empty value")
-	}
-	*d.p = s
 	return nil
 }
 
