@@ -384,9 +384,11 @@ func (f SourceFilter) keeps(name string) bool {
 
 // check refuses a name without '*' that is no column of schema (a typo
 // that would drop the column from _source, or keep it, without a word).
+// The empty name is no typo: it matches no column, and "_source": [""] is
+// how the reference's users ask for hits without their columns.
 func (f SourceFilter) check(schema *index.Schema) error {
 	for _, p := range append(slices.Clip(f.Includes), f.Excludes...) {
-		if !strings.Contains(p, "*") && !strings.EqualFold(p, "id") && columnIndex(schema, p) < 0 {
+		if p != "" && !strings.Contains(p, "*") && !strings.EqualFold(p, "id") && columnIndex(schema, p) < 0 {
 			return Errorf(CodeNoSuchColumn, "%s: unknown column '%s' in table '%s'", f.Path, p, schema.Name)
 		}
 	}

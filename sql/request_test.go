@@ -1,6 +1,10 @@
 package sql
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/glint-search/glint/index"
+)
 
 func TestSourceMatch(t *testing.T) {
 	for _, c := range []struct {
@@ -26,5 +30,23 @@ func TestSourceMatch(t *testing.T) {
 		if got := sourceMatch(c.pattern, c.name); got != c.want {
 			t.Errorf("sourceMatch(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
 		}
+	}
+}
+
+// TestSourceEmptyName: in a _source list the empty name is no typo: it
+// matches no column ("_source": [""] asks for hits without their columns,
+// as the reference's users write it), while another name that is no column
+// is an error.
+func TestSourceEmptyName(t *testing.T) {
+	schema := &index.Schema{Name: "t", Columns: []index.Column{{Name: "title", Type: index.TypeText}}}
+	f := SourceFilter{Path: "_source", Includes: []string{""}}
+	if err := f.check(schema); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if f.keeps("title") || f.keeps("id") {
+		t.Fatal("[\"\"] keeps a column")
+	}
+	if err := (SourceFilter{Path: "_source", Includes: []string{"titel"}}).check(schema); err == nil {
+		t.Fatal("a name that is no column is accepted")
 	}
 }
