@@ -308,7 +308,7 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 	aliases(global)
 	for k, v := range session {
 		if _, ok := v.(setDefault); ok {
-			// Back to what the session started with.
+			// The global value, as MySQL's SET SESSION x = DEFAULT.
 			delete(s.vars, k)
 			if g, ok := s.engine.globals.get(k); ok {
 				s.vars[k] = g
