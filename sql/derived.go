@@ -70,21 +70,31 @@ func (s *Session) selectDerived(ctx context.Context, n *ast.SelectStmt, ts *ast.
 
 // hasMatch reports whether a node holds a MATCH() call.
 func hasMatch(n ast.Node) bool {
+	return holds(n, func(n ast.Node) bool {
+		f, ok := n.(*ast.FuncCallExpr)
+		return ok && f.FnName.L == "match"
+	})
+}
+
+// holds reports whether n, or a node under it, is one that is says.
+func holds(n ast.Node, is func(ast.Node) bool) bool {
 	if n == nil {
 		return false
 	}
-	v := &matchFinder{}
+	v := &finder{is: is}
 	n.Accept(v)
 	return v.found
 }
 
-type matchFinder struct{ found bool }
+// finder is holds' visitor: it stops at the first node is takes.
+type finder struct {
+	is    func(ast.Node) bool
+	found bool
+}
 
-func (v *matchFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if f, ok := n.(*ast.FuncCallExpr); ok && f.FnName.L == "match" {
-		v.found = true
-	}
+func (v *finder) Enter(n ast.Node) (ast.Node, bool) {
+	v.found = v.found || v.is(n)
 	return n, v.found
 }
 
-func (v *matchFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *finder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

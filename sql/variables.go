@@ -548,24 +548,11 @@ func (s *Session) readOnly() error {
 
 // namesID reports whether an expression reads the id column.
 func namesID(e ast.ExprNode) bool {
-	if e == nil {
-		return false
-	}
-	v := &idFinder{}
-	e.Accept(v)
-	return v.found
+	return holds(e, func(n ast.Node) bool {
+		c, ok := n.(*ast.ColumnNameExpr)
+		return ok && strings.EqualFold(c.Name.Name.O, "id")
+	})
 }
-
-type idFinder struct{ found bool }
-
-func (v *idFinder) Enter(n ast.Node) (ast.Node, bool) {
-	if c, ok := n.(*ast.ColumnNameExpr); ok && strings.EqualFold(c.Name.Name.O, "id") {
-		v.found = true
-	}
-	return n, v.found
-}
-
-func (v *idFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // quoteShowCreate is @@sql_quote_show_create: whether SHOW CREATE TABLE
 // and SHOW CREATE DATABASE write names in backquotes (1 unless set).
