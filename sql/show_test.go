@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,11 +54,7 @@ func TestSetBooleanRefused(t *testing.T) {
 		{"SET @x=5, autocommit=1, foreign_key_checks='yes'", CodeWrongVariableValue, "Variable 'foreign_key_checks' can't be set to the value of 'yes'"},
 		{"SET sql_safe_updates=3", CodeWrongVariableValue, "Variable 'sql_safe_updates' can't be set to the value of '3'"},
 	} {
-		_, err := s.Exec(context.Background(), tc.set)
-		var e *Error
-		require.ErrorAs(t, err, &e, tc.set)
-		require.Equal(t, tc.code, e.Code, tc.set)
-		require.Equal(t, tc.msg, e.Msg, tc.set)
+		requireCode(t, s, tc.set, tc.code, tc.msg)
 		require.False(t, s.Autocommit(), tc.set)
 		require.Nil(t, s.userVars["x"], tc.set)
 	}
