@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/glint-search/glint/index"
@@ -111,6 +112,16 @@ func (s *Session) catalogInformation() catalog.Information {
 			continue // dropped meanwhile
 		}
 		info.Tables = append(info.Tables, tableInfo(t))
+	}
+	if names := s.engine.db.DistributedNames(); len(names) > 0 {
+		for _, name := range names {
+			d, dist, err := s.distributed(name)
+			if !dist || err != nil {
+				continue // dropped meanwhile, or a definition SHOW CREATE TABLE reports the fault of
+			}
+			info.Tables = append(info.Tables, catalog.TableInfo{Name: d.name, Rows: -1, Options: d.optionsText(), Distributed: true})
+		}
+		sort.SliceStable(info.Tables, func(i, j int) bool { return info.Tables[i].Name < info.Tables[j].Name })
 	}
 	vars := s.systemVariables()
 	for k, v := range s.vars {

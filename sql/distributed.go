@@ -141,7 +141,9 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 			if _, dist := s.engine.db.DistributedTable(l); dist {
 				return nil, Errorf(CodeBadOption, "table setting local='%s': '%s' is a distributed table; local names a table with documents", l, l)
 			}
-			return nil, Errorf(CodeNoSuchTable, "table setting local='%s': unknown table '%s'", l, l)
+			if s.checksReferences() {
+				return nil, Errorf(CodeNoSuchTable, "table setting local='%s': unknown table '%s'", l, l)
+			}
 		}
 	}
 	err = s.engine.db.CreateDistributed(index.Distributed{Name: name, Settings: stored})
@@ -362,14 +364,22 @@ func (d *distTable) writeError() error {
 
 // createText renders the statement that re-creates a distributed table.
 func (d *distTable) createText(quote bool) string {
-	var b strings.Builder
 	name := d.name
 	if quote {
 		name = quoteName(name)
 	}
-	b.WriteString("CREATE TABLE " + name)
-	for _, st := range d.settings {
-		fmt.Fprintf(&b, " %s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
+	return "CREATE TABLE " + name + " " + d.optionsText()
+}
+
+// optionsText is a distributed table's settings as CREATE TABLE writes
+// them (information_schema.TABLES.CREATE_OPTIONS).
+func (d *distTable) optionsText() string {
+	var b strings.Builder
+	for i, st := range d.settings {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s='%s'", st.Name, strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(st.Value))
 	}
 	return b.String()
 }

@@ -43,6 +43,9 @@ func (s *Session) checkDumpTable(t *ast.TableName) error {
 	if t.Schema.O != "" && !strings.EqualFold(t.Schema.O, Database) {
 		return Errorf(CodeNoSuchDB, "unknown database '%s'", t.Schema.O)
 	}
+	if _, dist, err := s.distributed(t.Name.O); dist {
+		return err
+	}
 	_, err := s.table(t.Name.O)
 	return err
 }

@@ -54,6 +54,7 @@ const (
 	CodeUnknownTimeZone                 // SET time_zone to a zone glint does not know (1298)
 	CodeReadOnlyTransaction             // a write in a session whose @@transaction_read_only is 1 (1792)
 	CodeSafeUpdates                     // an UPDATE or DELETE without a key or LIMIT under @@sql_safe_updates (1175)
+	CodeNoSavepoint                     // ROLLBACK TO or RELEASE of a SAVEPOINT the transaction has not set (1305)
 
 	numCodes // not a code: how many there are
 )
@@ -96,6 +97,7 @@ var codes = [numCodes]codeInfo{
 	CodeUnknownTimeZone:     {"UnknownTimeZone", mysql.ER_UNKNOWN_TIME_ZONE, "HY000", http.StatusBadRequest},
 	CodeReadOnlyTransaction: {"ReadOnlyTransaction", mysql.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, "25006", http.StatusForbidden},
 	CodeSafeUpdates:         {"SafeUpdates", mysql.ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, "HY000", http.StatusBadRequest},
+	CodeNoSavepoint:         {"NoSavepoint", mysql.ER_SP_DOES_NOT_EXIST, "42000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -47,6 +47,9 @@ type Session struct {
 	// noteTransaction).
 	inTransaction bool
 	unrolled      int
+	// savepoints are the transaction's SAVEPOINTs, oldest first, each
+	// with the count of writes run before it (see execSavepoint).
+	savepoints []savepoint
 	// nextReadOnly is what SET TRANSACTION READ ONLY or READ WRITE
 	// without a scope, or START TRANSACTION READ ONLY, said of the next
 	// transaction (or the one begun): it wins over @@transaction_read_only
@@ -332,9 +335,9 @@ func (s *Session) noteTransaction(n ast.StmtNode) {
 			s.unrolled++
 		}
 	case *ast.BeginStmt:
-		s.inTransaction, s.unrolled = true, 0
+		s.inTransaction, s.unrolled, s.savepoints = true, 0, nil
 	case *ast.CommitStmt, *ast.CreateTableStmt, *ast.DropTableStmt, *ast.AlterTableStmt, *ast.TruncateTableStmt:
-		s.inTransaction, s.unrolled = false, 0
+		s.inTransaction, s.unrolled, s.savepoints = false, 0, nil
 	}
 }
 
@@ -343,11 +346,73 @@ func (s *Session) noteTransaction(n ast.StmtNode) {
 // rather than an OK that a client would take for their undoing.
 func (s *Session) rollback() (*Result, error) {
 	n := s.unrolled
-	s.inTransaction, s.unrolled = false, 0
+	s.inTransaction, s.unrolled, s.savepoints = false, 0, nil
 	if n > 0 {
 		return nil, Errorf(CodeUnsupported, "ROLLBACK cannot undo the %d write statement(s) run since the transaction began: glint applies every statement as it runs (there are no transactions), and they stay applied", n)
 	}
 	return &Result{}, nil
+}
+
+// savepoint is a SAVEPOINT of the transaction running: its name and the
+// writes run in the transaction before it.
+type savepoint struct {
+	name   string
+	writes int
+}
+
+// execSavepoint answers SAVEPOINT name (mysqldump --single-transaction
+// sets one before each table and rolls back to it after). As in MySQL, a
+// savepoint set outside a transaction ends with the statement's own
+// transaction, and one set again under the same name (in any case)
+// replaces the old one.
+func (s *Session) execSavepoint(name string) (*Result, error) {
+	if !s.inTransaction && s.Autocommit() {
+		return &Result{}, nil
+	}
+	if i := s.findSavepoint(name); i >= 0 {
+		s.savepoints = append(s.savepoints[:i], s.savepoints[i+1:]...)
+	}
+	s.savepoints = append(s.savepoints, savepoint{name: name, writes: s.unrolled})
+	return &Result{}, nil
+}
+
+// rollbackTo answers ROLLBACK TO SAVEPOINT name: OK when nothing was
+// written since the savepoint, which stays while those set after it go;
+// otherwise the error of rollback, since the writes stay applied. The
+// transaction goes on either way.
+func (s *Session) rollbackTo(name string) (*Result, error) {
+	i := s.findSavepoint(name)
+	if i < 0 {
+		return nil, Errorf(CodeNoSavepoint, "SAVEPOINT %s does not exist", name)
+	}
+	sp := s.savepoints[i]
+	s.savepoints = s.savepoints[:i+1]
+	if n := s.unrolled - sp.writes; n > 0 {
+		return nil, Errorf(CodeUnsupported, "ROLLBACK TO SAVEPOINT %s cannot undo the %d write statement(s) run since it was set: glint applies every statement as it runs (there are no transactions), and they stay applied", name, n)
+	}
+	return &Result{}, nil
+}
+
+// releaseSavepoint answers RELEASE SAVEPOINT name, which forgets it and
+// those set after it.
+func (s *Session) releaseSavepoint(name string) (*Result, error) {
+	i := s.findSavepoint(name)
+	if i < 0 {
+		return nil, Errorf(CodeNoSavepoint, "SAVEPOINT %s does not exist", name)
+	}
+	s.savepoints = s.savepoints[:i]
+	return &Result{}, nil
+}
+
+// findSavepoint is the index of the savepoint named name (MySQL's names
+// of savepoints are not case-sensitive), or -1.
+func (s *Session) findSavepoint(name string) int {
+	for i, sp := range s.savepoints {
+		if strings.EqualFold(sp.name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // ownTables checks the tables that statements other than SELECT name
@@ -529,8 +594,15 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		s.nextReadOnly = nil
 		return &Result{}, nil
 	case *ast.RollbackStmt:
+		if n.SavepointName != "" {
+			return s.rollbackTo(n.SavepointName)
+		}
 		s.nextReadOnly = nil
 		return s.rollback()
+	case *ast.SavepointStmt:
+		return s.execSavepoint(n.Name)
+	case *ast.ReleaseSavepointStmt:
+		return s.releaseSavepoint(n.Name)
 	}
 	return nil, Errorf(CodeUnsupported, "statement is not supported: %s", firstWords(st.Text))
 }

@@ -340,7 +340,11 @@ func (s *Session) showTableStatus(keep func(string) bool) (*Result, error) {
 		{"Create_options", ColString}, {"Comment", ColString}}, Rows: [][]any{}}
 	for _, ti := range s.catalogInformation().Tables {
 		if keep(ti.Name) {
-			r.Rows = append(r.Rows, []any{ti.Name, catalog.Engine, int64(10), "Dynamic", ti.Rows, nil, nil, nil, nil, nil, nil,
+			engine, format, rows := any(catalog.Engine), any("Dynamic"), any(ti.Rows)
+			if ti.Distributed {
+				engine, format, rows = catalog.DistributedEngine, nil, nil
+			}
+			r.Rows = append(r.Rows, []any{ti.Name, engine, int64(10), format, rows, nil, nil, nil, nil, nil, nil,
 				nil, nil, nil, catalog.Collation, nil, ti.Options, ""})
 		}
 	}

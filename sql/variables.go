@@ -561,6 +561,19 @@ func (s *Session) quoteShowCreate() bool {
 	return !ok || truthy(v)
 }
 
+// checksReferences is @@foreign_key_checks: whether CREATE TABLE checks
+// that the tables a distributed table names as local exist (1 unless
+// set). As MySQL lets a foreign key name a table not yet created while it
+// is 0, glint lets a distributed table name its local shards before they
+// are created: mysqldump sets it to 0 for the restore and writes the
+// tables in name order, a distributed table before the shards it comes
+// after in the alphabet. A local shard that is still missing is the error
+// of the query that reads it, as one dropped later is.
+func (s *Session) checksReferences() bool {
+	v, ok := s.vars["foreign_key_checks"]
+	return !ok || truthy(v)
+}
+
 // quoted is a name as SHOW CREATE writes it in this session.
 func (s *Session) quoted(name string) string {
 	if s.quoteShowCreate() {

@@ -14,6 +14,10 @@ type TableInfo struct {
 	Columns []ColumnInfo // in table order, the primary key (id) first
 	Rows    int64        // the number of rows, or -1 when unknown
 	Options string       // CREATE_OPTIONS: the table's settings, as SHOW CREATE TABLE writes them
+	// Distributed: a distributed table, of engine DistributedEngine: its
+	// rows are its shards', it has no columns of its own (Columns is
+	// empty), and Rows is -1.
+	Distributed bool
 }
 
 // ColumnInfo describes one column in MySQL's terms.
@@ -36,6 +40,11 @@ const (
 	Charset   = "utf8mb4"
 	Collation = "utf8mb4_general_ci"
 	Engine    = "glint"
+	// DistributedEngine is a distributed table's engine: MySQL's
+	// FEDERATED, the engine of tables whose rows live on other servers
+	// (which mysqldump dumps without rows: a restore writes them to the
+	// shards).
+	DistributedEngine = "FEDERATED"
 )
 
 // def is a catalog table's definition: its columns, in MySQL 8.0's order.
@@ -147,8 +156,12 @@ var Charsets = []struct {
 	{"utf8mb4", "UTF-8 Unicode", 4},
 }
 
-// EngineComment is glint's own row of ENGINES (and SHOW ENGINES).
-const EngineComment = "glint full-text tables: every statement commits on its own"
+// EngineComment is glint's own row of ENGINES (and SHOW ENGINES);
+// DistributedComment the row of DistributedEngine.
+const (
+	EngineComment      = "glint full-text tables: every statement commits on its own"
+	DistributedComment = "glint distributed tables: a query over local tables and other glintd servers"
+)
 
 // Information is the data the catalog is built from.
 type Information struct {
@@ -188,7 +201,11 @@ func InformationSchema(info Information) map[string]*Table {
 		if t.Rows >= 0 {
 			rows = uint64(t.Rows)
 		}
-		add("TABLES", "def", info.Database, t.Name, "BASE TABLE", Engine, uint64(10), "Dynamic", rows, nil, nil, nil, nil,
+		engine, format := any(Engine), any("Dynamic")
+		if t.Distributed {
+			engine, format = DistributedEngine, nil
+		}
+		add("TABLES", "def", info.Database, t.Name, "BASE TABLE", engine, uint64(10), format, rows, nil, nil, nil, nil,
 			nil, nil, nil, nil, nil, Collation, nil, t.Options, "")
 		for i, c := range t.Columns {
 			var charLen, octets, prec, scale, charset, collation any
@@ -220,6 +237,7 @@ func InformationSchema(info Information) map[string]*Table {
 		}
 	}
 	add("ENGINES", Engine, "DEFAULT", EngineComment, "NO", "NO", "NO")
+	add("ENGINES", DistributedEngine, "YES", DistributedComment, "NO", "NO", "NO")
 	for _, c := range Charsets {
 		def := ""
 		for _, co := range Collations {
