@@ -190,6 +190,17 @@ CREATE TABLE all_books type='distributed' local='shard';`, "glint")
 		got := MustQuery(t, dst.DB(t), "SELECT id FROM all_books WHERE MATCH('door') ORDER BY id")
 		require.Len(t, got.Values, 2, "%v", flags)
 	}
+
+	// --xml reads each table's status with SHOW TABLE STATUS LIKE
+	// 'all\_books' (the underscore escaped) and its keys with SHOW KEYS.
+	cmd := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "--xml", "glint")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	file, err := cmd.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	require.Empty(t, stderr.String())
+	require.Contains(t, string(file), `<table_structure name="all_books">`)
+	require.Contains(t, string(file), `Engine="FEDERATED"`)
 }
 
 // TestAutocommitStatusFlag: the status flags of the greeting and of each

@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"maps"
-	"path"
 	"runtime"
 	"runtime/metrics"
 	"sort"
@@ -15,26 +14,9 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// LikeMatch reports whether name matches a SQL LIKE pattern (% and _),
-// case-insensitively.
-func LikeMatch(pattern, name string) bool {
-	var b strings.Builder
-	for _, r := range strings.ToLower(pattern) {
-		switch r {
-		case '%':
-			b.WriteByte('*')
-		case '_':
-			b.WriteByte('?')
-		case '*', '?', '[', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	ok, err := path.Match(b.String(), strings.ToLower(name))
-	return err == nil && ok
-}
+// LikeMatch reports whether name matches a SQL LIKE pattern (% and _,
+// each itself after a backslash), case-insensitively.
+func LikeMatch(pattern, name string) bool { return catalog.Like(name, pattern) }
 
 // showFilter returns what keeps a row of a SHOW statement: its LIKE
 // pattern on the row's name, or its WHERE condition on the row (evaluated by
@@ -280,11 +262,18 @@ func (s *Session) showColumns(schema, table string, full bool, keep func(string)
 		if schema != "" && !strings.EqualFold(schema, Database) {
 			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", schema)
 		}
-		t, err := s.table(table)
-		if err != nil {
-			return nil, err
+		if _, dist, err := s.distributed(table); dist {
+			// (no columns of its own, as in information_schema.COLUMNS)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			t, err := s.table(table)
+			if err != nil {
+				return nil, err
+			}
+			ti = tableInfo(t)
 		}
-		ti = tableInfo(t)
 	}
 	r := &Result{Rows: [][]any{}}
 	if full {
@@ -316,19 +305,25 @@ func (s *Session) showColumns(schema, table string, full bool, keep func(string)
 }
 
 // showIndex answers SHOW INDEX: every table has one, its primary key on id.
+// A distributed table has no keys, as it has no columns of its own.
 func (s *Session) showIndex(table string) (*Result, error) {
-	t, err := s.table(table)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{
+	r := &Result{
 		Columns: []Column{{"Table", ColString}, {"Non_unique", ColInt}, {"Key_name", ColString}, {"Seq_in_index", ColInt},
 			{"Column_name", ColString}, {"Collation", ColString}, {"Cardinality", ColInt}, {"Sub_part", ColInt},
 			{"Packed", ColString}, {"Null", ColString}, {"Index_type", ColString}, {"Comment", ColString},
 			{"Index_comment", ColString}, {"Visible", ColString}, {"Expression", ColString}},
-		Rows: [][]any{{t.Schema().Name, int64(0), "PRIMARY", int64(1), "id", "A", int64(t.Snapshot().Count()), nil, nil, "",
-			"BTREE", "", "", "YES", nil}},
-	}, nil
+		Rows: [][]any{},
+	}
+	if _, dist, err := s.distributed(table); dist {
+		return r, err
+	}
+	t, err := s.table(table)
+	if err != nil {
+		return nil, err
+	}
+	r.Rows = append(r.Rows, []any{t.Schema().Name, int64(0), "PRIMARY", int64(1), "id", "A", int64(t.Snapshot().Count()), nil, nil, "",
+		"BTREE", "", "", "YES", nil})
+	return r, nil
 }
 
 // showTableStatus answers SHOW TABLE STATUS in MySQL's form.

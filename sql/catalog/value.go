@@ -179,6 +179,10 @@ func groupKey(v any) string {
 	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
 }
 
+// Like reports whether s matches the LIKE pattern p (% and _, each
+// itself after a backslash), case-insensitively: SHOW ... LIKE's rule.
+func Like(s, p string) bool { return like(s, p, '\\') }
+
 // like reports whether s matches the LIKE pattern p with escape character
 // esc, case-insensitively.
 func like(s, p string, esc rune) bool {
