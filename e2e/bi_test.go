@@ -153,10 +153,11 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 }
 
 // TestMysqldumpDistributed dumps a whole database that holds a distributed
-// table named before its local shard, with and without
-// --single-transaction (its SAVEPOINTs), and restores it into a fresh
-// glintd: the distributed table comes back as created, without rows of its
-// own (its engine is FEDERATED), and answers as before.
+// table named before its local shard, by name, with --single-transaction
+// (its SAVEPOINTs), with --databases and --all-databases (CREATE DATABASE
+// IF NOT EXISTS glint), and restores it into a fresh glintd: the
+// distributed table comes back as created, without rows of its own (its
+// engine is FEDERATED), and answers as before.
 func TestMysqldumpDistributed(t *testing.T) {
 	dump := mysqldumpTool(t)
 	src := StartServer(t)
@@ -165,9 +166,9 @@ func TestMysqldumpDistributed(t *testing.T) {
 INSERT INTO shard (id, title, year) VALUES (1, 'the green door', 1990), (2, 'a red door', 2001), (3, 'windows', 2010);
 CREATE TABLE all_books type='distributed' local='shard';`, "glint")
 	require.Equal(t, 0, code)
-	for _, flags := range [][]string{nil, {"--single-transaction"}} {
+	for _, flags := range [][]string{{"glint"}, {"--single-transaction", "glint"}, {"--databases", "glint"}, {"--all-databases"}} {
 		args := append([]string{"--no-defaults", "-h", host, "-P", port, "-u", "root"}, flags...)
-		cmd := exec.Command(dump, append(args, "glint")...)
+		cmd := exec.Command(dump, args...)
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		file, err := cmd.Output()

@@ -1,8 +1,10 @@
 package sql
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/glint-search/glint/sql/catalog"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -20,6 +22,25 @@ func (s *Session) execLockTables(n *ast.LockTablesStmt) (*Result, error) {
 			return nil, err
 		}
 	}
+	return &Result{}, nil
+}
+
+// execCreateDatabase answers CREATE DATABASE, which mysqldump
+// --databases and --all-databases write before a database's tables
+// (CREATE DATABASE IF NOT EXISTS, from SHOW CREATE DATABASE IF NOT
+// EXISTS): glint has its two databases, so as in MySQL, creating one of
+// them is error 1007, or with IF NOT EXISTS a note of it; any other name
+// is not supported.
+func (s *Session) execCreateDatabase(n *ast.CreateDatabaseStmt) (*Result, error) {
+	name := n.Name.O
+	if !strings.EqualFold(name, Database) && !strings.EqualFold(name, catalog.Schema) {
+		return nil, Errorf(CodeUnsupported, "CREATE DATABASE '%s': glint has one database, '%s' (and '%s'); its tables are created in it", name, Database, catalog.Schema)
+	}
+	msg := fmt.Sprintf("Can't create database '%s'; database exists", name)
+	if !n.IfNotExists {
+		return nil, Errorf(CodeDatabaseExists, "%s", msg)
+	}
+	s.pending = append(s.pending, warning{level: "Note", code: CodeDatabaseExists, msg: msg})
 	return &Result{}, nil
 }
 

@@ -55,6 +55,7 @@ const (
 	CodeReadOnlyTransaction             // a write in a session whose @@transaction_read_only is 1 (1792)
 	CodeSafeUpdates                     // an UPDATE or DELETE without a key or LIMIT under @@sql_safe_updates (1175)
 	CodeNoSavepoint                     // ROLLBACK TO or RELEASE of a SAVEPOINT the transaction has not set (1305)
+	CodeDatabaseExists                  // CREATE DATABASE of a database glint has (1007)
 
 	numCodes // not a code: how many there are
 )
@@ -98,6 +99,7 @@ var codes = [numCodes]codeInfo{
 	CodeReadOnlyTransaction: {"ReadOnlyTransaction", mysql.ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION, "25006", http.StatusForbidden},
 	CodeSafeUpdates:         {"SafeUpdates", mysql.ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, "HY000", http.StatusBadRequest},
 	CodeNoSavepoint:         {"NoSavepoint", mysql.ER_SP_DOES_NOT_EXIST, "42000", http.StatusBadRequest},
+	CodeDatabaseExists:      {"DatabaseExists", mysql.ER_DB_CREATE_EXISTS, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

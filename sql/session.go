@@ -577,6 +577,8 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		return s.execDeallocate(n)
 	case *ast.LockTablesStmt:
 		return s.execLockTables(n)
+	case *ast.CreateDatabaseStmt:
+		return s.execCreateDatabase(n)
 	case *ast.UnlockTablesStmt:
 		return &Result{}, nil
 	case *ast.AlterTableStmt:

@@ -119,11 +119,20 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 		}
 		return r, nil
 	case ast.ShowCreateDatabase:
-		if !strings.EqualFold(n.DBName, Database) {
+		// (IF NOT EXISTS: the text mysqldump --databases writes)
+		name, charset := Database, " /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"
+		switch {
+		case strings.EqualFold(n.DBName, catalog.Schema):
+			name, charset = catalog.Schema, " /*!40100 DEFAULT CHARACTER SET utf8mb3 */"
+		case !strings.EqualFold(n.DBName, Database):
 			return nil, Errorf(CodeNoSuchDB, "unknown database '%s'", n.DBName)
 		}
+		create := "CREATE DATABASE "
+		if n.IfNotExists {
+			create += "/*!32312 IF NOT EXISTS*/ "
+		}
 		return &Result{Columns: []Column{{"Database", ColString}, {"Create Database", ColString}},
-			Rows: [][]any{{Database, "CREATE DATABASE " + s.quoted(Database) + " /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"}}}, nil
+			Rows: [][]any{{name, create + s.quoted(name) + charset}}}, nil
 	case ast.ShowColumns:
 		schema := n.Table.Schema.O
 		if n.DBName != "" {
