@@ -155,7 +155,8 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 // TestMysqldumpDistributed dumps a whole database that holds a distributed
 // table named before its local shard, by name, with --single-transaction
 // (its SAVEPOINTs), with --databases and --all-databases (CREATE DATABASE
-// IF NOT EXISTS glint), and restores it into a fresh glintd: the
+// IF NOT EXISTS glint), with --lock-all-tables (FLUSH TABLES WITH READ
+// LOCK), and restores it into a fresh glintd: the
 // distributed table comes back as created, without rows of its own (its
 // engine is FEDERATED), and answers as before.
 func TestMysqldumpDistributed(t *testing.T) {
@@ -166,7 +167,7 @@ func TestMysqldumpDistributed(t *testing.T) {
 INSERT INTO shard (id, title, year) VALUES (1, 'the green door', 1990), (2, 'a red door', 2001), (3, 'windows', 2010);
 CREATE TABLE all_books type='distributed' local='shard';`, "glint")
 	require.Equal(t, 0, code)
-	for _, flags := range [][]string{{"glint"}, {"--single-transaction", "glint"}, {"--databases", "glint"}, {"--all-databases"}} {
+	for _, flags := range [][]string{{"glint"}, {"--single-transaction", "glint"}, {"--databases", "glint"}, {"--all-databases"}, {"--lock-all-tables", "glint"}} {
 		args := append([]string{"--no-defaults", "-h", host, "-P", port, "-u", "root"}, flags...)
 		cmd := exec.Command(dump, args...)
 		var stderr strings.Builder

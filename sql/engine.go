@@ -44,6 +44,7 @@ type Engine struct {
 	remote Remote        // asks the agents of distributed tables; nil: none
 	health mirrorHealth  // the agents' mirrors that failed lately
 	held   heldSnapshots // snapshots held for a coordinator's phase two
+	locks  readLocks     // FLUSH TABLES ... WITH READ LOCK
 }
 
 // Listener is what the server's MySQL listener does that @@variables

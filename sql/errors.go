@@ -56,6 +56,8 @@ const (
 	CodeSafeUpdates                     // an UPDATE or DELETE without a key or LIMIT under @@sql_safe_updates (1175)
 	CodeNoSavepoint                     // ROLLBACK TO or RELEASE of a SAVEPOINT the transaction has not set (1305)
 	CodeDatabaseExists                  // CREATE DATABASE of a database glint has (1007)
+	CodeReadLock                        // a write by a session that holds a read lock on its table (1223)
+	CodeLockWaitTimeout                 // a wait for a lock past @@lock_wait_timeout (1205)
 
 	numCodes // not a code: how many there are
 )
@@ -100,6 +102,8 @@ var codes = [numCodes]codeInfo{
 	CodeSafeUpdates:         {"SafeUpdates", mysql.ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE, "HY000", http.StatusBadRequest},
 	CodeNoSavepoint:         {"NoSavepoint", mysql.ER_SP_DOES_NOT_EXIST, "42000", http.StatusBadRequest},
 	CodeDatabaseExists:      {"DatabaseExists", mysql.ER_DB_CREATE_EXISTS, "HY000", http.StatusBadRequest},
+	CodeReadLock:            {"ReadLock", mysql.ER_CANT_UPDATE_WITH_READLOCK, "HY000", http.StatusConflict},
+	CodeLockWaitTimeout:     {"LockWaitTimeout", mysql.ER_LOCK_WAIT_TIMEOUT, "HY000", http.StatusServiceUnavailable},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -37,9 +37,11 @@ type Written struct {
 // InsertDocs inserts (or, with replace, replaces) documents in one
 // transaction. A bad value fails every document.
 func (s *Session) InsertDocs(ctx context.Context, table string, docs []Doc, replace bool) ([]Written, error) {
-	if err := s.readOnly(); err != nil {
+	end, err := s.beginDocWrite(ctx, table)
+	if err != nil {
 		return nil, err
 	}
+	defer end()
 	t, err := s.table(table)
 	if err != nil {
 		return nil, err
@@ -130,12 +132,24 @@ func docValue(schema *index.Schema, v DocValue) (int, index.Value, error) {
 	return i, cv, nil
 }
 
+// beginDocWrite is the start of a JSON write to table: refused in a
+// read-only session, held back by another session's read lock (see
+// readLocks); end ends it.
+func (s *Session) beginDocWrite(ctx context.Context, table string) (end func(), err error) {
+	if err := s.readOnly(); err != nil {
+		return nil, err
+	}
+	return s.beginWriteTo(ctx, []string{table})
+}
+
 // UpdateDocs sets attributes of the documents that match cond (POST
 // /update) in one transaction, and returns how many were updated.
 func (s *Session) UpdateDocs(ctx context.Context, table string, cond Cond, values []DocValue) (int, error) {
-	if err := s.readOnly(); err != nil {
+	end, err := s.beginDocWrite(ctx, table)
+	if err != nil {
 		return 0, err
 	}
+	defer end()
 	t, err := s.table(table)
 	if err != nil {
 		return 0, err
@@ -173,9 +187,11 @@ func (s *Session) UpdateDocs(ctx context.Context, table string, cond Cond, value
 // DeleteDocs deletes the documents that match cond (POST /delete) in one
 // transaction, and returns how many were deleted.
 func (s *Session) DeleteDocs(ctx context.Context, table string, cond Cond) (int, error) {
-	if err := s.readOnly(); err != nil {
+	end, err := s.beginDocWrite(ctx, table)
+	if err != nil {
 		return 0, err
 	}
+	defer end()
 	t, err := s.table(table)
 	if err != nil {
 		return 0, err

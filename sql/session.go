@@ -50,6 +50,9 @@ type Session struct {
 	// savepoints are the transaction's SAVEPOINTs, oldest first, each
 	// with the count of writes run before it (see execSavepoint).
 	savepoints []savepoint
+	// lock is the read lock of FLUSH TABLES ... WITH READ LOCK the
+	// session holds, nil when none (see readLocks).
+	lock *heldLock
 	// nextReadOnly is what SET TRANSACTION READ ONLY or READ WRITE
 	// without a scope, or START TRANSACTION READ ONLY, said of the next
 	// transaction (or the one begun): it wins over @@transaction_read_only
@@ -492,6 +495,13 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 	if err := s.writeAllowed(st.Node); err != nil {
 		return nil, err
 	}
+	end, err := s.beginWrite(ctx, st.Node)
+	if err != nil {
+		return nil, err
+	}
+	if end != nil {
+		defer end()
+	}
 	if st.Cluster != nil {
 		return s.execCluster(ctx, st.Cluster)
 	}
@@ -580,7 +590,10 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 	case *ast.CreateDatabaseStmt:
 		return s.execCreateDatabase(n)
 	case *ast.UnlockTablesStmt:
+		s.unlockTables()
 		return &Result{}, nil
+	case *ast.FlushStmt:
+		return s.execFlush(ctx, n)
 	case *ast.AlterTableStmt:
 		return s.execAlterTable(n)
 	case *ast.BeginStmt:

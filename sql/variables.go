@@ -45,6 +45,7 @@ func (s *Session) systemVariables() map[string]any {
 		"interactive_timeout":      seconds(s.engine.listener.IdleTimeout),
 		"net_read_timeout":         seconds(s.engine.listener.ReadTimeout),
 		"net_write_timeout":        seconds(s.engine.listener.WriteTimeout),
+		"lock_wait_timeout":        int64(31536000),
 		"net_buffer_length":        int64(16384),
 		"license":                  "Apache-2.0",
 		"init_connect":             "",
@@ -131,7 +132,6 @@ var compatVariables = map[string]any{
 	"information_schema_stats_expiry": int64(86400),
 	"innodb_lock_wait_timeout":        int64(50),
 	"lc_time_names":                   "en_US",
-	"lock_wait_timeout":               int64(31536000),
 	"net_retry_count":                 int64(10),
 	"session_track_schema":            "ON",
 	"session_track_state_change":      "OFF",
@@ -140,13 +140,14 @@ var compatVariables = map[string]any{
 }
 
 // Variables that glint acts on take only values it can act on: a number
-// of seconds for the connection's timeouts, a size for max_allowed_packet
+// of seconds for the connection's timeouts and a lock's wait
+// (lock_wait_timeout, see readLocks), a size for max_allowed_packet
 // (which, as in MySQL, a session reads and only SET GLOBAL changes: the
 // connections made after it take it), a row count for sql_select_limit
 // (the rows of a SELECT without LIMIT).
 var (
 	timeoutVariables = map[string]bool{"wait_timeout": true, "interactive_timeout": true,
-		"net_read_timeout": true, "net_write_timeout": true}
+		"net_read_timeout": true, "net_write_timeout": true, "lock_wait_timeout": true}
 	// maxTimeout is MySQL's upper bound of the timeouts: a year, in seconds.
 	maxTimeout = int64(31536000)
 	// MySQL's bounds of max_allowed_packet: 1 KiB to 1 GiB, in whole KiB.
@@ -510,7 +511,7 @@ func (s *Session) writeAllowed(n ast.StmtNode) error {
 	if len(s.vars) == 0 && s.nextReadOnly == nil || s.applying != nil {
 		return nil // (the defaults forbid nothing)
 	}
-	if _, write := writeTarget(n); write {
+	if _, write := changedTables(n); write {
 		if err := s.readOnly(); err != nil {
 			return err
 		}

@@ -1,0 +1,295 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// This file holds FLUSH TABLES and its read locks, which backup tools take
+// (mysqldump --lock-all-tables and --master-data, mydumper) for a dump
+// that no write changes while it is read.
+
+// readLocks are the locks of FLUSH TABLES [t, ...] WITH READ LOCK. While a
+// session holds one, a write to its tables (to any table, for the lock of
+// every table) from another session waits until it is released, by UNLOCK
+// TABLES or the session's end, and the holder's own writes are refused. A
+// lock is granted once the writes to its tables that were running have
+// ended; the writes that come meanwhile wait, so a stream of writes
+// cannot keep it out. A write that waits longer than the session's
+// @@lock_wait_timeout, as a lock that waits that long, is MySQL's error
+// 1205.
+type readLocks struct {
+	mu sync.Mutex
+	// held counts the sessions holding a lock on each table (lower-case
+	// name; "" for every table); writing, the writes running on each
+	// ("" for a write whose tables are not known: one on every table).
+	held, writing map[string]int
+	// changed is closed, and forgotten, when either count goes down:
+	// what waits for one waits on it.
+	changed chan struct{}
+}
+
+// lockKeys are the keys of readLocks' counts for tables (nil: all).
+func lockKeys(tables []string) []string {
+	if tables == nil {
+		return []string{""}
+	}
+	keys := make([]string, len(tables))
+	for i, t := range tables {
+		keys[i] = strings.ToLower(t)
+	}
+	return keys
+}
+
+// waitLocked returns what to wait on for a count to go down; l.mu is held.
+func (l *readLocks) waitLocked() chan struct{} {
+	if l.changed == nil {
+		l.changed = make(chan struct{})
+	}
+	return l.changed
+}
+
+// dropLocked takes keys off counts and wakes the waiters; l.mu is held.
+func (l *readLocks) dropLocked(counts map[string]int, keys []string) {
+	for _, k := range keys {
+		if counts[k]--; counts[k] <= 0 {
+			delete(counts, k)
+		}
+	}
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// blocksLocked reports whether a write to keys must wait; l.mu is held.
+func (l *readLocks) blocksLocked(keys []string) bool {
+	if l.held[""] > 0 || len(l.held) > 0 && keys[0] == "" {
+		return true
+	}
+	for _, k := range keys {
+		if l.held[k] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// runningLocked reports whether a write to a table of keys runs; l.mu is
+// held.
+func (l *readLocks) runningLocked(keys []string) bool {
+	if l.writing[""] > 0 || len(l.writing) > 0 && keys[0] == "" {
+		return true
+	}
+	for _, k := range keys {
+		if l.writing[k] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// beginWrite waits until no lock holds a table of keys back and counts a
+// write to them as running; end ends it.
+func (l *readLocks) beginWrite(ctx context.Context, keys []string) (end func(), err error) {
+	l.mu.Lock()
+	for l.blocksLocked(keys) {
+		ch := l.waitLocked()
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		l.mu.Lock()
+	}
+	if l.writing == nil {
+		l.writing = map[string]int{}
+	}
+	for _, k := range keys {
+		l.writing[k]++
+	}
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		l.dropLocked(l.writing, keys)
+		l.mu.Unlock()
+	}, nil
+}
+
+// acquire takes a lock on keys, once the writes running on them end.
+func (l *readLocks) acquire(ctx context.Context, keys []string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held == nil {
+		l.held = map[string]int{}
+	}
+	for _, k := range keys {
+		l.held[k]++
+	}
+	for l.runningLocked(keys) {
+		ch := l.waitLocked()
+		l.mu.Unlock()
+		select {
+		case <-ch:
+			l.mu.Lock()
+		case <-ctx.Done():
+			l.mu.Lock()
+			l.dropLocked(l.held, keys)
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// release gives back a lock acquire took.
+func (l *readLocks) release(keys []string) {
+	l.mu.Lock()
+	l.dropLocked(l.held, keys)
+	l.mu.Unlock()
+}
+
+// changedTables is the tables a statement writes or redefines, and whether
+// it is such a statement; nil tables: not known (a statement of several
+// tables or of one this cannot name). It is what a read-only session
+// refuses and what a read lock holds back.
+func changedTables(n ast.StmtNode) ([]string, bool) {
+	var tables []*ast.TableName
+	switch n := n.(type) {
+	case *ast.InsertStmt, *ast.DeleteStmt, *ast.UpdateStmt:
+		name, ok := writeTarget(n)
+		if !ok {
+			return nil, true
+		}
+		return []string{name}, true
+	case *ast.TruncateTableStmt:
+		tables = []*ast.TableName{n.Table}
+	case *ast.CreateTableStmt:
+		tables = []*ast.TableName{n.Table}
+	case *ast.DropTableStmt:
+		tables = n.Tables
+	case *ast.AlterTableStmt:
+		tables = []*ast.TableName{n.Table}
+	case *ast.OptimizeTableStmt:
+		tables = n.Tables
+	default:
+		return nil, false
+	}
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name.O
+	}
+	return names, true
+}
+
+// heldLock is a read lock a session holds: its keys.
+type heldLock struct{ keys []string }
+
+// execFlush answers FLUSH TABLES [t, ...] [WITH READ LOCK]. glint keeps
+// no table open and each write is on disk when it is acknowledged, so
+// FLUSH TABLES itself has nothing to write: it checks that the tables it
+// names exist. WITH READ LOCK takes the lock (see readLocks), in place of
+// one the session held. Other FLUSH statements are not supported.
+func (s *Session) execFlush(ctx context.Context, n *ast.FlushStmt) (*Result, error) {
+	if n.Tp != ast.FlushTables {
+		return nil, Errorf(CodeUnsupported, "FLUSH takes only TABLES [name, ...] [WITH READ LOCK]: glint has no logs, privileges, hosts or status to flush")
+	}
+	var tables []string
+	for _, t := range n.Tables {
+		if err := s.checkDumpTable(t); err != nil {
+			return nil, err
+		}
+		tables = append(tables, t.Name.O)
+	}
+	if !n.ReadLock {
+		return &Result{}, nil
+	}
+	if s.applying != nil {
+		return nil, Errorf(CodeUnsupported, "FLUSH TABLES WITH READ LOCK is a session's, not a cluster's")
+	}
+	s.unlockTables()
+	keys := lockKeys(tables)
+	ctx, cancel := s.lockWait(ctx)
+	defer cancel()
+	if err := s.engine.locks.acquire(ctx, keys); err != nil {
+		return nil, s.lockWaitError(ctx, err)
+	}
+	s.lock = &heldLock{keys: keys}
+	return &Result{}, nil
+}
+
+// unlockTables gives back the session's read lock, if it holds one
+// (UNLOCK TABLES, a new FLUSH ... WITH READ LOCK, the session's end).
+func (s *Session) unlockTables() {
+	if s.lock != nil {
+		s.engine.locks.release(s.lock.keys)
+		s.lock = nil
+	}
+}
+
+// Close ends the session: it gives back what it holds (a read lock).
+// The server closes a session when its connection or request ends.
+func (s *Session) Close() error {
+	s.unlockTables()
+	return nil
+}
+
+// beginWrite counts the write n as running, once no other session's read
+// lock holds its tables back; end ends it (nil when n is no write). The
+// statements a cluster's log applies are the members', never held back.
+func (s *Session) beginWrite(ctx context.Context, n ast.StmtNode) (end func(), err error) {
+	if s.applying != nil {
+		return nil, nil
+	}
+	tables, write := changedTables(n)
+	if !write {
+		return nil, nil
+	}
+	return s.beginWriteTo(ctx, tables)
+}
+
+// beginWriteTo is beginWrite of a write to tables (nil: not known).
+func (s *Session) beginWriteTo(ctx context.Context, tables []string) (end func(), err error) {
+	keys := lockKeys(tables)
+	if s.lock != nil && (s.lock.keys[0] == "" || keys[0] == "" || overlaps(s.lock.keys, keys)) {
+		return nil, Errorf(CodeReadLock, "Can't execute the query because you have a conflicting read lock (FLUSH TABLES ... WITH READ LOCK; UNLOCK TABLES releases it)")
+	}
+	ctx, cancel := s.lockWait(ctx)
+	defer cancel()
+	end, err = s.engine.locks.beginWrite(ctx, keys)
+	if err != nil {
+		return nil, s.lockWaitError(ctx, err)
+	}
+	return end, nil
+}
+
+func overlaps(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lockWait bounds a wait for a lock by @@lock_wait_timeout.
+func (s *Session) lockWait(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, s.timeout("lock_wait_timeout", 31536000*time.Second), errLockWait)
+}
+
+var errLockWait = errors.New("lock_wait_timeout")
+
+// lockWaitError is the error of a wait for a lock that ended with err.
+func (s *Session) lockWaitError(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errLockWait) {
+		return Errorf(CodeLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction")
+	}
+	return cancelled(err)
+}
