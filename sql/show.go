@@ -249,6 +249,20 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 	case ast.ShowPlugins:
 		return &Result{Columns: []Column{{"Name", ColString}, {"Status", ColString}, {"Type", ColString}, {"Library", ColString},
 			{"License", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowMasterStatus, ast.ShowBinlogStatus:
+		// glint writes no binary log: MySQL's answer without one (a
+		// cluster's log is raft's: SHOW STATUS LIKE 'cluster_%').
+		return &Result{Columns: []Column{{"File", ColString}, {"Position", ColInt}, {"Binlog_Do_DB", ColString},
+			{"Binlog_Ignore_DB", ColString}, {"Executed_Gtid_Set", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowReplicaStatus:
+		// No MySQL replication source: MySQL's answer on a server that
+		// replicates from none (its first columns; there are no rows).
+		return &Result{Columns: []Column{{"Replica_IO_State", ColString}, {"Source_Host", ColString}, {"Source_User", ColString},
+			{"Source_Port", ColInt}, {"Connect_Retry", ColInt}, {"Source_Log_File", ColString}, {"Read_Source_Log_Pos", ColInt},
+			{"Relay_Log_File", ColString}, {"Relay_Log_Pos", ColInt}, {"Relay_Source_Log_File", ColString},
+			{"Replica_IO_Running", ColString}, {"Replica_SQL_Running", ColString}, {"Last_Errno", ColInt}, {"Last_Error", ColString},
+			{"Seconds_Behind_Source", ColInt}, {"Last_IO_Errno", ColInt}, {"Last_IO_Error", ColString},
+			{"Last_SQL_Errno", ColInt}, {"Last_SQL_Error", ColString}, {"Channel_Name", ColString}}, Rows: [][]any{}}, nil
 	}
 	return nil, Errorf(CodeUnsupported, "this SHOW statement is not supported")
 }
