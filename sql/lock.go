@@ -67,27 +67,14 @@ func (l *readLocks) dropLocked(counts map[string]int, keys []string) {
 	}
 }
 
-// blocksLocked reports whether a write to keys must wait; l.mu is held.
-func (l *readLocks) blocksLocked(keys []string) bool {
-	if l.held[""] > 0 || len(l.held) > 0 && keys[0] == "" {
+// anyOf reports whether counts has a key of keys, or any key when keys
+// are every table's ("") or when counts has every table's.
+func anyOf(counts map[string]int, keys []string) bool {
+	if counts[""] > 0 || len(counts) > 0 && keys[0] == "" {
 		return true
 	}
 	for _, k := range keys {
-		if l.held[k] > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// runningLocked reports whether a write to a table of keys runs; l.mu is
-// held.
-func (l *readLocks) runningLocked(keys []string) bool {
-	if l.writing[""] > 0 || len(l.writing) > 0 && keys[0] == "" {
-		return true
-	}
-	for _, k := range keys {
-		if l.writing[k] > 0 {
+		if counts[k] > 0 {
 			return true
 		}
 	}
@@ -98,7 +85,7 @@ func (l *readLocks) runningLocked(keys []string) bool {
 // write to them as running; end ends it.
 func (l *readLocks) beginWrite(ctx context.Context, keys []string) (end func(), err error) {
 	l.mu.Lock()
-	for l.blocksLocked(keys) {
+	for anyOf(l.held, keys) {
 		ch := l.waitLocked()
 		l.mu.Unlock()
 		select {
@@ -132,7 +119,7 @@ func (l *readLocks) acquire(ctx context.Context, keys []string) error {
 	for _, k := range keys {
 		l.held[k]++
 	}
-	for l.runningLocked(keys) {
+	for anyOf(l.writing, keys) {
 		ch := l.waitLocked()
 		l.mu.Unlock()
 		select {
@@ -154,31 +141,13 @@ func (l *readLocks) release(keys []string) {
 	l.mu.Unlock()
 }
 
-// changedTables is the tables a statement writes or redefines, and whether
-// it is such a statement; nil tables: not known (a statement of several
-// tables or of one this cannot name). It is what a read-only session
+// changedTables is the names of writtenTables (nil: not known, for a
+// write of several tables or of another shape): what a read-only session
 // refuses and what a read lock holds back.
 func changedTables(n ast.StmtNode) ([]string, bool) {
-	var tables []*ast.TableName
-	switch n := n.(type) {
-	case *ast.InsertStmt, *ast.DeleteStmt, *ast.UpdateStmt:
-		name, ok := writeTarget(n)
-		if !ok {
-			return nil, true
-		}
-		return []string{name}, true
-	case *ast.TruncateTableStmt:
-		tables = []*ast.TableName{n.Table}
-	case *ast.CreateTableStmt:
-		tables = []*ast.TableName{n.Table}
-	case *ast.DropTableStmt:
-		tables = n.Tables
-	case *ast.AlterTableStmt:
-		tables = []*ast.TableName{n.Table}
-	case *ast.OptimizeTableStmt:
-		tables = n.Tables
-	default:
-		return nil, false
+	tables, write := writtenTables(n)
+	if !write || len(tables) == 0 {
+		return nil, write
 	}
 	names := make([]string, len(tables))
 	for i, t := range tables {

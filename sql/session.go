@@ -424,24 +424,8 @@ func (s *Session) findSavepoint(name string) int {
 // database was written before it, so DROP TABLE other.books dropped books,
 // and after USE information_schema, INSERT INTO books wrote to glint's.
 func (s *Session) ownTables(node ast.StmtNode) error {
-	var names []*ast.TableName
+	names, _ := writtenTables(node)
 	switch n := node.(type) {
-	case *ast.CreateTableStmt:
-		names = []*ast.TableName{n.Table}
-	case *ast.DropTableStmt:
-		names = n.Tables
-	case *ast.TruncateTableStmt:
-		names = []*ast.TableName{n.Table}
-	case *ast.AlterTableStmt:
-		names = []*ast.TableName{n.Table}
-	case *ast.OptimizeTableStmt:
-		names = n.Tables
-	case *ast.InsertStmt:
-		names = refsTable(n.Table)
-	case *ast.DeleteStmt:
-		names = refsTable(n.TableRefs)
-	case *ast.UpdateStmt:
-		names = refsTable(n.TableRefs)
 	case *ast.ShowStmt:
 		if (n.Tp == ast.ShowCreateTable || n.Tp == ast.ShowIndex) && n.Table != nil {
 			tn := *n.Table
@@ -465,6 +449,31 @@ func (s *Session) ownTables(node ast.StmtNode) error {
 		}
 	}
 	return nil
+}
+
+// writtenTables is the tables a statement writes or redefines, and
+// whether it is such a statement (for a write of another shape than one
+// table, which the write refuses itself, no tables).
+func writtenTables(node ast.StmtNode) ([]*ast.TableName, bool) {
+	switch n := node.(type) {
+	case *ast.CreateTableStmt:
+		return []*ast.TableName{n.Table}, true
+	case *ast.DropTableStmt:
+		return n.Tables, true
+	case *ast.TruncateTableStmt:
+		return []*ast.TableName{n.Table}, true
+	case *ast.AlterTableStmt:
+		return []*ast.TableName{n.Table}, true
+	case *ast.OptimizeTableStmt:
+		return n.Tables, true
+	case *ast.InsertStmt:
+		return refsTable(n.Table), true
+	case *ast.DeleteStmt:
+		return refsTable(n.TableRefs), true
+	case *ast.UpdateStmt:
+		return refsTable(n.TableRefs), true
+	}
+	return nil, false
 }
 
 // refsTable is the table of a write's single-table clause (nil for any
