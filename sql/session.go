@@ -598,6 +598,8 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		return s.execLockTables(n)
 	case *ast.CreateDatabaseStmt:
 		return s.execCreateDatabase(n)
+	case *ast.AnalyzeTableStmt:
+		return s.execAnalyze(n)
 	case *ast.UnlockTablesStmt:
 		s.unlockTables()
 		return &Result{}, nil
