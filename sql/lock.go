@@ -46,13 +46,38 @@ func lockKeys(tables []string) []string {
 	return keys
 }
 
-// waitLocked returns what to wait on for a count to go down; l.mu is held.
-func (l *readLocks) waitLocked() chan struct{} {
-	if l.changed == nil {
-		l.changed = make(chan struct{})
+// waitWhile waits, l.mu held, while blocked() says so: until it does not
+// (nil), ctx ends (its error) or wait has passed (errLockWait).
+func (l *readLocks) waitWhile(ctx context.Context, blocked func() bool, wait time.Duration) error {
+	var timeout <-chan time.Time
+	for blocked() {
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		var err error
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-timeout:
+			err = errLockWait
+		}
+		l.mu.Lock()
+		if err != nil {
+			return err
+		}
 	}
-	return l.changed
+	return nil
 }
+
+var errLockWait = errors.New("lock_wait_timeout")
 
 // dropLocked takes keys off counts and wakes the waiters; l.mu is held.
 func (l *readLocks) dropLocked(counts map[string]int, keys []string) {
@@ -81,19 +106,13 @@ func anyOf(counts map[string]int, keys []string) bool {
 	return false
 }
 
-// beginWrite waits until no lock holds a table of keys back and counts a
-// write to them as running; end ends it.
-func (l *readLocks) beginWrite(ctx context.Context, keys []string) (end func(), err error) {
+// beginWrite waits until no lock holds a table of keys back, for at most
+// wait, and counts a write to them as running; end ends it.
+func (l *readLocks) beginWrite(ctx context.Context, keys []string, wait time.Duration) (end func(), err error) {
 	l.mu.Lock()
-	for anyOf(l.held, keys) {
-		ch := l.waitLocked()
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.waitWhile(ctx, func() bool { return anyOf(l.held, keys) }, wait); err != nil {
+		return nil, err
 	}
 	if l.writing == nil {
 		l.writing = map[string]int{}
@@ -101,7 +120,6 @@ func (l *readLocks) beginWrite(ctx context.Context, keys []string) (end func(), 
 	for _, k := range keys {
 		l.writing[k]++
 	}
-	l.mu.Unlock()
 	return func() {
 		l.mu.Lock()
 		l.dropLocked(l.writing, keys)
@@ -109,8 +127,9 @@ func (l *readLocks) beginWrite(ctx context.Context, keys []string) (end func(), 
 	}, nil
 }
 
-// acquire takes a lock on keys, once the writes running on them end.
-func (l *readLocks) acquire(ctx context.Context, keys []string) error {
+// acquire takes a lock on keys once the writes running on them end,
+// waiting for at most wait.
+func (l *readLocks) acquire(ctx context.Context, keys []string, wait time.Duration) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.held == nil {
@@ -119,17 +138,9 @@ func (l *readLocks) acquire(ctx context.Context, keys []string) error {
 	for _, k := range keys {
 		l.held[k]++
 	}
-	for anyOf(l.writing, keys) {
-		ch := l.waitLocked()
-		l.mu.Unlock()
-		select {
-		case <-ch:
-			l.mu.Lock()
-		case <-ctx.Done():
-			l.mu.Lock()
-			l.dropLocked(l.held, keys)
-			return ctx.Err()
-		}
+	if err := l.waitWhile(ctx, func() bool { return anyOf(l.writing, keys) }, wait); err != nil {
+		l.dropLocked(l.held, keys)
+		return err
 	}
 	return nil
 }
@@ -183,10 +194,8 @@ func (s *Session) execFlush(ctx context.Context, n *ast.FlushStmt) (*Result, err
 	}
 	s.unlockTables()
 	keys := lockKeys(tables)
-	ctx, cancel := s.lockWait(ctx)
-	defer cancel()
-	if err := s.engine.locks.acquire(ctx, keys); err != nil {
-		return nil, s.lockWaitError(ctx, err)
+	if err := s.engine.locks.acquire(ctx, keys, s.lockWait()); err != nil {
+		return nil, lockWaitError(err)
 	}
 	s.lock = &heldLock{keys: keys}
 	return &Result{}, nil
@@ -228,11 +237,9 @@ func (s *Session) beginWriteTo(ctx context.Context, tables []string) (end func()
 	if s.lock != nil && (s.lock.keys[0] == "" || keys[0] == "" || overlaps(s.lock.keys, keys)) {
 		return nil, Errorf(CodeReadLock, "Can't execute the query because you have a conflicting read lock (FLUSH TABLES ... WITH READ LOCK; UNLOCK TABLES releases it)")
 	}
-	ctx, cancel := s.lockWait(ctx)
-	defer cancel()
-	end, err = s.engine.locks.beginWrite(ctx, keys)
+	end, err = s.engine.locks.beginWrite(ctx, keys, s.lockWait())
 	if err != nil {
-		return nil, s.lockWaitError(ctx, err)
+		return nil, lockWaitError(err)
 	}
 	return end, nil
 }
@@ -248,16 +255,14 @@ func overlaps(a, b []string) bool {
 	return false
 }
 
-// lockWait bounds a wait for a lock by @@lock_wait_timeout.
-func (s *Session) lockWait(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, s.timeout("lock_wait_timeout", 31536000*time.Second), errLockWait)
+// lockWait is how long the session waits for a lock: @@lock_wait_timeout.
+func (s *Session) lockWait() time.Duration {
+	return s.timeout("lock_wait_timeout", 31536000*time.Second)
 }
 
-var errLockWait = errors.New("lock_wait_timeout")
-
 // lockWaitError is the error of a wait for a lock that ended with err.
-func (s *Session) lockWaitError(ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errLockWait) {
+func lockWaitError(err error) error {
+	if errors.Is(err, errLockWait) {
 		return Errorf(CodeLockWaitTimeout, "Lock wait timeout exceeded; try restarting transaction")
 	}
 	return cancelled(err)
