@@ -71,3 +71,15 @@ type ConnSession interface {
 }
 
 var _ ConnSession = (*sql.Session)(nil)
+
+// ProcessSession is a Session that SHOW PROCESSLIST and KILL see: the
+// server gives it the connection id of its MySQL handshake (which the
+// mysql client sends in KILL QUERY on Ctrl-C) and reads its current
+// database after each command. The server's Processes lists the
+// connections of such sessions with their ids.
+type ProcessSession interface {
+	SetConnectionID(id uint32)
+	CurrentDB() string
+}
+
+var _ ProcessSession = (*sql.Session)(nil)

@@ -40,6 +40,16 @@ type mysqlConn struct {
 	stmts     int         // prepared statements open
 	broken    bool        // a panic happened: close after this command's answer
 
+	// What SHOW PROCESSLIST shows of the connection (Server.List), under
+	// srv.mu: its handshake's id, user and address, the session's
+	// database after the last command, since when it runs its statement
+	// (info), or is idle; stop cancels the statement running (nil: none).
+	id         uint32
+	user, host string
+	db, info   string
+	since      time.Time
+	stop       func()
+
 	busy bool // a command is being handled (and c is in srv.busy); guarded by srv.mu
 }
 
@@ -148,6 +158,13 @@ func (c *mysqlConn) start(conn *gms.Conn) error {
 // say what the connection waits for and takes (ConnSession), applies them.
 func (c *mysqlConn) setSession(sess Session) {
 	c.sess = sess
+	if ps, ok := sess.(ProcessSession); ok {
+		ps.SetConnectionID(c.conn.ConnectionID())
+	}
+	c.srv.mu.Lock()
+	c.id, c.user, c.host, c.since = c.conn.ConnectionID(), c.conn.GetUser(), c.wire.RemoteAddr().String(), time.Now()
+	c.srv.mu.Unlock()
+	c.noteDB()
 	c.cs, _ = sess.(ConnSession)
 	if c.cs == nil {
 		return
@@ -179,16 +196,34 @@ func (c *mysqlConn) recoverPanic(err *error) {
 // statementContext returns the context of one statement: cancelled when the
 // client goes away while it runs, or with the connection. done must be called
 // before anything is written or read; calling it again does nothing.
-func (c *mysqlConn) statementContext() (ctx context.Context, done func()) {
+// info is the statement, for SHOW PROCESSLIST; KILL QUERY cancels ctx.
+func (c *mysqlConn) statementContext(info string) (ctx context.Context, done func()) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.wire.beginWatch(cancel)
+	c.srv.mu.Lock()
+	c.info, c.since, c.stop = info, time.Now(), cancel
+	c.srv.mu.Unlock()
 	finished := false
 	return ctx, func() {
 		if !finished {
 			finished = true
 			c.wire.endWatch()
 			cancel()
+			c.srv.mu.Lock()
+			c.info, c.since, c.stop = "", time.Now(), nil
+			c.srv.mu.Unlock()
+			c.noteDB()
 		}
+	}
+}
+
+// noteDB keeps the session's current database for SHOW PROCESSLIST.
+func (c *mysqlConn) noteDB() {
+	if ps, ok := c.sess.(ProcessSession); ok {
+		db := ps.CurrentDB()
+		c.srv.mu.Lock()
+		c.db = db
+		c.srv.mu.Unlock()
 	}
 }
 
@@ -211,7 +246,7 @@ func (c *mysqlConn) UseDB(name string) (err error) {
 func (c *mysqlConn) HandleQuery(query string) (res *mysql.Result, err error) {
 	c.begin()
 	defer c.recoverPanic(&err)
-	ctx, done := c.statementContext()
+	ctx, done := c.statementContext(query)
 	defer done()
 	results, execErr := c.sess.Exec(ctx, query)
 	done()
@@ -268,7 +303,7 @@ func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err er
 		}
 		vals[i] = v
 	}
-	ctx, done := c.statementContext()
+	ctx, done := c.statementContext(p.Text())
 	defer done()
 	r, execErr := c.sess.ExecPrepared(ctx, p, vals)
 	done()

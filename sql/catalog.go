@@ -123,6 +123,13 @@ func (s *Session) catalogInformation() catalog.Information {
 		}
 		sort.SliceStable(info.Tables, func(i, j int) bool { return info.Tables[i].Name < info.Tables[j].Name })
 	}
+	for _, p := range s.processes() {
+		pi := catalog.ProcessInfo{ID: p.ID, User: p.User, Host: p.Host, DB: p.DB, Command: p.Command, Time: p.Time}
+		if p.Command == "Query" {
+			pi.State, pi.Info = "executing", p.Info
+		}
+		info.Processes = append(info.Processes, pi)
+	}
 	vars := s.systemVariables()
 	for k, v := range s.vars {
 		vars[k] = v

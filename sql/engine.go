@@ -45,6 +45,9 @@ type Engine struct {
 	health mirrorHealth  // the agents' mirrors that failed lately
 	held   heldSnapshots // snapshots held for a coordinator's phase two
 	locks  readLocks     // FLUSH TABLES ... WITH READ LOCK
+	// processes are the client connections SHOW PROCESSLIST lists and
+	// KILL stops (SetProcesses); nil: none.
+	processes Processes
 }
 
 // Listener is what the server's MySQL listener does that @@variables

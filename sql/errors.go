@@ -58,6 +58,7 @@ const (
 	CodeDatabaseExists                  // CREATE DATABASE of a database glint has (1007)
 	CodeReadLock                        // a write by a session that holds a read lock on its table (1223)
 	CodeLockWaitTimeout                 // a wait for a lock past @@lock_wait_timeout (1205)
+	CodeNoSuchThread                    // KILL of a connection id the server does not have (1094)
 
 	numCodes // not a code: how many there are
 )
@@ -104,6 +105,7 @@ var codes = [numCodes]codeInfo{
 	CodeDatabaseExists:      {"DatabaseExists", mysql.ER_DB_CREATE_EXISTS, "HY000", http.StatusBadRequest},
 	CodeReadLock:            {"ReadLock", mysql.ER_CANT_UPDATE_WITH_READLOCK, "HY000", http.StatusConflict},
 	CodeLockWaitTimeout:     {"LockWaitTimeout", mysql.ER_LOCK_WAIT_TIMEOUT, "HY000", http.StatusServiceUnavailable},
+	CodeNoSuchThread:        {"NoSuchThread", mysql.ER_NO_SUCH_THREAD, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

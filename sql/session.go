@@ -244,6 +244,9 @@ type Prepared struct {
 	text      string
 }
 
+// Text is the prepared statement's text, with its ? placeholders.
+func (p *Prepared) Text() string { return p.text }
+
 // Prepare checks a single statement with ? placeholders. CodeNotPreparable for
 // text holding several statements.
 func (s *Session) Prepare(query string) (*Prepared, error) {
@@ -600,6 +603,8 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		return s.execCreateDatabase(n)
 	case *ast.AnalyzeTableStmt:
 		return s.execAnalyze(n)
+	case *ast.KillStmt:
+		return s.execKill(n)
 	case *ast.UnlockTablesStmt:
 		s.unlockTables()
 		return &Result{}, nil
@@ -651,6 +656,12 @@ func syntaxError(err error) error {
 	return asError(err)
 }
 
+// cancelled is the error of a statement whose context ended: by KILL
+// QUERY or KILL (MySQL's words), the client going away or the server
+// stopping.
 func cancelled(err error) *Error {
-	return Errorf(CodeCancelled, "query interrupted: %v", err)
+	if errors.Is(err, context.Canceled) {
+		return Errorf(CodeCancelled, "Query execution was interrupted")
+	}
+	return Errorf(CodeCancelled, "Query execution was interrupted: %v", err)
 }

@@ -249,6 +249,8 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 	case ast.ShowPlugins:
 		return &Result{Columns: []Column{{"Name", ColString}, {"Status", ColString}, {"Type", ColString}, {"Library", ColString},
 			{"License", ColString}}, Rows: [][]any{}}, nil
+	case ast.ShowProcessList:
+		return s.showProcessList(n.Full), nil
 	case ast.ShowMasterStatus, ast.ShowBinlogStatus:
 		// glint writes no binary log: MySQL's answer without one (a
 		// cluster's log is raft's: SHOW STATUS LIKE 'cluster_%').

@@ -117,6 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		HTTPIdleTimeout:   o.httpIdleTimeout,
 		Logger:            log,
 	})
+	eng.SetProcesses(srv)
 
 	status := serve(ctx, srv, o, stdout, log)
 	if err := db.Close(); err != nil {

@@ -165,9 +165,18 @@ const (
 
 // Information is the data the catalog is built from.
 type Information struct {
-	Database  string      // the one user database
-	Tables    []TableInfo // its tables
-	Variables [][2]string // GLOBAL_ and SESSION_VARIABLES, name and value
+	Database  string        // the one user database
+	Tables    []TableInfo   // its tables
+	Variables [][2]string   // GLOBAL_ and SESSION_VARIABLES, name and value
+	Processes []ProcessInfo // PROCESSLIST: the server's client connections
+}
+
+// ProcessInfo is one row of PROCESSLIST; "" DB or Info is NULL.
+type ProcessInfo struct {
+	ID                      uint64
+	User, Host, DB, Command string
+	Time                    int64
+	State, Info             string
 }
 
 // InformationSchema builds the catalog's tables of info, by upper-case name.
@@ -235,6 +244,16 @@ func InformationSchema(info Information) map[string]*Table {
 				add("TABLE_CONSTRAINTS", "def", info.Database, "PRIMARY", info.Database, t.Name, "PRIMARY KEY", "YES")
 			}
 		}
+	}
+	for _, p := range info.Processes {
+		db, info := any(nil), any(nil)
+		if p.DB != "" {
+			db = p.DB
+		}
+		if p.Info != "" {
+			info = p.Info
+		}
+		add("PROCESSLIST", p.ID, p.User, p.Host, db, p.Command, p.Time, p.State, info)
 	}
 	add("ENGINES", Engine, "DEFAULT", EngineComment, "NO", "NO", "NO")
 	add("ENGINES", DistributedEngine, "YES", DistributedComment, "NO", "NO", "NO")
