@@ -42,14 +42,16 @@ type hlMatchers struct {
 }
 
 // compile builds the matchers of q for snap and completes table with what
-// the snapshot's tokenizer knows.
+// the snapshot's tokenizer knows. Its errors are the index's (an
+// *index.QueryError for a query the table cannot run), for the caller to
+// place.
 func (m *hlMatchers) compile(snap *index.Snapshot, q query.Node, table *hlTable) error {
 	var err error
 	if m.matcher, err = snap.TextMatcher(q, false); err != nil {
-		return asError(err)
+		return err
 	}
 	if m.anyText, err = snap.TextMatcher(q, true); err != nil {
-		return asError(err)
+		return err
 	}
 	*table = table.withTokenizer(snap.Tokenizer())
 	m.snap = snap
@@ -326,7 +328,14 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, err)
 	}
-	return h.compile(snap, q, &h.table)
+	err = h.compile(snap, q, &h.table)
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		// The function's own query (MATCH()'s was run by the search
+		// first): name the function, not MATCH().
+		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, qe)
+	}
+	return asError(err)
 }
 
 // rowMatches are the text matches of one row, released once its snippets
