@@ -567,7 +567,8 @@ func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 }
 
 // snippetOption splits one 'name=value' option of SNIPPET(). The value is
-// a number for the options that take one, else the text as written.
+// a number for the options that take one, else the text as written (which
+// may be empty: 'before_match=' is no marker).
 func snippetOption(opt string) (string, any, error) {
 	name, value, hasEq := strings.Cut(opt, "=")
 	name = strings.TrimSpace(name)
@@ -575,10 +576,10 @@ func snippetOption(opt string) (string, any, error) {
 		return "", nil, errors.New("an option is written 'name=value', like 'limit=100'")
 	}
 	value = strings.TrimLeft(value, " \t\r\n")
-	if value == "" {
-		return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
-	}
 	if spec, ok := highlight.Lookup(name); ok && (spec.Kind == highlight.KindNumber || spec.Kind == highlight.KindFlag) {
+		if value == "" {
+			return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
+		}
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err == nil {
 			return name, n, nil
