@@ -292,6 +292,10 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 				}
 				c := schema.Columns[a.col]
 				cv, msg := columnValue(c.Type, v)
+				if _, same := a.e.(constExpr); msg != "" && !same {
+					// A value of the document's own: say which one.
+					return Errorf(CodeWrongValue, "document %d, column '%s' (%s): %s", snap.ID(r.ref), c.Name, typeName(c), msg)
+				}
 				if msg != "" {
 					return Errorf(CodeWrongValue, "column '%s' (%s): %s", c.Name, typeName(c), msg)
 				}
