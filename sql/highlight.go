@@ -221,9 +221,9 @@ func optionValue(n ast.ExprNode) (any, bool) {
 		w, ok := stringValue(f.Args[0])
 		return highlight.Word(w), ok
 	}
-	neg := false
-	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op.String() == "minus" {
-		neg, n = true, u.V
+	neg, signed := false, false
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && (u.Op.String() == "minus" || u.Op.String() == "plus") {
+		neg, signed, n = u.Op.String() == "minus", true, u.V
 	}
 	v, ok := n.(ast.ValueExpr)
 	if !ok {
@@ -235,7 +235,7 @@ func optionValue(n ast.ExprNode) (any, bool) {
 	}
 	switch x := lit.(type) {
 	case string:
-		return x, !neg
+		return x, !signed
 	case int64:
 		if neg {
 			x = -x
