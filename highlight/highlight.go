@@ -190,8 +190,9 @@ func Highlight(req *Request) *Result {
 		for i := range res.Fields {
 			res.Fields[i].Considered = len(shared.passages)
 		}
-		// In text order within each field.
-		ps := choose(shared, global, o, req.Weights, found, fields)
+		// In text order within each field. The shared budget is raised
+		// as each field's is (fixLimits), to show the longest keyword.
+		ps := choose(shared, fixLimits(global, o, req.Weights, found), o, req.Weights, found, fields)
 		slices.SortStableFunc(ps, func(a, b passage) int { return a.field - b.field })
 		for len(ps) > 0 {
 			n := 1

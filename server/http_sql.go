@@ -59,6 +59,29 @@ func checkSQLKeys(where string, v url.Values, other url.Values) error {
 	return nil
 }
 
+// parseForm decodes URL parameters or a form body: name=value pairs cut at
+// '&' only. (url.ParseQuery also refuses a ';', and Request.URL.Query drops
+// the pair that holds one, where a statement written as is in a form has
+// its ';': the reference cuts at '&' only, too.)
+func parseForm(text string) (url.Values, error) {
+	v := url.Values{}
+	for pair := range strings.SplitSeq(text, "&") {
+		if pair == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(name)
+		if err != nil {
+			return nil, err
+		}
+		if value, err = url.QueryUnescape(value); err != nil {
+			return nil, err
+		}
+		v[name] = append(v[name], value)
+	}
+	return v, nil
+}
+
 // parseSQLRequest decodes a /sql request from its URL parameters and body.
 func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 	text := string(body)
@@ -71,7 +94,7 @@ func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 	form := url.Values{}
 	if isForm {
 		var err error
-		if form, err = url.ParseQuery(strings.TrimSpace(text)); err != nil {
+		if form, err = parseForm(strings.TrimSpace(text)); err != nil {
 			return req, fmt.Errorf("bad form body: %v", err)
 		}
 		if err := checkSQLKeys("form key", form, params); err != nil {
@@ -128,7 +151,12 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := parseSQLRequest(r.URL.Query(), body)
+	params, err := parseForm(r.URL.RawQuery)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, "bad URL parameters: "+err.Error())
+		return
+	}
+	req, err := parseSQLRequest(params, body)
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return

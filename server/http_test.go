@@ -96,6 +96,18 @@ func TestHTTPSQL(t *testing.T) {
 			`{"error":"no statement: send it as the body (raw, with ?mode=raw) or as query=<urlencoded>"}`},
 		{"form without query", "/sql", form, "mode=raw", 400, `{"error":"the form body has no \"query\""}`},
 		{"raw body labelled as a form (curl -d)", "/sql?mode=raw", form, "select 1", 200, select1Raw},
+		// A form is cut at '&' only, as the reference cuts it: a ';' of a
+		// statement written as is (curl -d 'query=...; ...') stays in it.
+		{"form with an unescaped ';'", "/sql", form, "mode=raw&query=select 1; show meta", 200,
+			`[{"columns":[{"1":{"type":"long long"}}],"data":[{"1":1}],"total":1,"error":"","warning":""},
+			  {"columns":[{"Variable_name":{"type":"string"}},{"Value":{"type":"string"}}],
+			   "data":[{"Variable_name":"total","Value":"1"},{"Variable_name":"time","Value":"0.000"}],"total":2,"error":"","warning":""}]`},
+		{"URL query with an unescaped ';'", "/sql?mode=raw&query=select%201;show%20meta", "", "", 200,
+			`[{"columns":[{"1":{"type":"long long"}}],"data":[{"1":1}],"total":1,"error":"","warning":""},
+			  {"columns":[{"Variable_name":{"type":"string"}},{"Value":{"type":"string"}}],
+			   "data":[{"Variable_name":"total","Value":"1"},{"Variable_name":"time","Value":"0.000"}],"total":2,"error":"","warning":""}]`},
+		{"bad escape in the form", "/sql", form, "query=%ZZ", 400, `{"error":"bad form body: invalid URL escape \"%ZZ\""}`},
+		{"bad escape in the URL", "/sql?mode=raw&query=%ZZ", "", "", 400, `{"error":"bad URL parameters: invalid URL escape \"%ZZ\""}`},
 		{"bad mode", "/sql?mode=fancy", "", "select 1", 400, `{"error":"unknown mode \"fancy\" (expected raw)"}`},
 		{"bad raw_response", "/sql?raw_response=maybe", "", "select 1", 400,
 			`{"error":"bad raw_response \"maybe\" (expected true or false)"}`},

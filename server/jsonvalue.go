@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/glint-search/glint/sql"
@@ -83,6 +84,11 @@ func decodeJSON(body []byte) (*jval, error) {
 		at := sql.NotUTF8At(string(body))
 		return nil, requestError("malformed JSON at offset %d: the body is not UTF-8 (0x%02X), which JSON text is", at, body[at])
 	}
+	if at := loneSurrogate(body); at >= 0 {
+		// Go's decoder would put U+FFFD in its place, as for bytes
+		// that are not UTF-8.
+		return nil, requestError("malformed JSON at offset %d: %s is half of a UTF-16 surrogate pair, which is no character (write the pair, like \\ud83d\\ude00)", at, body[at:at+6])
+	}
 	v, err := d.value("", 0)
 	if err != nil {
 		return nil, err
@@ -95,6 +101,40 @@ func decodeJSON(body []byte) (*jval, error) {
 		return nil, requestError("malformed JSON at offset %d: data after the end of the top-level value", off)
 	}
 	return v, nil
+}
+
+// loneSurrogate returns the offset of the first \uXXXX escape that is
+// half of a UTF-16 surrogate pair without its other half, or -1. (A
+// backslash stands only inside strings in JSON; the decoder refuses the
+// body when one stands elsewhere.)
+func loneSurrogate(body []byte) int {
+	for i := bytes.IndexByte(body, '\\'); i >= 0 && i+1 < len(body); {
+		n := 2 // the escape's length
+		if r, ok := escapedUnit(body, i); ok && utf16.IsSurrogate(r) {
+			if r >= 0xDC00 {
+				return i // a low half first
+			}
+			if low, ok := escapedUnit(body, i+6); !ok || low < 0xDC00 || low > 0xDFFF {
+				return i
+			}
+			n = 12
+		}
+		next := bytes.IndexByte(body[i+n:], '\\')
+		if next < 0 {
+			break
+		}
+		i += n + next
+	}
+	return -1
+}
+
+// escapedUnit reads the escape \uXXXX at body[i:], if it is one.
+func escapedUnit(body []byte, i int) (rune, bool) {
+	if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+	return rune(n), err == nil
 }
 
 type jdecoder struct {

@@ -20,6 +20,9 @@ func TestDecodeJSON(t *testing.T) {
 		{"duplicate", `{"a": {"b": 1, "b": 2}}`, `a: member "b" is given twice`},
 		{"latin1", "{\"title\": \"caf\xe9\"}", "malformed JSON at offset 14: the body is not UTF-8 (0xE9), which JSON text is"},
 		{"cut sequence", "{\"t\": \"\xc3\"}", "malformed JSON at offset 7: the body is not UTF-8 (0xC3), which JSON text is"},
+		{"lone high surrogate", `{"title": "a\ud800b"}`, `malformed JSON at offset 12: \ud800 is half of a UTF-16 surrogate pair, which is no character (write the pair, like \ud83d\ude00)`},
+		{"lone low surrogate", `{"t": ["x", "\uDC00"]}`, `malformed JSON at offset 13: \uDC00 is half of a UTF-16 surrogate pair, which is no character (write the pair, like \ud83d\ude00)`},
+		{"high then high", `{"t": "\ud83d\ud83d"}`, `malformed JSON at offset 7: \ud83d is half of a UTF-16 surrogate pair, which is no character (write the pair, like \ud83d\ude00)`},
 		{"deep", strings.Repeat("[", 100) + strings.Repeat("]", 100), "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nested deeper than 64 levels"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -27,13 +30,19 @@ func TestDecodeJSON(t *testing.T) {
 			require.EqualError(t, err, c.err)
 		})
 	}
-	v, err := decodeJSON([]byte(` {"b": [1, "x", {"c": null}], "a": 2.5e0}`))
+	// A pair is one character, and an escaped backslash is no escape.
+	v, err := decodeJSON([]byte(`{"t": "\ud83d\ude00 \\ud800"}`))
+	require.NoError(t, err)
+	x, err := v.obj[0].val.scalar()
+	require.NoError(t, err)
+	require.Equal(t, "\U0001F600 \\ud800", x)
+	v, err = decodeJSON([]byte(` {"b": [1, "x", {"c": null}], "a": 2.5e0}`))
 	require.NoError(t, err)
 	require.Equal(t, "b", v.obj[0].key)
 	require.Equal(t, "b[2].c", v.obj[0].val.arr[2].obj[0].val.path)
 	require.Equal(t, `{"c": null}`, string(v.obj[0].val.arr[2].raw))
 	require.Equal(t, int64(1), v.off)
-	x, err := v.obj[1].val.scalar()
+	x, err = v.obj[1].val.scalar()
 	require.NoError(t, err)
 	require.Equal(t, 2.5, x)
 }

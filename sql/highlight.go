@@ -42,14 +42,16 @@ type hlMatchers struct {
 }
 
 // compile builds the matchers of q for snap and completes table with what
-// the snapshot's tokenizer knows.
+// the snapshot's tokenizer knows. Its errors are the index's (an
+// *index.QueryError for a query the table cannot run), for the caller to
+// place.
 func (m *hlMatchers) compile(snap *index.Snapshot, q query.Node, table *hlTable) error {
 	var err error
 	if m.matcher, err = snap.TextMatcher(q, false); err != nil {
-		return asError(err)
+		return err
 	}
 	if m.anyText, err = snap.TextMatcher(q, true); err != nil {
-		return asError(err)
+		return err
 	}
 	*table = table.withTokenizer(snap.Tokenizer())
 	m.snap = snap
@@ -219,9 +221,9 @@ func optionValue(n ast.ExprNode) (any, bool) {
 		w, ok := stringValue(f.Args[0])
 		return highlight.Word(w), ok
 	}
-	neg := false
-	if u, ok := n.(*ast.UnaryOperationExpr); ok && u.Op.String() == "minus" {
-		neg, n = true, u.V
+	neg, signed := false, false
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && (u.Op.String() == "minus" || u.Op.String() == "plus") {
+		neg, signed, n = u.Op.String() == "minus", true, u.V
 	}
 	v, ok := n.(ast.ValueExpr)
 	if !ok {
@@ -233,7 +235,7 @@ func optionValue(n ast.ExprNode) (any, bool) {
 	}
 	switch x := lit.(type) {
 	case string:
-		return x, !neg
+		return x, !signed
 	case int64:
 		if neg {
 			x = -x
@@ -326,7 +328,14 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, err)
 	}
-	return h.compile(snap, q, &h.table)
+	err = h.compile(snap, q, &h.table)
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		// The function's own query (MATCH()'s was run by the search
+		// first): name the function, not MATCH().
+		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, qe)
+	}
+	return asError(err)
 }
 
 // rowMatches are the text matches of one row, released once its snippets
@@ -558,7 +567,8 @@ func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 }
 
 // snippetOption splits one 'name=value' option of SNIPPET(). The value is
-// a number for the options that take one, else the text as written.
+// a number for the options that take one, else the text as written (which
+// may be empty: 'before_match=' is no marker).
 func snippetOption(opt string) (string, any, error) {
 	name, value, hasEq := strings.Cut(opt, "=")
 	name = strings.TrimSpace(name)
@@ -566,10 +576,10 @@ func snippetOption(opt string) (string, any, error) {
 		return "", nil, errors.New("an option is written 'name=value', like 'limit=100'")
 	}
 	value = strings.TrimLeft(value, " \t\r\n")
-	if value == "" {
-		return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
-	}
 	if spec, ok := highlight.Lookup(name); ok && (spec.Kind == highlight.KindNumber || spec.Kind == highlight.KindFlag) {
+		if value == "" {
+			return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
+		}
 		n, err := strconv.ParseInt(value, 10, 64)
 		if err == nil {
 			return name, n, nil

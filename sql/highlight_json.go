@@ -129,7 +129,7 @@ func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
 	if h.snap == snap {
 		return nil
 	}
-	return h.compile(snap, h.query, &h.table)
+	return asError(h.compile(snap, h.query, &h.table))
 }
 
 func (h *jsonHighlightExpr) budgetOptions() *highlight.Options { return &h.global }

@@ -176,8 +176,12 @@ func fieldWeights(v ast.ExprNode) (map[string]int, error) {
 	return weights, nil
 }
 
-// intOption is the integer value of an option literal.
+// intOption is the integer value of an option literal (with a plus sign
+// or none: a minus is for the ranges to refuse, as a negative literal).
 func intOption(v ast.ExprNode) (int64, bool) {
+	if u, ok := v.(*ast.UnaryOperationExpr); ok && u.Op == opcode.Plus {
+		v = u.V
+	}
 	lit, ok := v.(ast.ValueExpr)
 	if !ok {
 		return 0, false

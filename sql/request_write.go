@@ -126,6 +126,11 @@ func docValue(schema *index.Schema, v DocValue) (int, index.Value, error) {
 		return 0, nil, Errorf(CodeWrongValue, "%s: column '%s' (%s) does not take an object or a nested array", v.Path, c.Name, typeName(c))
 	}
 	cv, msg := columnValue(c.Type, value)
+	if msg != "" && c.Type != index.TypeFloat && beyond64Bits(v.Raw) {
+		// Named as written, as INSERT names it, not as the float64 the
+		// decoder rounded it to.
+		msg = "value " + v.Raw + " is beyond 64 bits"
+	}
 	if msg != "" {
 		return 0, nil, Errorf(CodeWrongValue, "%s: column '%s' (%s): %s", v.Path, c.Name, typeName(c), msg)
 	}

@@ -709,6 +709,17 @@ func (s *Session) eachMatch(ctx context.Context, p *selectPlan, snap *index.Snap
 		s.pending = append(s.pending, warning{level: "Warning", code: CodeQueryTimeout,
 			msg: fmt.Sprintf("the search stopped at OPTION max_query_time (%d ms): the result holds the matches found by then", p.opts.maxQueryTime.Milliseconds())})
 	}
+	if err == nil {
+		// A highlighting query of its own is checked though no row may
+		// be highlighted (an empty page): the first row would refuse it.
+		for _, f := range p.fields {
+			if pe, ok := f.e.(pageExpr); ok {
+				if err := pe.prepare(snap); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
 	return total, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/glint-search/glint/highlight"
+	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -136,6 +137,10 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		return nil, Errorf(CodeQuerySyntax, "CALL SNIPPETS: %v", err)
 	}
 	matcher, err := snap.TextMatcher(query, true)
+	var qe *index.QueryError
+	if errors.As(err, &qe) {
+		return nil, Errorf(CodeQuerySyntax, "CALL SNIPPETS: %v", qe)
+	}
 	if err != nil {
 		return nil, asError(err)
 	}

@@ -183,14 +183,23 @@ func columnValue(t index.ColumnType, v any) (index.Value, string) {
 	case index.TypeBigint:
 		return intInRange(v, math.MinInt64, math.MaxInt64)
 	case index.TypeFloat:
+		// Finite numbers only: NaN and the infinities (ParseFloat reads
+		// them from 'NaN' and 'inf'; arithmetic overflows to them) read
+		// back as null in JSON and as words MySQL clients cannot parse.
 		if s, ok := v.(string); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
 				return nil, fmt.Sprintf("expects a number, got string %s", quoteForError(s))
 			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Sprintf("expects a finite number, got string %s", quoteForError(s))
+			}
 			return f, ""
 		}
 		if f, ok := toFloat(v); ok {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Sprintf("expects a finite number, got %s", formatNumber(f))
+			}
 			return f, ""
 		}
 	case index.TypeMulti, index.TypeMulti64:

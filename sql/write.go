@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/glint-search/glint/index"
@@ -292,6 +293,10 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 				}
 				c := schema.Columns[a.col]
 				cv, msg := columnValue(c.Type, v)
+				if _, same := a.e.(constExpr); msg != "" && !same {
+					// A value of the document's own: say which one.
+					return Errorf(CodeWrongValue, "document %d, column '%s' (%s): %s", snap.ID(r.ref), c.Name, typeName(c), msg)
+				}
 				if msg != "" {
 					return Errorf(CodeWrongValue, "column '%s' (%s): %s", c.Name, typeName(c), msg)
 				}
@@ -321,8 +326,9 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 }
 
 // numberText is a numeric literal as written (a decimal such as
-// 100000000000000000000000 or 18446744073709551614.0, which the executor
-// holds as an inexact float64), with its sign; "" for anything else.
+// 100000000000000000000000 or 18446744073709551614.0, or an integer below
+// -2^63, which the executor holds as an inexact float64), with its sign;
+// "" for anything else.
 func numberText(node ast.ExprNode) string {
 	sign := ""
 	for {
@@ -337,8 +343,15 @@ func numberText(node ast.ExprNode) string {
 			sign, node = "-", x.V
 			continue
 		case ast.ValueExpr:
-			if d, ok := x.GetValue().(fmt.Stringer); ok {
-				return sign + d.String()
+			switch v := x.GetValue().(type) {
+			case fmt.Stringer:
+				return sign + v.String()
+			case uint64:
+				// -9223372036854775809: the executor holds it as a
+				// rounded float64.
+				if sign != "" {
+					return sign + strconv.FormatUint(v, 10)
+				}
 			}
 		}
 		return ""

@@ -52,6 +52,9 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 				return nil, errorAt(src, t.start, "a number of %d digits: a number literal has at most %d (write a longer one with an exponent, like 1.5e80)", n, maxNumberDigits)
 			}
 		}
+		if kind := binaryLiteral(src, toks, i); kind != "" {
+			return nil, errorAt(src, t.start, "%s literals are not supported: write a number in decimal, a text in quotes", kind)
+		}
 	}
 	sc := scratchPool.Get().(*rewriteScratch)
 	s := appendSignificant(sc.s[:0], toks)
@@ -387,6 +390,44 @@ func isPunct(src string, t token, c byte) bool { return t.kind == tokPunct && sr
 // maxNumberDigits bounds the digits of a decimal number literal, as
 // MySQL's DECIMAL does (TiDB's parser gives up beyond 81).
 const maxNumberDigits = 65
+
+// binaryLiteral names the kind of literal toks[i] starts when it is one
+// that MySQL reads as bytes, "" otherwise: hexadecimal (0x1F, X'1F') or bit
+// (0b101, B'101'). The reference's lexer has neither, and the executor
+// would read their bytes as a number or a text of its own choosing.
+// Glued to other word bytes (0x1G, 0b12) they are names, as in MySQL.
+func binaryLiteral(src string, toks []token, i int) string {
+	t := toks[i]
+	text := src[t.start:t.end]
+	switch t.kind {
+	case tokNumber:
+		if len(text) < 3 || text[0] != '0' {
+			return ""
+		}
+		digits := text[2:]
+		switch text[1] {
+		case 'x':
+			if strings.Trim(digits, "0123456789abcdefABCDEF") == "" {
+				return "hexadecimal"
+			}
+		case 'b':
+			if strings.Trim(digits, "01") == "" {
+				return "bit"
+			}
+		}
+	case tokWord:
+		if len(text) != 1 || i+1 == len(toks) || toks[i+1].kind != tokString || toks[i+1].start != t.end {
+			return ""
+		}
+		switch text[0] {
+		case 'x', 'X':
+			return "hexadecimal"
+		case 'b', 'B':
+			return "bit"
+		}
+	}
+	return ""
+}
 
 // mantissaDigits counts the digits of a decimal number literal before its
 // exponent; 0 for a hexadecimal or binary one (0x1F, 0b101).

@@ -45,8 +45,8 @@ func TestStandIns(t *testing.T) {
 		{`SELECT 'tab\there\nnew\rret\0nul\Zsub\bback\\slash\%pct\_und\qq'`, 1},
 		{`CALL SNIPPETS(('a', 'b'), 't', 'q', 'x' AS before_match)`, 5},
 		{`SELECT {limit='9'} FROM t`, 1},
-		{`SELECT 'a' 'b'`, 0},                   // concatenated by TiDB
-		{`SELECT _utf8mb4 'a', N'b', X'41'`, 0}, // introducers and prefixes
+		{`SELECT 'a' 'b'`, 0},            // concatenated by TiDB
+		{`SELECT _utf8mb4 'a', N'b'`, 0}, // an introducer and a prefix
 		{`SELECT 'ÿ Ünïcödé 漢字'`, 1},
 		{`SELECT 1 AS 'an alias'`, 1},                              // not a value: parsed again without
 		{`SET NAMES 'utf8mb4'`, 1},                                 // likewise
@@ -120,7 +120,7 @@ func (c *valueCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 // TiDB read and for literals that stand-ins gave back.
 func TestValue(t *testing.T) {
 	long := strings.Repeat("it''s \\n long ", 40)
-	stmt, err := Parse(parser.New(), "INSERT INTO t (id, a, b, c, d, e) VALUES (1, 'short', '"+long+"', 2.5, X'4142', NULL)")
+	stmt, err := Parse(parser.New(), "INSERT INTO t (id, a, b, c, d, e) VALUES (1, 'short', '"+long+"', 2.5, 1e3, NULL)")
 	require.NoError(t, err)
 	var values valueCollector
 	stmt.Node.Accept(&values)

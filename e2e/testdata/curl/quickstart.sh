@@ -17,5 +17,7 @@ curl -s "$h/search" -d '{"table": "books", "query": {"bool": {"must": {"query_st
 curl -s "$h/update" -d '{"table": "books", "id": 3, "doc": {"price": 8}}' | show
 curl -s "$h/delete" -d '{"table": "books", "id": 2}' | show
 curl -s "$h/sql" --data-urlencode "query=SELECT id, price FROM books" | show
+# A form written as is: its ';' stays in the statement, as the reference reads it.
+curl -s "$h/sql" -d "mode=raw&query=SELECT id FROM books WHERE MATCH('hole'); SELECT COUNT(*) AS n FROM books" | show
 curl -s -o /dev/null -w '%{http_code}\n' "$h/search" -d '{"table": "books", "query": {"match": {"nosuch": "x"}}}'
 curl -s "$h/search" -d '{"table": "books", "query": {"match": {"nosuch": "x"}}}' | show
