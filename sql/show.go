@@ -360,9 +360,10 @@ func (s *Session) showTableStatus(keep func(string) bool) (*Result, error) {
 		{"Create_options", ColString}, {"Comment", ColString}}, Rows: [][]any{}}
 	for _, ti := range s.catalogInformation().Tables {
 		if keep(ti.Name) {
-			engine, format, rows := any(catalog.Engine), any("Dynamic"), any(ti.Rows)
-			if ti.Distributed {
-				engine, format, rows = catalog.DistributedEngine, nil, nil
+			engine, format := ti.EngineFormat()
+			rows := any(ti.Rows)
+			if ti.Rows < 0 {
+				rows = nil // (a distributed table's)
 			}
 			r.Rows = append(r.Rows, []any{ti.Name, engine, int64(10), format, rows, nil, nil, nil, nil, nil, nil,
 				nil, nil, nil, catalog.Collation, nil, ti.Options, ""})

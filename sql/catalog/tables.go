@@ -20,6 +20,15 @@ type TableInfo struct {
 	Distributed bool
 }
 
+// EngineFormat is the table's ENGINE and ROW_FORMAT (NULL for a
+// distributed table), as TABLES and SHOW TABLE STATUS show them.
+func (t TableInfo) EngineFormat() (engine, rowFormat any) {
+	if t.Distributed {
+		return DistributedEngine, nil
+	}
+	return Engine, "Dynamic"
+}
+
 // ColumnInfo describes one column in MySQL's terms.
 type ColumnInfo struct {
 	Name       string
@@ -210,10 +219,7 @@ func InformationSchema(info Information) map[string]*Table {
 		if t.Rows >= 0 {
 			rows = uint64(t.Rows)
 		}
-		engine, format := any(Engine), any("Dynamic")
-		if t.Distributed {
-			engine, format = DistributedEngine, nil
-		}
+		engine, format := t.EngineFormat()
 		add("TABLES", "def", info.Database, t.Name, "BASE TABLE", engine, uint64(10), format, rows, nil, nil, nil, nil,
 			nil, nil, nil, nil, nil, Collation, nil, t.Options, "")
 		for i, c := range t.Columns {
