@@ -149,6 +149,7 @@ func (c *mysqlConn) start(conn *gms.Conn) error {
 		if err := c.sess.UseDB(c.pendingDB); err != nil {
 			return mysqlError(err)
 		}
+		c.noteDB()
 	}
 	conn.SetStatus(mysql.SERVER_STATUS_AUTOCOMMIT)
 	return nil
@@ -161,10 +162,10 @@ func (c *mysqlConn) setSession(sess Session) {
 	if ps, ok := sess.(ProcessSession); ok {
 		ps.SetConnectionID(c.conn.ConnectionID())
 	}
+	db := c.currentDB()
 	c.srv.mu.Lock()
-	c.id, c.user, c.host, c.since = c.conn.ConnectionID(), c.conn.GetUser(), c.wire.RemoteAddr().String(), time.Now()
+	c.id, c.user, c.host, c.since, c.db = c.conn.ConnectionID(), c.conn.GetUser(), c.wire.RemoteAddr().String(), time.Now(), db
 	c.srv.mu.Unlock()
-	c.noteDB()
 	c.cs, _ = sess.(ConnSession)
 	if c.cs == nil {
 		return
@@ -209,22 +210,30 @@ func (c *mysqlConn) statementContext(info string) (ctx context.Context, done fun
 			finished = true
 			c.wire.endWatch()
 			cancel()
+			db := c.currentDB()
 			c.srv.mu.Lock()
-			c.info, c.since, c.stop = "", time.Now(), nil
+			c.info, c.since, c.stop, c.db = "", time.Now(), nil, db
 			c.srv.mu.Unlock()
-			c.noteDB()
 		}
 	}
 }
 
-// noteDB keeps the session's current database for SHOW PROCESSLIST.
+// noteDB keeps the session's current database for SHOW PROCESSLIST after
+// a command that may change it outside a statement (COM_INIT_DB, the
+// handshake's database).
 func (c *mysqlConn) noteDB() {
+	db := c.currentDB()
+	c.srv.mu.Lock()
+	c.db = db
+	c.srv.mu.Unlock()
+}
+
+// currentDB is the session's current database, for SHOW PROCESSLIST.
+func (c *mysqlConn) currentDB() string {
 	if ps, ok := c.sess.(ProcessSession); ok {
-		db := ps.CurrentDB()
-		c.srv.mu.Lock()
-		c.db = db
-		c.srv.mu.Unlock()
+		return ps.CurrentDB()
 	}
+	return ""
 }
 
 // UseDB answers COM_INIT_DB, and takes the handshake's database.
@@ -238,6 +247,7 @@ func (c *mysqlConn) UseDB(name string) (err error) {
 	if err := c.sess.UseDB(name); err != nil {
 		return mysqlError(err)
 	}
+	c.noteDB()
 	return nil
 }
 
