@@ -54,7 +54,9 @@ func (s *Server) Kill(id uint64, query bool) error {
 		stop()
 	}
 	if !query {
-		_ = conn.wire.Close()
+		// The raw socket: wireConn.Close flushes the connection's
+		// buffer, which only its own goroutine may touch.
+		_ = conn.wire.Conn.Close()
 	}
 	return nil
 }
