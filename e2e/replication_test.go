@@ -335,6 +335,33 @@ func TestReplicationAlterAddDrop(t *testing.T) {
 	}
 }
 
+// TestReplicationJoinAfterDrop: a server that joins after ALTER CLUSTER
+// DROP replays the log from before its join; the table left the cluster
+// before it was a member, so it keeps no copy of it (a stale table of its
+// own would shadow the cluster's table of that name, for reads by the
+// plain name, when one is added again).
+func TestReplicationJoinAfterDrop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers")
+	}
+	a, b := startReplNode(t, "127.0.0.1"), startReplNode(t, "127.0.0.2")
+	dbA, dbB := a.DB(t), b.DB(t)
+	mustExec(t, dbA, "CREATE CLUSTER c")
+	mustExec(t, dbA, "CREATE TABLE shelf (title text)")
+	mustExec(t, dbA, "INSERT INTO shelf (id, title) VALUES (1, 'one'), (2, 'two')")
+	mustExec(t, dbA, "ALTER CLUSTER c ADD shelf")
+	mustExec(t, dbA, "ALTER CLUSTER c DROP shelf")
+	mustExec(t, dbA, "INSERT INTO shelf (id, title) VALUES (3, 'three')")
+	mustExec(t, dbA, "ALTER CLUSTER c ADD shelf")
+
+	mustExec(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
+	require.Equal(t, [][]string{{"shelf", "rt"}}, rows(t, dbB, "SHOW TABLES"))
+	require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, rows(t, dbB, "SELECT id FROM shelf ORDER BY id ASC"))
+	mustExec(t, dbA, "ALTER CLUSTER c DROP shelf")
+	eventually(t, "shelf left the cluster on B", func() bool { return status(t, dbB, "cluster_c_indexes") == "" })
+	require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, rows(t, dbB, "SELECT id FROM shelf ORDER BY id ASC"))
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.
