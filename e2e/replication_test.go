@@ -362,6 +362,36 @@ func TestReplicationJoinAfterDrop(t *testing.T) {
 	require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, rows(t, dbB, "SELECT id FROM shelf ORDER BY id ASC"))
 }
 
+// TestReplicationJSONWrites: the JSON writes do not go through a
+// cluster's log; one to a cluster's table, by its plain name or as c:t,
+// is refused with the SQL way to make it (it was an error of storage:
+// "index: the database is replicated ...").
+func TestReplicationJSONWrites(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE books (title text, n int)")
+	mustExec(t, db, "ALTER CLUSTER c ADD books")
+	refused := func(table string) string {
+		return "400\n{\n  \"error\": \"table '" + table + "' is in cluster 'c': JSON writes do not reach a cluster's tables; write to it in SQL as c:" + table + " (POST /sql too)\"\n}"
+	}
+	for _, tc := range []struct{ request, body, want string }{
+		{"POST /insert", `{"table": "books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /insert", `{"table": "c:books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /replace", `{"table": "c:books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /update", `{"table": "c:books", "id": 1, "doc": {"n": 2}}`, refused("books")},
+		{"POST /delete", `{"table": "books", "id": 1}`, refused("books")},
+		{"POST /insert", `{"table": "c:nope", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown table 'c:nope'\"\n}"},
+		{"POST /insert", `{"table": "d:books", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown cluster 'd' (in 'd:books')\"\n}"},
+	} {
+		require.Equal(t, tc.want, a.HTTPAnswer(t, tc.request, tc.body), tc.request+" "+tc.body)
+	}
+	mustExec(t, db, "CREATE TABLE own (title text)")
+	require.Equal(t, "200\n{\n  \"table\": \"own\",\n  \"_id\": 1,\n  \"id\": 1,\n  \"created\": true,\n  \"result\": \"created\",\n  \"status\": 201\n}",
+		a.HTTPAnswer(t, "POST /insert", `{"table": "own", "id": 1, "doc": {"title": "a"}}`))
+	require.Empty(t, rows(t, db, "SELECT id FROM books"))
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.
