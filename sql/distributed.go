@@ -265,6 +265,9 @@ func parseAgent(dist, value string) (distSpec, error) {
 		if strings.HasPrefix(p, "/") {
 			return a, bad("'%s': glint reaches agents over TCP only, not a unix socket", p)
 		}
+		if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
+			return a, bad("'%s': agent options in brackets (%s) are not supported: agent connections are always pooled, and ha_strategy and agent_retry_count are settings of the table", p, p[i:])
+		}
 		if strings.Contains(p, "[") {
 			return a, bad("'%s': IPv6 addresses are not supported; use a host name or an IPv4 address", p)
 		}
