@@ -104,8 +104,11 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 			if _, local := tableSettings[st.Name]; local {
 				return nil, Errorf(CodeBadOption, "table setting '%s' is for a table with columns: a distributed table takes type, local, agent, ha_strategy, agent_connect_timeout, agent_query_timeout, agent_retry_count and mirror_retry_count", st.Name)
 			}
-			if st.Name == "agent_persistent" || st.Name == "agent_blackhole" {
-				return nil, Errorf(CodeBadOption, "table setting '%s' is not supported: every agent connection is pooled; use agent", st.Name)
+			switch st.Name {
+			case "agent_persistent":
+				return nil, Errorf(CodeBadOption, "table setting 'agent_persistent' is not supported: every agent connection is pooled; use agent")
+			case "agent_blackhole":
+				return nil, Errorf(CodeBadOption, "table setting 'agent_blackhole' is not supported: glint reads every agent's answer (an agent sent the queries, its answers ignored, is not kept); use agent")
 			}
 			return nil, Errorf(CodeBadOption, "unknown table setting '%s' of a distributed table", st.Name)
 		}
