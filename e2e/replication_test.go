@@ -392,6 +392,20 @@ func TestReplicationJSONWrites(t *testing.T) {
 	require.Empty(t, rows(t, db, "SELECT id FROM books"))
 }
 
+// TestReplicationJoinSelf: JOIN CLUSTER at the server's own address is
+// refused at once, naming the mistake (it waited 30 s for a leader of the
+// cluster the join itself was making, and said it had none).
+func TestReplicationJoinSelf(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	began := time.Now()
+	mustFail(t, db, "JOIN CLUSTER c AT '"+a.repl+"'", "JOIN CLUSTER c: no member took this server: "+a.repl+
+		": the peer answered: that is the joining server's own address: join at the address of another member of cluster 'c' (CREATE CLUSTER c starts one here)")
+	require.Less(t, time.Since(began), 10*time.Second)
+	require.Empty(t, rows(t, db, "SHOW STATUS LIKE 'cluster%'"))
+	mustExec(t, db, "CREATE CLUSTER c")
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.

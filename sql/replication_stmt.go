@@ -443,6 +443,12 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	if req.Op == "leave" {
 		return nil, rp.handleLeave(ctx, c, req)
 	}
+	if req.ID == c.id {
+		// JOIN CLUSTER at this server's own address: the cluster it
+		// found is the one the join is making, which has no member to
+		// take it.
+		return nil, fmt.Errorf("that is the joining server's own address: join at the address of another member of cluster '%s' (CREATE CLUSTER %s starts one here)", name, name)
+	}
 	// A table of the joining server's own with the name of one of the
 	// cluster's would stand beside it there: statements without the
 	// cluster's name would reach one of the two, writes neither.
