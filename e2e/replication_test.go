@@ -406,6 +406,22 @@ func TestReplicationJoinSelf(t *testing.T) {
 	mustExec(t, db, "CREATE CLUSTER c")
 }
 
+// TestReplicationTableInTwoClusters: CREATE TABLE c:t is refused when
+// another cluster of the server has a table t (the plain name, for reads,
+// would reach one of the two).
+func TestReplicationTableInTwoClusters(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER a")
+	mustExec(t, db, "CREATE CLUSTER b")
+	mustExec(t, db, "CREATE TABLE b:t (title text)")
+	mustExec(t, db, "INSERT INTO b:t (id, title) VALUES (1, 'in b')")
+	mustFail(t, db, "CREATE TABLE a:t (title text)", "table 't' already exists on this server, in cluster 'b'")
+	require.Equal(t, [][]string{{"t", "rt"}}, rows(t, db, "SHOW TABLES"))
+	require.Equal(t, "", status(t, db, "cluster_a_indexes"))
+	require.Equal(t, [][]string{{"1", "in b"}}, rows(t, db, "SELECT * FROM t"))
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.
