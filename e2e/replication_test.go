@@ -422,6 +422,26 @@ func TestReplicationTableInTwoClusters(t *testing.T) {
 	require.Equal(t, [][]string{{"1", "in b"}}, rows(t, db, "SELECT * FROM t"))
 }
 
+// TestReplicationDistributedLocal: a distributed table's local shard may
+// be a table of a cluster, named as reads name it (it was refused as an
+// unknown table).
+func TestReplicationDistributedLocal(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE c:books (title text)")
+	mustExec(t, db, "INSERT INTO c:books (id, title) VALUES (1, 'the white whale'), (2, 'a fish')")
+	mustExec(t, db, "CREATE TABLE mine (title text)")
+	mustExec(t, db, "INSERT INTO mine (id, title) VALUES (3, 'a whale song')")
+	mustExec(t, db, "CREATE TABLE d type='distributed' local='books' local='mine'")
+	mustExec(t, db, "CREATE TABLE d2 type='distributed' local='c:books'")
+	require.Equal(t, [][]string{{"1", "the white <b>whale</b>"}, {"3", "a <b>whale</b> song"}},
+		rows(t, db, "SELECT id, HIGHLIGHT() FROM d WHERE MATCH('whale') ORDER BY id ASC"))
+	require.Equal(t, [][]string{{"1"}, {"2"}}, rows(t, db, "SELECT id FROM d2 ORDER BY id ASC"))
+	mustFail(t, db, "CREATE TABLE d3 type='distributed' local='nope'", "table setting local='nope': unknown table 'nope'")
+	mustFail(t, db, "CREATE TABLE d3 type='distributed' local='x:books'", "table setting local='x:books': unknown table 'x:books'")
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.

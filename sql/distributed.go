@@ -140,7 +140,7 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 		if strings.EqualFold(l, name) {
 			return nil, Errorf(CodeBadOption, "table setting local='%s': a distributed table cannot name itself", l)
 		}
-		if _, err := s.engine.db.Table(l); err != nil {
+		if _, err := s.table(l); err != nil { // a cluster's table too, as reads find it
 			if _, dist := s.engine.db.DistributedTable(l); dist {
 				return nil, Errorf(CodeBadOption, "table setting local='%s': '%s' is a distributed table; local names a table with documents", l, l)
 			}
