@@ -335,6 +335,113 @@ func TestReplicationAlterAddDrop(t *testing.T) {
 	}
 }
 
+// TestReplicationJoinAfterDrop: a server that joins after ALTER CLUSTER
+// DROP replays the log from before its join; the table left the cluster
+// before it was a member, so it keeps no copy of it (a stale table of its
+// own would shadow the cluster's table of that name, for reads by the
+// plain name, when one is added again).
+func TestReplicationJoinAfterDrop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers")
+	}
+	a, b := startReplNode(t, "127.0.0.1"), startReplNode(t, "127.0.0.2")
+	dbA, dbB := a.DB(t), b.DB(t)
+	mustExec(t, dbA, "CREATE CLUSTER c")
+	mustExec(t, dbA, "CREATE TABLE shelf (title text)")
+	mustExec(t, dbA, "INSERT INTO shelf (id, title) VALUES (1, 'one'), (2, 'two')")
+	mustExec(t, dbA, "ALTER CLUSTER c ADD shelf")
+	mustExec(t, dbA, "ALTER CLUSTER c DROP shelf")
+	mustExec(t, dbA, "INSERT INTO shelf (id, title) VALUES (3, 'three')")
+	mustExec(t, dbA, "ALTER CLUSTER c ADD shelf")
+
+	mustExec(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
+	require.Equal(t, [][]string{{"shelf", "rt"}}, rows(t, dbB, "SHOW TABLES"))
+	require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, rows(t, dbB, "SELECT id FROM shelf ORDER BY id ASC"))
+	mustExec(t, dbA, "ALTER CLUSTER c DROP shelf")
+	eventually(t, "shelf left the cluster on B", func() bool { return status(t, dbB, "cluster_c_indexes") == "" })
+	require.Equal(t, [][]string{{"1"}, {"2"}, {"3"}}, rows(t, dbB, "SELECT id FROM shelf ORDER BY id ASC"))
+}
+
+// TestReplicationJSONWrites: the JSON writes do not go through a
+// cluster's log; one to a cluster's table, by its plain name or as c:t,
+// is refused with the SQL way to make it (it was an error of storage:
+// "index: the database is replicated ...").
+func TestReplicationJSONWrites(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE books (title text, n int)")
+	mustExec(t, db, "ALTER CLUSTER c ADD books")
+	refused := func(table string) string {
+		return "400\n{\n  \"error\": \"table '" + table + "' is in cluster 'c': JSON writes do not reach a cluster's tables; write to it in SQL as c:" + table + " (POST /sql too)\"\n}"
+	}
+	for _, tc := range []struct{ request, body, want string }{
+		{"POST /insert", `{"table": "books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /insert", `{"table": "c:books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /replace", `{"table": "c:books", "id": 1, "doc": {"title": "a"}}`, refused("books")},
+		{"POST /update", `{"table": "c:books", "id": 1, "doc": {"n": 2}}`, refused("books")},
+		{"POST /delete", `{"table": "books", "id": 1}`, refused("books")},
+		{"POST /insert", `{"table": "c:nope", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown table 'c:nope'\"\n}"},
+		{"POST /insert", `{"table": "d:books", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown cluster 'd' (in 'd:books')\"\n}"},
+	} {
+		require.Equal(t, tc.want, a.HTTPAnswer(t, tc.request, tc.body), tc.request+" "+tc.body)
+	}
+	mustExec(t, db, "CREATE TABLE own (title text)")
+	require.Equal(t, "200\n{\n  \"table\": \"own\",\n  \"_id\": 1,\n  \"id\": 1,\n  \"created\": true,\n  \"result\": \"created\",\n  \"status\": 201\n}",
+		a.HTTPAnswer(t, "POST /insert", `{"table": "own", "id": 1, "doc": {"title": "a"}}`))
+	require.Empty(t, rows(t, db, "SELECT id FROM books"))
+}
+
+// TestReplicationJoinSelf: JOIN CLUSTER at the server's own address is
+// refused at once, naming the mistake (it waited 30 s for a leader of the
+// cluster the join itself was making, and said it had none).
+func TestReplicationJoinSelf(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	began := time.Now()
+	mustFail(t, db, "JOIN CLUSTER c AT '"+a.repl+"'", "JOIN CLUSTER c: no member took this server: "+a.repl+
+		": the peer answered: that is the joining server's own address: join at the address of another member of cluster 'c' (CREATE CLUSTER c starts one here)")
+	require.Less(t, time.Since(began), 10*time.Second)
+	require.Empty(t, rows(t, db, "SHOW STATUS LIKE 'cluster%'"))
+	mustExec(t, db, "CREATE CLUSTER c")
+}
+
+// TestReplicationTableInTwoClusters: CREATE TABLE c:t is refused when
+// another cluster of the server has a table t (the plain name, for reads,
+// would reach one of the two).
+func TestReplicationTableInTwoClusters(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER a")
+	mustExec(t, db, "CREATE CLUSTER b")
+	mustExec(t, db, "CREATE TABLE b:t (title text)")
+	mustExec(t, db, "INSERT INTO b:t (id, title) VALUES (1, 'in b')")
+	mustFail(t, db, "CREATE TABLE a:t (title text)", "table 't' already exists on this server, in cluster 'b'")
+	require.Equal(t, [][]string{{"t", "rt"}}, rows(t, db, "SHOW TABLES"))
+	require.Equal(t, "", status(t, db, "cluster_a_indexes"))
+	require.Equal(t, [][]string{{"1", "in b"}}, rows(t, db, "SELECT * FROM t"))
+}
+
+// TestReplicationDistributedLocal: a distributed table's local shard may
+// be a table of a cluster, named as reads name it (it was refused as an
+// unknown table).
+func TestReplicationDistributedLocal(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE c:books (title text)")
+	mustExec(t, db, "INSERT INTO c:books (id, title) VALUES (1, 'the white whale'), (2, 'a fish')")
+	mustExec(t, db, "CREATE TABLE mine (title text)")
+	mustExec(t, db, "INSERT INTO mine (id, title) VALUES (3, 'a whale song')")
+	mustExec(t, db, "CREATE TABLE d type='distributed' local='books' local='mine'")
+	mustExec(t, db, "CREATE TABLE d2 type='distributed' local='c:books'")
+	require.Equal(t, [][]string{{"1", "the white <b>whale</b>"}, {"3", "a <b>whale</b> song"}},
+		rows(t, db, "SELECT id, HIGHLIGHT() FROM d WHERE MATCH('whale') ORDER BY id ASC"))
+	require.Equal(t, [][]string{{"1"}, {"2"}}, rows(t, db, "SELECT id FROM d2 ORDER BY id ASC"))
+	mustFail(t, db, "CREATE TABLE d3 type='distributed' local='nope'", "table setting local='nope': unknown table 'nope'")
+	mustFail(t, db, "CREATE TABLE d3 type='distributed' local='x:books'", "table setting local='x:books': unknown table 'x:books'")
+}
+
 // TestReplicationAddRacingWrites: plain writes to a table race ALTER
 // CLUSTER ADD of it; each is either acknowledged and then in the
 // cluster's copy, or refused - never acknowledged and lost.

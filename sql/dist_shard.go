@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -168,7 +169,9 @@ func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time
 		order = append([]int{sh.asked}, without(order, sh.asked)...)
 	}
 	var lastErr error
+	var errs []string // the last round's, one per mirror: the error names each
 	for attempt := 0; attempt <= d.retryCount; attempt++ {
+		errs = errs[:0]
 		for _, m := range order {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -195,7 +198,11 @@ func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time
 			}
 			s.engine.health.failed(mirror.addr, time.Now())
 			lastErr = fmt.Errorf("mirror %s: %w", mirror, err)
+			errs = append(errs, lastErr.Error())
 		}
+	}
+	if len(errs) > 1 {
+		return nil, fmt.Errorf("%s; %w", strings.Join(errs[:len(errs)-1], "; "), lastErr)
 	}
 	return nil, lastErr
 }

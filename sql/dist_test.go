@@ -290,7 +290,11 @@ func TestDistributedFailures(t *testing.T) {
 	remote.down["10.0.0.2:9306"] = true
 	require.Equal(t, "id:uint | title:str\n1 | one word\n", exec(t, s, q))
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "distributed table 'd': agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1' did not answer and is left out of the result")
-	require.Contains(t, exec(t, s, q+" OPTION strict_shards=1"), "error ShardFailed: distributed table 'd', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1': mirror")
+	strict := exec(t, s, q+" OPTION strict_shards=1")
+	require.Contains(t, strict, "error ShardFailed: distributed table 'd', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1': mirror")
+	for _, m := range []string{"10.0.0.1:9306:p1", "10.0.0.2:9306:p1"} {
+		require.Contains(t, strict, "mirror "+m+": connection refused", "each mirror's error is named")
+	}
 
 	remote.down = map[string]bool{}
 	require.Equal(t, "error NoSuchColumn: distributed table 'd', local 'p0': unknown column 'nosuch' in table 'p0'\n", exec(t, s, "SELECT nosuch FROM d"))

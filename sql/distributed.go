@@ -104,8 +104,11 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 			if _, local := tableSettings[st.Name]; local {
 				return nil, Errorf(CodeBadOption, "table setting '%s' is for a table with columns: a distributed table takes type, local, agent, ha_strategy, agent_connect_timeout, agent_query_timeout, agent_retry_count and mirror_retry_count", st.Name)
 			}
-			if st.Name == "agent_persistent" || st.Name == "agent_blackhole" {
-				return nil, Errorf(CodeBadOption, "table setting '%s' is not supported: every agent connection is pooled; use agent", st.Name)
+			switch st.Name {
+			case "agent_persistent":
+				return nil, Errorf(CodeBadOption, "table setting 'agent_persistent' is not supported: every agent connection is pooled; use agent")
+			case "agent_blackhole":
+				return nil, Errorf(CodeBadOption, "table setting 'agent_blackhole' is not supported: glint reads every agent's answer (an agent sent the queries, its answers ignored, is not kept); use agent")
 			}
 			return nil, Errorf(CodeBadOption, "unknown table setting '%s' of a distributed table", st.Name)
 		}
@@ -137,7 +140,7 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 		if strings.EqualFold(l, name) {
 			return nil, Errorf(CodeBadOption, "table setting local='%s': a distributed table cannot name itself", l)
 		}
-		if _, err := s.engine.db.Table(l); err != nil {
+		if _, err := s.table(l); err != nil { // a cluster's table too, as reads find it
 			if _, dist := s.engine.db.DistributedTable(l); dist {
 				return nil, Errorf(CodeBadOption, "table setting local='%s': '%s' is a distributed table; local names a table with documents", l, l)
 			}
@@ -264,6 +267,9 @@ func parseAgent(dist, value string) (distSpec, error) {
 		}
 		if strings.HasPrefix(p, "/") {
 			return a, bad("'%s': glint reaches agents over TCP only, not a unix socket", p)
+		}
+		if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
+			return a, bad("'%s': agent options in brackets (%s) are not supported: agent connections are always pooled, and ha_strategy and agent_retry_count are settings of the table", p, p[i:])
 		}
 		if strings.Contains(p, "[") {
 			return a, bad("'%s': IPv6 addresses are not supported; use a host name or an IPv4 address", p)

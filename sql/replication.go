@@ -95,6 +95,7 @@ func (rp *replication) holdDBs(s *Session) (unlock func(), held bool) {
 type replCluster struct {
 	name string
 	dir  string
+	id   uint64 // this server's node ID (c.node's, known before c.node is)
 	r    *replication
 	node *cluster.Node
 	tr   *cluster.TCPTransport
@@ -219,7 +220,7 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 	if err != nil {
 		return nil, err
 	}
-	c := &replCluster{name: name, dir: dir, r: rp, db: db, addrs: map[uint64]string{}}
+	c := &replCluster{name: name, dir: dir, id: id, r: rp, db: db, addrs: map[uint64]string{}}
 	if err := c.cleanPrepared(db.Applied()); err != nil {
 		db.Close()
 		return nil, err

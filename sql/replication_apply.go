@@ -142,6 +142,13 @@ func (sm *clusterSM) Apply(e cluster.Entry) (any, error) {
 			if _, err := db.Table(ent.Table); err != nil {
 				return asError(err)
 			}
+			if !c.memberAt(db) {
+				// A server joining later, replaying the log from
+				// before its join: it was not a member when the table
+				// left, so it keeps no copy (as one that joins from a
+				// snapshot taken after the entry keeps none).
+				return asError(db.DropTableContext(ctx, ent.Table))
+			}
 			if err := copyTableOut(db, c.r.engine.db, ent.Table); err != nil {
 				// The cluster's table goes on every member alike; this
 				// member keeps no copy of it.
@@ -380,6 +387,17 @@ func (c *replCluster) writeMember(ctx context.Context, db *index.DB, ent replEnt
 		_, err := w.Replace([]index.Document{{ID: ent.ID, Values: []index.Value{ent.Addr}}})
 		return err
 	})
+}
+
+// memberAt reports whether this server is in db's members table: whether
+// it was a member at the point of the log db has applied.
+func (c *replCluster) memberAt(db *index.DB) bool {
+	t, err := db.Table(membersTable)
+	if err != nil {
+		return false
+	}
+	_, ok := t.Snapshot().Lookup(c.id)
+	return ok
 }
 
 // noteMember tells the transport what a member entry changed.

@@ -191,6 +191,13 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 		if _, err := s.engine.db.Table(table); err == nil {
 			return nil, true, Errorf(CodeTableExists, "table '%s' already exists on this server, outside the cluster", table)
 		}
+		for _, other := range s.engine.repl.names() {
+			if oc, _ := s.engine.repl.cluster(other); other != cn && oc != nil && oc.currentDB().HasTable(table) {
+				// Two clusters' tables of one name: reads by the plain
+				// name would reach one of them.
+				return nil, true, Errorf(CodeTableExists, "table '%s' already exists on this server, in cluster '%s'", table, other)
+			}
+		}
 	}
 	if fn := nondeterministicCall(st.Node); fn != "" {
 		return nil, true, Errorf(CodeUnsupported, "%s() in a write to a cluster's table: each member would compute another value; use NOW() (the time the statement began, carried to every member) or a literal", strings.ToUpper(fn))
@@ -442,6 +449,12 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	}
 	if req.Op == "leave" {
 		return nil, rp.handleLeave(ctx, c, req)
+	}
+	if req.ID == c.id {
+		// JOIN CLUSTER at this server's own address: the cluster it
+		// found is the one the join is making, which has no member to
+		// take it.
+		return nil, fmt.Errorf("that is the joining server's own address: join at the address of another member of cluster '%s' (CREATE CLUSTER %s starts one here)", name, name)
 	}
 	// A table of the joining server's own with the name of one of the
 	// cluster's would stand beside it there: statements without the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/sql/dialect"
 )
 
 // Doc is one document of a write request (POST /insert, /replace, /bulk).
@@ -144,7 +145,33 @@ func (s *Session) beginDocWrite(ctx context.Context, table string) (end func(), 
 	if err := s.readOnly(); err != nil {
 		return nil, err
 	}
+	if err := s.clusterDocWrite(table); err != nil {
+		return nil, err
+	}
 	return s.beginWriteTo(ctx, []string{table})
+}
+
+// clusterDocWrite refuses a JSON write to a table of a cluster, by its
+// plain name or as c:t, with the way to make it: a cluster's log carries
+// SQL statements, and no SQL text is made of a JSON request.
+func (s *Session) clusterDocWrite(table string) error {
+	if s.engine.repl == nil {
+		return nil
+	}
+	cn, name, isCluster := dialect.SplitClusterTable(table)
+	switch {
+	case isCluster:
+		if c, ok := s.engine.repl.cluster(cn); !ok || !c.currentDB().HasTable(name) {
+			return nil // the table's lookup names what is unknown
+		}
+	case s.engine.db.HasTable(table):
+		return nil // this server's own, beside a cluster's of that name
+	default:
+		if cn, name = s.engine.repl.clusterOf(table), table; cn == "" {
+			return nil
+		}
+	}
+	return Errorf(CodeCluster, "table '%s' is in cluster '%s': JSON writes do not reach a cluster's tables; write to it in SQL as %s:%s (POST /sql too)", name, cn, cn, name)
 }
 
 // UpdateDocs sets attributes of the documents that match cond (POST

@@ -140,7 +140,39 @@ func parseOptions(args []string, out io.Writer) (*options, error) {
 	if err := replicationUnused(fs, o); err != nil {
 		return nil, err
 	}
+	if err := replicationReachable(o); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// replicationReachable refuses an address the other members could not
+// reach this server at, which its clusters would record as its own: an
+// advertised address that is not host:port, or a wildcard one (advertised,
+// or replication_listen's, advertised when replication_advertise is not
+// set), which every member would take for itself.
+func replicationReachable(o *options) error {
+	if o.replicationListen == "" {
+		return nil
+	}
+	key, addr := "replication_advertise", o.replicationAddr
+	if addr == "" {
+		key, addr = "replication_listen", o.replicationListen
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s %q: %v", key, addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		if key == "replication_listen" {
+			return fmt.Errorf("replication_listen %q is a wildcard address, which the other members cannot reach this server at: set replication_advertise to the address they can", addr)
+		}
+		return fmt.Errorf("replication_advertise %q is a wildcard address: give the address the other members reach this server at", addr)
+	}
+	if n, err := strconv.Atoi(port); key == "replication_advertise" && (err != nil || n < 1 || n > 65535) {
+		return fmt.Errorf("replication_advertise %q: port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
 }
 
 // replicationUnused refuses a replication setting given (as a flag or in

@@ -184,6 +184,33 @@ func TestReplicationSettingsNeedListen(t *testing.T) {
 	assert.Equal(t, "a:1=b:2", o.replicationVia)
 }
 
+func TestReplicationAddressReachable(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--replication-listen", "0.0.0.0:9312"}, `replication_listen "0.0.0.0:9312" is a wildcard address, which the other members cannot reach this server at: set replication_advertise to the address they can`},
+		{[]string{"--replication-listen", ":9312"}, `replication_listen ":9312" is a wildcard address, which the other members cannot reach this server at: set replication_advertise to the address they can`},
+		{[]string{"--replication-listen", "[::]:9312"}, `replication_listen "[::]:9312" is a wildcard address, which the other members cannot reach this server at: set replication_advertise to the address they can`},
+		{[]string{"--replication-listen", "127.0.0.1:9312", "--replication-advertise", "db1"}, `replication_advertise "db1": address db1: missing port in address`},
+		{[]string{"--replication-listen", "127.0.0.1:9312", "--replication-advertise", "0.0.0.0:9312"}, `replication_advertise "0.0.0.0:9312" is a wildcard address: give the address the other members reach this server at`},
+		{[]string{"--replication-listen", "127.0.0.1:9312", "--replication-advertise", "db1:0"}, `replication_advertise "db1:0": port "0" is not a number from 1 to 65535`},
+		{[]string{"--replication-listen", "127.0.0.1:9312", "--replication-advertise", "db1:http"}, `replication_advertise "db1:http": port "http" is not a number from 1 to 65535`},
+		{[]string{"--replication-listen", "0.0.0.0:9312", "--replication-advertise", "db1:9312"}, ""},
+		{[]string{"--replication-listen", "127.0.0.1:0"}, ""},
+	} {
+		_, err := parseOptions(tt.args, io.Discard)
+		if tt.err == "" {
+			assert.NoError(t, err, tt.args)
+			continue
+		}
+		assert.EqualError(t, err, tt.err, tt.args)
+	}
+	var stderr stringWriter
+	assert.Equal(t, 2, run([]string{"--data", t.TempDir(), "--replication-listen", "0.0.0.0:0"}, io.Discard, &stderr))
+	assert.Contains(t, string(stderr), `replication_listen "0.0.0.0:0" is a wildcard address`)
+}
+
 func TestConfigByteOrderMark(t *testing.T) {
 	o, err := parseOptions([]string{"--config", writeConfig(t, "\ufeffdata = /srv/glint\n")}, io.Discard)
 	require.NoError(t, err)
