@@ -79,6 +79,9 @@ func TestDefaultLimitIs20(t *testing.T) {
 		{"SELECT id FROM many WHERE MATCH('common') LIMIT 25", 25},
 		{"SELECT id FROM many WHERE MATCH('common') LIMIT 25, 10", 5},
 		{"SELECT id FROM many WHERE MATCH('common') LIMIT 0", 0},
+		// The default page is cut to max_matches: no LIMIT asked for more.
+		{"SELECT id FROM many OPTION max_matches=5", 5},
+		{"SELECT id FROM many WHERE MATCH('common') OPTION max_matches=7", 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

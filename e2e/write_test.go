@@ -114,6 +114,30 @@ func TestUpdateAttributes(t *testing.T) {
 	assert.Contains(t, err.Error(), "title")
 }
 
+// TestEmptyMulti: () is the empty set of a multi column, as the reference
+// reads it, in the values of INSERT and REPLACE and in UPDATE's SET.
+func TestEmptyMulti(t *testing.T) {
+	s := StartServer(t)
+	db := s.DB(t)
+	MustExec(t, db, "CREATE TABLE m (title text, tags multi, big multi64, n int)")
+	MustExec(t, db, "INSERT INTO m (id, title, tags, big) VALUES (1, 'one', (), ()), (2, 'two', (5, 6), (7))")
+	MustExec(t, db, "REPLACE INTO m (id, title, tags, big) VALUES (3, 'three', ( ), (8))")
+	res := MustExec(t, db, "UPDATE m SET tags = (), big = () WHERE id = 2")
+	n, err := res.RowsAffected()
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n)
+	assert.Equal(t, [][]string{{"1", "", ""}, {"2", "", ""}, {"3", "", "8"}},
+		MustQuery(t, db, "SELECT id, tags, big FROM m ORDER BY id ASC").Values)
+
+	_, err = db.Exec("INSERT INTO m (id, n) VALUES (4, ())")
+	RequireMySQLError(t, err, 1366, "column 'n' (uint): expects an integer, got a list of values")
+	_, err = db.Exec("UPDATE m SET n = () WHERE id = 1")
+	RequireMySQLError(t, err, 1366, "column 'n' (uint): expects an integer, got a list of values")
+	// A whole row () keeps MySQL's meaning: no values.
+	_, err = db.Exec("INSERT INTO m VALUES ()")
+	RequireMySQLError(t, err, 1136, "row 1 has 0 value(s)")
+}
+
 func TestPreparedStatements(t *testing.T) {
 	s := StartServer(t)
 	db := s.PreparedDB(t)

@@ -491,7 +491,8 @@ func (e *extractor) onWord(u *unit) {
 }
 
 // onGap takes the runs units[from:to] of one gap. A boundary character
-// ends the window (use_boundaries). As in the reference, the state at the
+// ends the window (use_boundaries), in it if it fits the limits (else the
+// passage would be over them, and dropped). As in the reference, the state at the
 // start of the gap decides how all its runs are taken: a boundary met
 // after the window stopped growing inside the gap is passed over, and is
 // not counted.
@@ -501,7 +502,9 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 	if !e.growing {
 		for i := range gap {
 			u := &gap[i]
-			e.win.add(e.cur, u)
+			if !u.boundary || e.runFits(u) {
+				e.win.add(e.cur, u)
+			}
 			e.cur++
 			if i == 0 && endsAfterFirst {
 				e.unitEnds()
@@ -516,13 +519,12 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 	}
 	for i := range gap {
 		u := &gap[i]
-		fits := e.win.codes()+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
-		if e.o.ForceAllWords && e.pass.qwords != e.allTerms() {
-			fits = true
-		}
+		fits := e.runFits(u)
 		if (u.boundary || !fits) && e.growing {
 			if u.boundary {
-				e.win.add(e.cur, u)
+				if fits {
+					e.win.add(e.cur, u)
+				}
 				e.cur++
 				e.weighAndSubmit()
 				e.win.reset()
@@ -539,6 +541,14 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 			e.unitEnds()
 		}
 	}
+}
+
+// runFits reports whether the window has room for the run u.
+func (e *extractor) runFits(u *unit) bool {
+	if e.o.ForceAllWords && e.pass.qwords != e.allTerms() {
+		return true
+	}
+	return e.win.codes()+int(u.cp) <= e.cpLimit() && e.win.words() <= e.wordsLimit()
 }
 
 // unitEnds closes the window at the end of a unit of snippet_boundary (a

@@ -443,6 +443,9 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if e, ok := sc.aliases[strings.ToLower(x.Name.Name.O)]; ok && x.Name.Table.O == "" {
 			return e, nil
 		}
+		if x.Name.Table.O != "" && sc.schema != nil && columnIndex(sc.schema, x.Name.Name.O) < 0 && !strings.EqualFold(x.Name.Name.O, "id") {
+			return nil, unknownColumn(sc.schema, "", x.Name)
+		}
 		return sc.column(x.Name.Name.O)
 	case *ast.UnaryOperationExpr:
 		inner, err := sc.compile(x.V)
@@ -616,6 +619,21 @@ func notANumber(schema *index.Schema, col, value expr, path string) error {
 		what = "a number or a date ('2024-05-01' or '2024-05-01 12:30:00')"
 	}
 	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not %s", path, name, typ, quoteForError(text), what)
+}
+
+// unknownColumn is the error for a column schema does not have, named as
+// written (prefix says where): a qualified name whose qualifier is a json
+// column (meta.pages, the reference's path into it) says that glint reads
+// the column whole.
+func unknownColumn(schema *index.Schema, prefix string, n *ast.ColumnName) error {
+	name := n.Name.O
+	if q := n.Table.O; q != "" {
+		name = q + "." + name
+		if i := columnIndex(schema, q); i >= 0 && schema.Columns[i].Type == index.TypeJSON {
+			return Errorf(CodeNoSuchColumn, "%sunknown column '%s' in table '%s': '%s' is a json column, read whole (paths into JSON are not supported)", prefix, name, schema.Name, schema.Columns[i].Name)
+		}
+	}
+	return Errorf(CodeNoSuchColumn, "%sunknown column '%s' in table '%s'", prefix, name, schema.Name)
 }
 
 // column resolves a column name in scope.

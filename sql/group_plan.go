@@ -140,7 +140,7 @@ func groupKeys(sc *scope, clause string, items []*ast.ByItem, list []*ast.Select
 					}
 				}
 				if n == nil {
-					return nil, Errorf(CodeNoSuchColumn, "GROUP BY: unknown column '%s' in table '%s'", name, sc.schema.Name)
+					return nil, unknownColumn(sc.schema, "GROUP BY: ", x.Name)
 				}
 			}
 		}

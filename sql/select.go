@@ -502,6 +502,10 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			Only: onlyIDs(p.where)}
 	}
 	p.maxMatches = p.opts.maxMatches
+	if n.Limit == nil && p.maxMatches >= 0 {
+		// The default page was not asked for: it is cut to the window.
+		p.count = min(p.count, max(0, p.maxMatches-p.offset))
+	}
 	want := p.offset + p.count
 	if p.maxMatches < 0 {
 		p.maxMatches = max(defaultMaxMatches, want)

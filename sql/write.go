@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
@@ -113,8 +114,11 @@ func (s *Session) writeDocs(ctx context.Context, t *index.Table, docs []index.Do
 }
 
 // constantValue evaluates a VALUES item: a literal, an arithmetic of literals, or
-// a parenthesised list for a multi column.
+// a parenthesised list for a multi column, () for an empty one.
 func constantValue(sc *scope, node ast.ExprNode) (any, error) {
+	if f, ok := node.(*ast.FuncCallExpr); ok && f.FnName.L == dialect.FuncEmpty {
+		return []any{}, nil
+	}
 	if row, ok := node.(*ast.RowExpr); ok {
 		out := make([]any, len(row.Values))
 		for i, e := range row.Values {
@@ -242,8 +246,8 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 			return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field; UPDATE changes attributes only (use REPLACE)", cname)
 		}
 		var e expr
-		if row, ok := a.Expr.(*ast.RowExpr); ok {
-			v, err := constantValue(&scope{sess: s}, row)
+		if isList(a.Expr) {
+			v, err := constantValue(&scope{sess: s}, a.Expr)
 			if err != nil {
 				return nil, err
 			}
@@ -264,6 +268,18 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		return nil, err
 	}
 	return &Result{AffectedRows: uint64(updated)}, nil
+}
+
+// isList reports whether a value is a list for a multi column: (1, 2), or
+// () for an empty one.
+func isList(node ast.ExprNode) bool {
+	switch n := node.(type) {
+	case *ast.RowExpr:
+		return true
+	case *ast.FuncCallExpr:
+		return n.FnName.L == dialect.FuncEmpty
+	}
+	return false
 }
 
 // assignment is one SET column = expression of an UPDATE.

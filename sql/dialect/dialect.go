@@ -11,6 +11,7 @@ const (
 	FuncShowMeta  = "__glint_show_meta" // SHOW META [LIKE 'p'] -> SELECT __glint_show_meta(['p'])
 	FuncQuery     = "__glint_query"     // QUERY()      -> __glint_query() (the statement's MATCH query)
 	FuncWord      = "__glint_word"      // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
+	FuncEmpty     = "__glint_empty"     // ()           -> __glint_empty() (an empty multi, as a value of INSERT or UPDATE)
 )
 
 // quoted is a reserved name as the rewrite writes it: between backquotes,
@@ -26,6 +27,7 @@ const (
 	callAs        = "`" + FuncAs + "`("        // every "x AS name" argument of CALL
 	callOptionMap = "`" + FuncOptionMap + "`(" // every {...}
 	wordCall      = "`" + FuncWord + "`("      // a bare word as an option map's value
+	emptyCall     = "`" + FuncEmpty + "`()"    // an empty multi
 )
 
 // NoColumns is the name of the stand-in column of a CREATE TABLE without a

@@ -39,6 +39,7 @@
 //	{}                            `__glint_map`()
 //	{html_strip_mode=strip}       `__glint_map`('html_strip_mode', `__glint_word`('strip'))
 //	QUERY()                       `__glint_query`()
+//	VALUES (1, ()), SET tags = () VALUES (1, `__glint_empty`()), SET tags = `__glint_empty`()
 //	CALL f(x, 5 AS around)        CALL f(x, `__glint_as`(5, 'around'))
 //	SHOW META [LIKE 'p']          SELECT `__glint_show_meta`(['p'])
 //	title text stored             title TEXT COMMENT 'glint:text stored'

@@ -109,6 +109,11 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		}
 	case r.word(0, "UPDATE") || r.word(0, "DELETE"):
 		cut, tl, err = r.optionTail()
+		if r.word(0, "UPDATE") {
+			r.emptyLists(cut)
+		}
+	case r.word(0, "INSERT") || r.word(0, "REPLACE"):
+		r.emptyLists(len(s))
 	case r.word(0, "SHOW") && r.word(1, "META"):
 		r.showMeta()
 	case r.word(0, "CALL"):
@@ -213,6 +218,33 @@ func (r *rewriter) functionsAndMaps(n int) error {
 		return errorAt(r.src, r.s[maps[len(maps)-1].open].start, "option map without its closing '}'")
 	}
 	return nil
+}
+
+// emptyLists rewrites () where a value goes into __glint_empty(): the
+// empty set of a multi column, as the reference reads it, in the rows of
+// INSERT and REPLACE (VALUES (1, ())) and in UPDATE's SET (tags = ()),
+// both in s[:n]. A whole row () keeps MySQL's meaning (no values), and a
+// call's () stays a call (NOW()).
+func (r *rewriter) emptyLists(n int) {
+	depth, values, set := 0, false, false
+	for i := 0; i < n; i++ {
+		switch {
+		case depth == 0 && (r.word(i, "VALUES") || r.word(i, "VALUE")):
+			values = true
+		case depth == 0 && r.word(i, "SET"):
+			set = true
+		case depth == 0 && r.word(i, "WHERE"):
+			set = false
+		case r.punct(i, '(') && r.punct(i+1, ')') && i+1 < n &&
+			(values && depth > 0 && (r.punct(i-1, '(') || r.punct(i-1, ',')) || set && depth == 0 && r.punct(i-1, '=')):
+			r.edits = append(r.edits, edit{start: r.s[i].start, end: r.s[i+1].end, text: emptyCall})
+			i++
+		case r.punct(i, '('):
+			depth++
+		case r.punct(i, ')'):
+			depth--
+		}
+	}
 }
 
 // mapEntry rewrites the "name =" of the option map entry at s[i] into "'name', ".
