@@ -350,6 +350,9 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	offset, count := req.Offset, req.Limit
 	if count < 0 {
 		count = defaultLimit
+		if req.MaxMatches > 0 {
+			count = defaultPageWithin(offset, count, req.MaxMatches)
+		}
 	}
 	if offset < 0 || offset > 1<<31-1 || count > 1<<31-1 {
 		return nil, Errorf(CodeSyntax, "%s: offset and limit must be from 0 to 2147483647", orRoot(req.Path))

@@ -132,6 +132,9 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if q.offset, q.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
+	if n.Limit == nil && opts.maxMatches >= 0 {
+		q.count = defaultPageWithin(q.offset, q.count, opts.maxMatches)
+	}
 	q.want = q.offset + q.count
 	q.maxMatch = opts.maxMatches
 	if q.maxMatch < 0 {

@@ -98,6 +98,7 @@ var distQueries = []string{
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
+	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('alpha | gamma') OPTION max_matches=3", // (the default page cut to 3)
 	"SELECT id FROM {t} WHERE MATCH('alph* beta')",
 	"SELECT id, title FROM {t} WHERE MATCH('alpha') LIMIT 0",
 	"SELECT price, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY price",
@@ -332,6 +333,7 @@ func distSearches() []*SearchRequest {
 			Sort: []SortKey{{Column: "price", Desc: true}}, Limit: 10, Highlight: &HighlightRequest{}},
 		{Table: "u", Sort: []SortKey{{Column: "id", Desc: true}}, Limit: 4, Source: SourceFilter{Includes: []string{"title"}}},
 		{Table: "u", Query: &TextCond{Query: "alph* | gamma"}, Limit: 3},
+		{Table: "u", Query: &TextCond{Query: "alpha | gamma"}, Limit: -1, MaxMatches: 3},
 		{Table: "u", Query: &TextCond{Query: "alpha beta", Phrase: true}, Limit: 6, Source: SourceFilter{Includes: []string{"title"}},
 			Highlight: &HighlightRequest{Options: []OptionValue{{Name: "limit", Value: int64(20)}}}},
 	}

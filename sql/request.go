@@ -353,8 +353,7 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 	p.opts.maxQueryTime = req.MaxQueryTime
 	p.opts.holdSnapshot, p.opts.snapshot = req.HoldSnapshot, req.Snapshot
 	if req.Limit < 0 && req.MaxMatches > 0 {
-		// The default page was not asked for: it is cut to the window.
-		p.count = min(p.count, max(0, req.MaxMatches-p.offset))
+		p.count = defaultPageWithin(p.offset, p.count, req.MaxMatches)
 	}
 	want := p.offset + p.count
 	switch {

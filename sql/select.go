@@ -302,6 +302,14 @@ func fieldName(f *ast.SelectField) string {
 }
 
 // limitOf reads LIMIT [offset,] count; without one, count is def.
+// defaultPageWithin is the count of the default page (no LIMIT, no JSON
+// "limit": the client did not ask for it) cut to the window of maxMatches
+// best matches, past offset: a page the client did not ask for is never
+// the reason a search fails.
+func defaultPageWithin(offset, count, maxMatches int) int {
+	return min(count, max(0, maxMatches-offset))
+}
+
 func limitOf(l *ast.Limit, def int) (offset, count int, err error) {
 	if l == nil {
 		return 0, def, nil
@@ -503,8 +511,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	}
 	p.maxMatches = p.opts.maxMatches
 	if n.Limit == nil && p.maxMatches >= 0 {
-		// The default page was not asked for: it is cut to the window.
-		p.count = min(p.count, max(0, p.maxMatches-p.offset))
+		p.count = defaultPageWithin(p.offset, p.count, p.maxMatches)
 	}
 	want := p.offset + p.count
 	if p.maxMatches < 0 {
