@@ -190,8 +190,16 @@ func runOne(ctx context.Context, o options, workloads []string, nemeses []string
 	if len(res.Violations) > 0 {
 		verdict = "VIOLATION: " + strings.Join(res.Violations, "; ")
 	}
-	line := fmt.Sprintf("run %d/%d seed %d: %d ops (%d ok, %d fail, %d unknown), faults %v, %v: %s\n", i+1, o.runs, cfg.Seed,
-		res.Ops, res.Ok, res.Fail, res.Unkn, res.Faults, time.Since(start).Round(time.Millisecond), verdict)
+	var failovers string
+	for _, d := range res.Failovers {
+		// (Each run's, so that a slow one can be set beside what else ran then.)
+		failovers += " " + d.Round(time.Millisecond).String()
+	}
+	if failovers != "" {
+		failovers = ", failovers" + failovers
+	}
+	line := fmt.Sprintf("run %d/%d seed %d: %d ops (%d ok, %d fail, %d unknown), faults %v%s, %v: %s\n", i+1, o.runs, cfg.Seed,
+		res.Ops, res.Ok, res.Fail, res.Unkn, res.Faults, failovers, time.Since(start).Round(time.Millisecond), verdict)
 	return res, line, nil
 }
 

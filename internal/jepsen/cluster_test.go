@@ -193,7 +193,7 @@ func TestSummary(t *testing.T) {
 		"unknown adds that happened      1",
 		"linearizability violations      1 (0 undecided)",
 		"nodes diverged (convergence)    1 of 2 cluster runs",
-		"failover (kill -9 to next ack)  n=3 p50 200 ms p99 300 ms max 300 ms",
+		"failover (kill -9 to next ack)  n=3 p50 200 ms p99 300 ms max 300 ms, 0 over 2s",
 		"restart (kill -9 to ready)      n=2 p50 80 ms p99 90 ms max 90 ms",
 		"failed seeds                    [2]",
 		"history and HTML                out/seed-2",
