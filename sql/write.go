@@ -116,7 +116,7 @@ func (s *Session) writeDocs(ctx context.Context, t *index.Table, docs []index.Do
 // constantValue evaluates a VALUES item: a literal, an arithmetic of literals, or
 // a parenthesised list for a multi column, () for an empty one.
 func constantValue(sc *scope, node ast.ExprNode) (any, error) {
-	if f, ok := node.(*ast.FuncCallExpr); ok && f.FnName.L == dialect.FuncEmpty {
+	if isEmptyList(node) {
 		return []any{}, nil
 	}
 	if row, ok := node.(*ast.RowExpr); ok {
@@ -273,13 +273,15 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 // isList reports whether a value is a list for a multi column: (1, 2), or
 // () for an empty one.
 func isList(node ast.ExprNode) bool {
-	switch n := node.(type) {
-	case *ast.RowExpr:
-		return true
-	case *ast.FuncCallExpr:
-		return n.FnName.L == dialect.FuncEmpty
-	}
-	return false
+	_, row := node.(*ast.RowExpr)
+	return row || isEmptyList(node)
+}
+
+// isEmptyList reports whether a value is (), the empty list, as the
+// dialect's rewrite hands it on.
+func isEmptyList(node ast.ExprNode) bool {
+	f, ok := node.(*ast.FuncCallExpr)
+	return ok && f.FnName.L == dialect.FuncEmpty
 }
 
 // assignment is one SET column = expression of an UPDATE.
