@@ -71,6 +71,23 @@ func (f *frozen) Standing(id uint64) Standing {
 	return f.target.Standing(id)
 }
 
+// StreamEnded: a stopped process reads nothing, a closed connection
+// included.
+func (f *frozen) StreamEnded(from uint64) {
+	if !f.isOn() {
+		f.target.StreamEnded(from)
+	}
+}
+
+// Gone: a stopped process waits, as its probes would.
+func (f *frozen) Gone(ctx context.Context, id uint64) bool {
+	if f.isOn() {
+		<-ctx.Done()
+		return false
+	}
+	return f.Transport.Gone(ctx, id)
+}
+
 func (f *frozen) AskStanding(ctx context.Context, to, id uint64) (Standing, error) {
 	if f.isOn() {
 		<-ctx.Done()

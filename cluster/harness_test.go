@@ -258,8 +258,14 @@ type testCluster struct {
 }
 
 func newTestCluster(t *testing.T, seed uint64, size int, f Faults) *testCluster {
+	return newTestClusterTuned(t, seed, size, f, nil)
+}
+
+// newTestClusterTuned is newTestCluster with tune applied to every
+// node's options, the founders' included.
+func newTestClusterTuned(t *testing.T, seed uint64, size int, f Faults, tune func(*Options)) *testCluster {
 	c := &testCluster{
-		t: t, nw: NewMemNetwork(seed, f), root: t.TempDir(),
+		t: t, nw: NewMemNetwork(seed, f), root: t.TempDir(), tune: tune,
 		nodes: map[uint64]*Node{}, sms: map[uint64]*kvSM{}, disks: map[uint64]*kvDisk{},
 	}
 	for i := 1; i <= size; i++ {

@@ -49,15 +49,27 @@ func NewMemNetwork(seed uint64, f Faults) *MemNetwork {
 }
 
 // Attach routes what is sent to id to h; a nil h detaches id (a crashed
-// node: what is sent to it is lost).
+// node: what is sent to it is lost, and the nodes its links reach are told
+// that its stream ended, as a killed process's connections close).
 func (nw *MemNetwork) Attach(id uint64, h Handler) {
 	nw.mu.Lock()
-	defer nw.mu.Unlock()
-	if h == nil {
-		delete(nw.handlers, id)
+	if h != nil {
+		nw.handlers[id] = h
+		nw.mu.Unlock()
 		return
 	}
-	nw.handlers[id] = h
+	_, was := nw.handlers[id]
+	delete(nw.handlers, id)
+	var told []Handler
+	for to, th := range nw.handlers {
+		if was && !nw.cut[[2]uint64{id, to}] {
+			told = append(told, th)
+		}
+	}
+	nw.mu.Unlock()
+	for _, th := range told {
+		th.StreamEnded(id)
+	}
 }
 
 // Endpoint returns the Transport of node id.
@@ -180,6 +192,15 @@ func (e *memEndpoint) AskStanding(ctx context.Context, to, id uint64) (Standing,
 		return StandingUnknown, err
 	}
 	return h.Standing(id), nil
+}
+
+// Gone implements Transport: a detached node is down; one attached is not,
+// cut off or not (a cut link is silent, as a partition is).
+func (e *memEndpoint) Gone(ctx context.Context, id uint64) bool {
+	e.nw.mu.Lock()
+	_, attached := e.nw.handlers[id]
+	e.nw.mu.Unlock()
+	return !attached && ctx.Err() == nil
 }
 
 // Peers implements Transport: every node attached but this one, cut off

@@ -135,6 +135,13 @@ type Handler interface {
 	// group, from what this node has applied (Transport.AskStanding). It
 	// does not block.
 	Standing(id uint64) Standing
+
+	// StreamEnded tells the node that the stream of messages from peer
+	// from closed or broke: a process killed by the system closes its
+	// connections, so this is how a node hears first of its leader's
+	// death. It does not block. (The node then asks Transport.Gone; a
+	// stream also ends when a live peer reconnects.)
+	StreamEnded(from uint64)
 }
 
 // Standing is what a node's applied state says of another node: a
@@ -189,6 +196,12 @@ type Transport interface {
 	// asks its peers so, to learn that it was removed while it could not
 	// hear the commit (see Node).
 	AskStanding(ctx context.Context, to, id uint64) (Standing, error)
+
+	// Gone reports whether peer id is known to be down: its address
+	// refuses connections, or closes them before answering. A peer that
+	// answers, or does not answer before ctx ends (stopped, overloaded or
+	// cut off), is not known to be down.
+	Gone(ctx context.Context, id uint64) bool
 
 	// Peers returns the IDs of the nodes the transport can reach (an
 	// address is known for them), in no order. A node asks them too, not

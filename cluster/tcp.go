@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -265,12 +266,17 @@ func (s *TCPServer) serveConn(c net.Conn) error {
 	}
 	switch kind {
 	case streamMessages:
+		var from uint64 // the sender, once a message named it
 		for {
 			c.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 			m, err := readMessage(r, s.cfg.MaxMessage)
 			if err != nil {
+				if h := s.handler(cluster); h != nil && from != 0 && !errors.Is(err, net.ErrClosed) {
+					h.StreamEnded(from)
+				}
 				return err
 			}
+			from = m.GetFrom()
 			// The handler of each message: a cluster reopened (a node
 			// restarted in the process) takes the connections the old
 			// one had.
@@ -601,6 +607,23 @@ func (t *TCPTransport) AskStanding(ctx context.Context, to, id uint64) (Standing
 		return StandingUnknown, err
 	}
 	return s, nil
+}
+
+// Gone implements Transport: it asks peer id what id is to it (a request
+// every server answers) and calls the peer down when the connection is
+// refused, or reset or closed before the answer: what a killed process's
+// address does, directly or through a proxy whose target is down.
+func (t *TCPTransport) Gone(ctx context.Context, id uint64) bool {
+	_, err := t.AskStanding(ctx, id, id)
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	for _, down := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, io.EOF, io.ErrUnexpectedEOF} {
+		if errors.Is(err, down) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *TCPTransport) sendError(addr string, err error) error {

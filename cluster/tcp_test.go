@@ -33,9 +33,19 @@ type recorder struct {
 	refuse error // ReceiveSnapshot's answer
 	short  bool  // ReceiveSnapshot reads only a part of the body
 	got    chan struct{}
+	ended  chan uint64 // StreamEnded's peers
 }
 
-func newRecorder() *recorder { return &recorder{got: make(chan struct{}, 1<<16)} }
+func newRecorder() *recorder {
+	return &recorder{got: make(chan struct{}, 1<<16), ended: make(chan uint64, 16)}
+}
+
+func (r *recorder) StreamEnded(from uint64) {
+	select {
+	case r.ended <- from:
+	default:
+	}
+}
 
 func (r *recorder) Step(m *pb.Message) {
 	r.mu.Lock()
@@ -306,6 +316,7 @@ type discard struct{}
 
 func (discard) Step(*pb.Message)         {}
 func (discard) Standing(uint64) Standing { return StandingUnknown }
+func (discard) StreamEnded(uint64)       {}
 func (discard) ReceiveSnapshot(_ *pb.Message, body io.Reader) error {
 	_, err := io.Copy(io.Discard, body)
 	return err
@@ -530,6 +541,8 @@ func (g *gate) ReceiveSnapshot(m *pb.Message, body io.Reader) error {
 
 func (g *gate) Standing(id uint64) Standing { return g.rec.Standing(id) }
 
+func (g *gate) StreamEnded(from uint64) { g.rec.StreamEnded(from) }
+
 func TestTCPQueueBytes(t *testing.T) {
 	g := &gate{open: make(chan struct{}), rec: newRecorder()}
 	_, addr := serve(t, TCPConfig{}, "c", g)
@@ -628,4 +641,63 @@ func TestTCPCloseWhileDialing(t *testing.T) {
 	start := time.Now()
 	tr.Close()
 	require.Less(t, time.Since(start), time.Second)
+}
+
+// A sender's stream that closes is reported with the sender's id; Gone
+// tells a peer that answers, one that takes connections and says nothing
+// (not known to be down) and one whose address refuses them (down).
+func TestTCPStreamEndedAndGone(t *testing.T) {
+	rec := newRecorder()
+	s, addr := serve(t, TCPConfig{}, "c", rec)
+	tr := NewTCPTransport("c", TCPConfig{})
+	tr.SetPeer(2, addr)
+	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
+	rec.waitMsgs(t, 1)
+	tr.Close() // the sender's process ends: its connection closes
+	select {
+	case from := <-rec.ended:
+		require.EqualValues(t, 1, from)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the closed stream was not reported")
+	}
+
+	// The server closing its own connections reports nothing.
+	tr2 := NewTCPTransport("c", TCPConfig{})
+	defer tr2.Close()
+	tr2.SetPeer(2, addr)
+	tr2.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 2)})
+	rec.waitMsgs(t, 1)
+	s.mu.Lock()
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+
+	silent, err := net.Listen("tcp", "127.0.0.1:0") // takes connections, never answers
+	require.NoError(t, err)
+	defer silent.Close()
+	refused, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	refusedAddr := refused.Addr().String()
+	require.NoError(t, refused.Close())
+
+	probe := NewTCPTransport("c", TCPConfig{})
+	defer probe.Close()
+	probe.SetPeer(2, addr)
+	probe.SetPeer(3, silent.Addr().String())
+	probe.SetPeer(4, refusedAddr)
+	gone := func(id uint64) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		return probe.Gone(ctx, id)
+	}
+	require.False(t, gone(2), "a live server answers")
+	require.False(t, gone(3), "a silent one may be stopped or slow")
+	require.True(t, gone(4), "nothing listens at the address")
+	require.False(t, gone(5), "no address known")
+	select {
+	case from := <-rec.ended:
+		t.Fatalf("stream of %d reported after the server closed it", from)
+	default:
+	}
 }
