@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"time"
 
 	"github.com/glint-search/glint/index"
@@ -302,6 +303,14 @@ func parseAgent(dist, value string) (distSpec, error) {
 		}
 		if len(f) == 3 && m.table == "" {
 			return a, bad("'%s' has an empty table name", p)
+		}
+		if m.table != "" {
+			if err := checkTableName(m.table); err != nil {
+				return a, bad("'%s': %v", p, err)
+			}
+		}
+		if i := strings.IndexFunc(host, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }); i >= 0 {
+			return a, bad("host '%s' of '%s' has a blank or a control character at byte %d", host, p, i)
 		}
 		m.addr = net.JoinHostPort(host, port)
 		a.mirrors = append(a.mirrors, m)

@@ -102,8 +102,13 @@ func parseCluster(src string, s []token) (*ClusterStmt, error) {
 				return nil, err
 			}
 		}
-		if err = p.options(st); err == nil && st.At == "" && st.Nodes == nil {
+		err = p.options(st)
+		switch {
+		case err != nil:
+		case st.At == "" && st.Nodes == nil:
 			err = p.errorAtToken(3, len(p.s), "JOIN CLUSTER %s needs AT 'host:port' or 'host:port,...' AS nodes: where to join", name)
+		case st.At != "" && st.Nodes != nil:
+			err = p.errorAtToken(3, len(p.s), "JOIN CLUSTER %s: AT '%s' and AS nodes both say where to join: give one", name, st.At)
 		}
 	case p.word(0, "ALTER"):
 		err = p.alter(st)
