@@ -25,10 +25,11 @@ type Options struct {
 	TickInterval time.Duration
 	// ElectionTicks: a follower that hears no leader for this many ticks
 	// (randomized up to twice as many) starts an election: 10, so that a
-	// leader's death costs writes 0.5 to 1 s before the next leader takes
-	// them, under the 2 s issue 27 allows from kill -9 to the next
-	// acknowledged write, with ten heartbeats missed before a follower
-	// gives up on a leader.
+	// silent leader (stopped, cut off) costs writes 0.5 to 1 s before the
+	// next leader takes them, under the 2 s issue 27 allows from kill -9
+	// to the next acknowledged write, with ten heartbeats missed before a
+	// follower gives up on a leader. A leader whose process is gone costs
+	// what is left of that after an election timeout (see leaderGone).
 	ElectionTicks int
 	// HeartbeatTicks: the leader's heartbeat period: 1.
 	HeartbeatTicks int
