@@ -691,8 +691,8 @@ func requireSameBooks(t *testing.T, nodes ...*replNode) {
 	}
 }
 
-// A server with a table of its own named as one of the cluster's does not
-// join (the member says which); a table of a member's own that a CREATE
+// A server with a table of its own, or of another of its clusters, named
+// as one of the cluster's does not join (the member says which); a table of a member's own that a CREATE
 // TABLE c:t sent elsewhere came to stand beside is the one a name without
 // the cluster's reaches, for writes as for reads.
 func TestReplicationLocalTableClash(t *testing.T) {
@@ -707,6 +707,11 @@ func TestReplicationLocalTableClash(t *testing.T) {
 	mustFail(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'", "has a table 'books' of its own, and cluster 'c' has a table 'books'")
 	mustExec(t, dbB, "INSERT INTO books (id, title) VALUES (1, 'still mine')")
 	mustExec(t, dbB, "DROP TABLE books")
+	// A table of another of its clusters clashes too.
+	mustExec(t, dbB, "CREATE CLUSTER d")
+	mustExec(t, dbB, "CREATE TABLE d:books (title text)")
+	mustFail(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'", "has a table 'books' in its cluster 'd', and cluster 'c' has a table 'books'")
+	mustExec(t, dbB, "DELETE CLUSTER d")
 	mustExec(t, dbB, "JOIN CLUSTER c AT '"+a.repl+"'")
 
 	mustExec(t, dbB, "CREATE TABLE notes (title text)")

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"time"
+	"unicode"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/dialect"

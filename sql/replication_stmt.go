@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -364,6 +365,11 @@ type joinRequest struct {
 	// Tables are the joining server's own tables: the member refuses the
 	// join when the cluster has a table of one of their names.
 	Tables []string `json:"tables,omitempty"`
+	// Clustered are the tables of the joining server's other clusters,
+	// by cluster: the member refuses those names too (two clusters'
+	// tables of one name on one server: reads by the plain name would
+	// reach one of them).
+	Clustered map[string][]string `json:"clustered,omitempty"`
 }
 
 type joinAnswer struct {
@@ -383,7 +389,18 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 	}
 	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
-	req, _ := json.Marshal(joinRequest{Op: "join", ID: c.node.ID(), Addr: rp.cfg.Advertise, Tables: rp.engine.db.TableNames()})
+	jr := joinRequest{Op: "join", ID: c.node.ID(), Addr: rp.cfg.Advertise, Tables: rp.engine.db.TableNames()}
+	for _, other := range rp.names() {
+		if oc, ok := rp.cluster(other); ok && other != name {
+			if names := oc.currentDB().TableNames(); len(names) > 0 {
+				if jr.Clustered == nil {
+					jr.Clustered = map[string][]string{}
+				}
+				jr.Clustered[other] = names
+			}
+		}
+	}
+	req, _ := json.Marshal(jr)
 	var errs []string
 	var answer joinAnswer
 	asked := false
@@ -463,6 +480,13 @@ func (rp *replication) handleRequest(ctx context.Context, name string, b []byte)
 	for _, t := range req.Tables {
 		if !hiddenTable(t) && db.HasTable(t) {
 			return nil, fmt.Errorf("the joining server (%s) has a table '%s' of its own, and cluster '%s' has a table '%s': drop or rename the joining server's first (or join, then ALTER CLUSTER %s ADD a table of another name)", req.Addr, t, name, t, name)
+		}
+	}
+	for _, other := range slices.Sorted(maps.Keys(req.Clustered)) {
+		for _, t := range req.Clustered[other] {
+			if !hiddenTable(t) && db.HasTable(t) {
+				return nil, fmt.Errorf("the joining server (%s) has a table '%s' in its cluster '%s', and cluster '%s' has a table '%s': a server holds one table of a name, so drop or rename one of them first", req.Addr, t, other, name, t)
+			}
 		}
 	}
 	if err := rp.replaceStale(ctx, c, req.ID, req.Addr); err != nil {
