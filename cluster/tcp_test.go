@@ -101,6 +101,26 @@ func serve(t *testing.T, cfg TCPConfig, c string, h Handler) (*TCPServer, string
 	return s, l.Addr().String()
 }
 
+// sender returns a transport whose node 1 has sent node 2, rec's server at
+// addr, a heartbeat: the connection is open.
+func sender(t *testing.T, addr string, rec *recorder) *TCPTransport {
+	t.Helper()
+	tr := NewTCPTransport("c", TCPConfig{})
+	tr.SetPeer(2, addr)
+	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
+	rec.waitMsgs(t, 1)
+	return tr
+}
+
+// dropConns closes every connection s has open, as the server's side.
+func dropConns(s *TCPServer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
 func msg(typ pb.MessageType, from, to, index uint64) *pb.Message {
 	return &pb.Message{Type: typ.Enum(), From: proto.Uint64(from), To: proto.Uint64(to), Index: proto.Uint64(index), Term: proto.Uint64(1)}
 }
@@ -133,19 +153,12 @@ func TestTCPSendInOrder(t *testing.T) {
 func TestTCPReconnects(t *testing.T) {
 	rec := newRecorder()
 	s, addr := serve(t, TCPConfig{}, "c", rec)
-	tr := NewTCPTransport("c", TCPConfig{})
+	tr := sender(t, addr, rec)
 	defer tr.Close()
-	tr.SetPeer(2, addr)
-	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
-	rec.waitMsgs(t, 1)
 
 	// Cut every connection: the transport dials again and later
 	// messages arrive (some sent meanwhile may be lost: raft resends).
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
+	dropConns(s)
 	for i := uint64(2); ; i++ {
 		tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, i)})
 		select {
@@ -649,10 +662,7 @@ func TestTCPCloseWhileDialing(t *testing.T) {
 func TestTCPStreamEndedAndGone(t *testing.T) {
 	rec := newRecorder()
 	s, addr := serve(t, TCPConfig{}, "c", rec)
-	tr := NewTCPTransport("c", TCPConfig{})
-	tr.SetPeer(2, addr)
-	tr.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 1)})
-	rec.waitMsgs(t, 1)
+	tr := sender(t, addr, rec)
 	tr.Close() // the sender's process ends: its connection closes
 	select {
 	case from := <-rec.ended:
@@ -662,16 +672,9 @@ func TestTCPStreamEndedAndGone(t *testing.T) {
 	}
 
 	// The server closing its own connections reports nothing.
-	tr2 := NewTCPTransport("c", TCPConfig{})
+	tr2 := sender(t, addr, rec)
 	defer tr2.Close()
-	tr2.SetPeer(2, addr)
-	tr2.Send([]*pb.Message{msgFrom1(pb.MessageType_MsgHeartbeat, 2, 2)})
-	rec.waitMsgs(t, 1)
-	s.mu.Lock()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
+	dropConns(s)
 
 	silent, err := net.Listen("tcp", "127.0.0.1:0") // takes connections, never answers
 	require.NoError(t, err)
