@@ -186,12 +186,15 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	if n.Where == nil {
+		// As in the reference, whose grammar has no DELETE without
+		// WHERE: a statement cut short would empty the table.
+		return nil, Errorf(CodeSyntax, "DELETE FROM %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...')); TRUNCATE TABLE %s deletes every document", t.Schema().Name, t.Schema().Name)
+	}
 	sc := &scope{schema: t.Schema(), sess: s}
-	var where expr
-	if n.Where != nil {
-		if where, err = sc.compile(n.Where); err != nil {
-			return nil, err
-		}
+	where, err := sc.compile(n.Where)
+	if err != nil {
+		return nil, err
 	}
 	deleted, err := s.deleteWhere(ctx, t, sc, where)
 	if err != nil {
@@ -231,6 +234,10 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		return nil, err
 	}
 	schema := t.Schema()
+	if n.Where == nil {
+		// As in the reference, whose grammar has no UPDATE without WHERE.
+		return nil, Errorf(CodeSyntax, "UPDATE %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...'))", schema.Name)
+	}
 	sc := &scope{schema: schema, sess: s}
 	var set []assignment
 	for _, a := range n.List {
@@ -257,11 +264,9 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		}
 		set = append(set, assignment{col: i, e: e})
 	}
-	var where expr
-	if n.Where != nil {
-		if where, err = sc.compile(n.Where); err != nil {
-			return nil, err
-		}
+	where, err := sc.compile(n.Where)
+	if err != nil {
+		return nil, err
 	}
 	updated, err := s.updateWhere(ctx, t, sc, where, set)
 	if err != nil {
