@@ -149,6 +149,14 @@ func TestReplicationThreeNodes(t *testing.T) {
 		require.Equal(t, [][]string{{fmt.Sprint(100 + i)}}, rows(t, dbC, fmt.Sprintf("SELECT id FROM books WHERE id = %d OPTION consistency='linearizable'", 100+i)))
 	}
 	fails(dbC, "SELECT id FROM books OPTION consistency='strong'", "OPTION consistency takes 'local'")
+	// The same through the JSON API: options.consistency.
+	for i := range 5 {
+		exec(dbA, fmt.Sprintf("INSERT INTO c:books (id, title, n) VALUES (%d, 'read anywhere', 1)", 200+i))
+		body := fmt.Sprintf(`{"table":"books","query":{"equals":{"id":%d}},"_source":false,"options":{"consistency":"linearizable"}}`, 200+i)
+		require.Contains(t, c.HTTPAnswer(t, "POST /search", body), fmt.Sprintf(`"_id": %d`, 200+i))
+	}
+	require.Contains(t, c.HTTPAnswer(t, "POST /search", `{"table":"books","options":{"consistency":"strong"}}`),
+		`consistency takes \"local\"`)
 	// The session's time zone goes with the write: every member shows
 	// the time as the session that wrote it saw it.
 	exec(dbB, "SET time_zone = '+02:00'; INSERT INTO c:books (id, title, n) VALUES (30, FROM_UNIXTIME(0), 1)")

@@ -578,11 +578,25 @@ func optionValue(name string, v *jval) (sql.OptionValue, error) {
 }
 
 // searchOptions reads options: ranker, field_weights, max_matches, cutoff,
-// max_query_time, global_idf (distributed tables).
+// max_query_time, global_idf (distributed tables), consistency (a
+// cluster's tables).
 func searchOptions(v *jval, req *sql.SearchRequest) error {
-	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff", "max_query_time", "global_idf")
+	m, err := v.object("ranker", "field_weights", "max_matches", "cutoff", "max_query_time", "global_idf", "consistency")
 	if err != nil {
 		return err
+	}
+	if x := m["consistency"]; x != nil {
+		c, err := x.text()
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(c) {
+		case "local":
+		case "linearizable":
+			req.Linearizable = true
+		default:
+			return requestError("%s: consistency takes \"local\" (the default: what this member has applied) or \"linearizable\", not %q", x.where(), c)
+		}
 	}
 	if x := m["global_idf"]; x != nil {
 		n, err := x.integer(0, 1)

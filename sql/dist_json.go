@@ -42,6 +42,7 @@ type wireSearch struct {
 	Global       *globalStatsJSON `json:",omitempty"`
 	HoldSnapshot bool             `json:",omitempty"`
 	Snapshot     string           `json:",omitempty"`
+	Linearizable bool             `json:",omitempty"`
 }
 
 // wireCond is a Cond: exactly one member is set.
@@ -238,7 +239,8 @@ func optionValues(ws []wireOption) []OptionValue {
 func toWireSearch(req *SearchRequest) *wireSearch {
 	w := &wireSearch{Table: req.Table, Older: req.Older, Query: toWireCond(req.Query), Offset: req.Offset, Limit: req.Limit,
 		Sort: req.Sort, Source: req.Source, Ranker: req.Ranker, FieldWeights: req.FieldWeights, MaxMatches: req.MaxMatches,
-		MaxQueryTime: req.MaxQueryTime, Cutoff: req.Cutoff, Path: req.Path, HoldSnapshot: req.HoldSnapshot, Snapshot: req.Snapshot}
+		MaxQueryTime: req.MaxQueryTime, Cutoff: req.Cutoff, Path: req.Path, HoldSnapshot: req.HoldSnapshot, Snapshot: req.Snapshot,
+		Linearizable: req.Linearizable}
 	if h := req.Highlight; h != nil {
 		wh := &wireHighlight{Path: h.Path, Options: wireOptions(h.Options), Query: toWireCond(h.Query), AllFields: h.Fields == nil}
 		for _, f := range h.Fields {
@@ -252,7 +254,8 @@ func toWireSearch(req *SearchRequest) *wireSearch {
 func (w *wireSearch) request() *SearchRequest {
 	req := &SearchRequest{Table: w.Table, Older: w.Older, Query: w.Query.cond(), Offset: w.Offset, Limit: w.Limit,
 		Sort: w.Sort, Source: w.Source, Ranker: w.Ranker, FieldWeights: w.FieldWeights, MaxMatches: w.MaxMatches,
-		MaxQueryTime: w.MaxQueryTime, Cutoff: w.Cutoff, Path: w.Path, HoldSnapshot: w.HoldSnapshot, Snapshot: w.Snapshot}
+		MaxQueryTime: w.MaxQueryTime, Cutoff: w.Cutoff, Path: w.Path, HoldSnapshot: w.HoldSnapshot, Snapshot: w.Snapshot,
+		Linearizable: w.Linearizable}
 	if g := w.Global; g != nil {
 		req.Global = &index.GlobalStats{Docs: g.Docs, TermDocs: g.Terms}
 	}

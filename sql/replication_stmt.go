@@ -883,6 +883,11 @@ func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) erro
 	if err != nil {
 		return err
 	}
+	return s.linearizeTable(ctx, name)
+}
+
+// linearizeTable is linearize of the table name (c:t or t).
+func (s *Session) linearizeTable(ctx context.Context, name string) error {
 	cn, _, ok := dialect.SplitClusterTable(name)
 	if !ok {
 		cn = s.engine.repl.clusterOf(name)

@@ -42,6 +42,11 @@ type SearchRequest struct {
 	// documents (in index order); 0: no cutoff.
 	Cutoff int
 	Path   string // where the options were given, for errors
+	// Linearizable is options.consistency "linearizable": as OPTION
+	// consistency='linearizable', the search of a cluster's table first
+	// waits until this member has applied what the cluster committed
+	// (docs/replication.md, "Reads"); on a distributed table, each shard's.
+	Linearizable bool
 	// GlobalIDF is options.global_idf: a search of a distributed table
 	// ranks with the statistics of all its shards (docs/distributed.md).
 	GlobalIDF bool
@@ -215,6 +220,11 @@ func (s *Session) Search(ctx context.Context, req *SearchRequest) (*SearchRespon
 	}
 	if req.GlobalIDF {
 		return nil, Errorf(CodeBadOption, "%s: global_idf applies to distributed tables", orRoot(req.Path))
+	}
+	if req.Linearizable {
+		if err := s.linearizeTable(ctx, req.Table); err != nil {
+			return nil, err
+		}
 	}
 	if unlock, held := s.engine.repl.holdDBs(s); held {
 		defer unlock() // a cluster's database is not replaced under the search
