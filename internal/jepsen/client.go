@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -61,19 +62,28 @@ func openDB(addr string, timeout time.Duration) (*sql.DB, error) {
 }
 
 // keys hands out the register workload's keys: Keys of them in play at
-// once, each retired after OpsPerKey operations for a fresh one, so that each
-// key's history stays small enough for porcupine.
+// once, each retired after OpsPerKey operations, or after unknownPerKey
+// writes of unknown outcome, for a fresh one, so that each key's history
+// stays small enough for porcupine.
 type keys struct {
-	mu     sync.Mutex
-	active []int64
-	used   map[int64]int
-	next   int64
-	perKey int
-	value  int64
+	mu       sync.Mutex
+	active   []int64
+	used     map[int64]int
+	unknowns map[int64]int
+	next     int64
+	perKey   int
+	value    int64
 }
 
+// unknownPerKey is how many writes of unknown outcome a key takes before it
+// is retired. Each such write may take effect at any time after its invoke,
+// so porcupine's search grows with them: a run whose cluster had no quorum
+// for 14 s gave its few keys in play some 20 each (523 in all), and
+// porcupine had no answer after 10 minutes.
+const unknownPerKey = 8
+
 func newKeys(n, perKey int, first int64) *keys {
-	k := &keys{used: map[int64]int{}, next: first, perKey: perKey}
+	k := &keys{used: map[int64]int{}, unknowns: map[int64]int{}, next: first, perKey: perKey}
 	for range n {
 		k.active = append(k.active, k.next)
 		k.next++
@@ -89,11 +99,31 @@ func (k *keys) pick(rng *rand.Rand) int64 {
 	key := k.active[i]
 	k.used[key]++
 	if k.used[key] >= k.perKey {
-		delete(k.used, key)
-		k.active[i] = k.next
-		k.next++
+		k.retire(i)
 	}
 	return key
+}
+
+// unknown counts a write of unknown outcome to key, retiring the key at
+// unknownPerKey of them (a key retired already stays so).
+func (k *keys) unknown(key int64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	i := slices.Index(k.active, key)
+	if i < 0 {
+		return
+	}
+	if k.unknowns[key]++; k.unknowns[key] >= unknownPerKey {
+		k.retire(i)
+	}
+}
+
+// retire replaces the key active[i] with a fresh one.
+func (k *keys) retire(i int) {
+	delete(k.used, k.active[i])
+	delete(k.unknowns, k.active[i])
+	k.active[i] = k.next
+	k.next++
 }
 
 // newValue returns a value never written before (values are unique, which
@@ -194,6 +224,9 @@ func (c *client) run(ctx context.Context) error {
 		c.hist.Complete(inv, typ, got, err)
 		if typ == Unknown && !read {
 			process = int(c.procs.take()) - 1 // the old process may still be pending
+			if c.keys != nil {
+				c.keys.unknown(inv.Key)
+			}
 		}
 		if err != nil {
 			var me *mysql.MySQLError

@@ -166,6 +166,17 @@ func TestKeysRotate(t *testing.T) {
 	assert.GreaterOrEqual(t, len(count), 20, "60 operations at 3 a key")
 	assert.Equal(t, int64(1), k.newValue())
 	assert.Equal(t, int64(2), k.newValue())
+
+	// Writes of unknown outcome retire a key sooner.
+	k = newKeys(1, 1000, 50)
+	for range unknownPerKey - 1 {
+		k.unknown(50)
+	}
+	assert.Equal(t, int64(50), k.pick(rng), "still in play")
+	k.unknown(50)
+	assert.Equal(t, int64(51), k.pick(rng), "retired at unknownPerKey")
+	k.unknown(50) // retired already: nothing
+	assert.Equal(t, int64(51), k.pick(rng))
 }
 
 func TestSummary(t *testing.T) {
