@@ -194,9 +194,7 @@ func Open(o Options) (*DB, error) {
 	// garbage nothing reads: the background removes them, as it does those
 	// retired while running, so a start after a busy crash does not wait
 	// for tens of thousands of deletions (docs/restart.md).
-	for _, r := range retired {
-		db.maint.retire(r)
-	}
+	db.maint.retire(retired...)
 	for _, t := range db.tables {
 		db.maint.enqueue(t) // segments written before merging, or by a lower factor
 	}

@@ -93,11 +93,16 @@ type retiredSegment struct {
 	records []docRun
 }
 
-// retire asks for the removal of a retired segment's keys. Called by the
-// runtime once no snapshot holds the segment.
-func (m *maintenance) retire(r retiredSegment) {
+// retire asks for the removal of retired segments' keys. Called by the
+// runtime once no snapshot holds a segment, and by Open with those that
+// merges retired before the last stop, all at once: one at a time, the
+// background could wake between two and remove the first alone.
+func (m *maintenance) retire(rs ...retiredSegment) {
+	if len(rs) == 0 {
+		return
+	}
 	m.mu.Lock()
-	m.retired = append(m.retired, r)
+	m.retired = append(m.retired, rs...)
 	m.mu.Unlock()
 	m.signal()
 }

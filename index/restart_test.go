@@ -63,7 +63,7 @@ func TestOpenLeavesRetiredToBackground(t *testing.T) {
 	}
 	require.NoError(t, got.err)
 	db = got.db
-	defer db.Close()
+	t.Cleanup(func() { db.Close() }) // after the deferred release: a failure below must not wait on the held removal
 	tb, err = db.Table("docs")
 	require.NoError(t, err)
 	// The removal is held: every marker is still there, and the table reads
