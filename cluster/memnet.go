@@ -58,12 +58,13 @@ func (nw *MemNetwork) Attach(id uint64, h Handler) {
 		nw.mu.Unlock()
 		return
 	}
-	_, was := nw.handlers[id]
-	delete(nw.handlers, id)
 	var told []Handler
-	for to, th := range nw.handlers {
-		if was && !nw.cut[[2]uint64{id, to}] {
-			told = append(told, th)
+	if _, was := nw.handlers[id]; was {
+		delete(nw.handlers, id)
+		for to, th := range nw.handlers {
+			if !nw.cut[[2]uint64{id, to}] {
+				told = append(told, th)
+			}
 		}
 	}
 	nw.mu.Unlock()

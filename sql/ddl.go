@@ -459,6 +459,12 @@ func checkMySQLTableOption(st dialect.Setting) (isOption bool, err error) {
 	return true, nil
 }
 
+// blankOrControl reports whether r is a blank, a control character or not
+// UTF-8 (utf8.RuneError): no part of a name anyone means.
+func blankOrControl(r rune) bool {
+	return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError
+}
+
 // checkTableName refuses, at CREATE TABLE, a name that glint's own syntax
 // could not name again: ',' separates the tables of local='a,b', '|' the
 // mirrors of an agent, ':' a cluster from its table (c:t), and a blank or
@@ -481,7 +487,7 @@ func checkTableName(name string) error {
 			why = "separates the mirrors of agent='...'"
 		case r == ':':
 			why = "separates a cluster from its table (cluster:table)"
-		case unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError:
+		case blankOrControl(r):
 			why = "is a blank, a control character or not UTF-8"
 		default:
 			continue

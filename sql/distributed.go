@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/dialect"
@@ -309,7 +308,7 @@ func parseAgent(dist, value string) (distSpec, error) {
 				return a, bad("'%s': %v", p, err)
 			}
 		}
-		if i := strings.IndexFunc(host, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }); i >= 0 {
+		if i := strings.IndexFunc(host, blankOrControl); i >= 0 {
 			return a, bad("host '%s' of '%s' has a blank or a control character at byte %d", host, p, i)
 		}
 		m.addr = net.JoinHostPort(host, port)

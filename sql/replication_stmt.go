@@ -188,13 +188,9 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 		}
 	case *ast.OptimizeTableStmt:
 		return nil, true, Errorf(CodeUnsupported, "OPTIMIZE TABLE %s: optimize a cluster's table by its own name, %s, on each member", name, table)
-	case *ast.DeleteStmt:
-		if n.Where == nil { // (refused before it reaches the log, as on a table of no cluster)
-			return nil, true, Errorf(CodeSyntax, "DELETE FROM %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...')); TRUNCATE TABLE %s deletes every document", name, name)
-		}
-	case *ast.UpdateStmt:
-		if n.Where == nil {
-			return nil, true, Errorf(CodeSyntax, "UPDATE %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...'))", name)
+	case *ast.DeleteStmt, *ast.UpdateStmt:
+		if err := missingWhere(n, name); err != nil { // (refused before it reaches the log)
+			return nil, true, err
 		}
 	case *ast.CreateTableStmt:
 		if _, err := s.engine.db.Table(table); err == nil {

@@ -186,10 +186,8 @@ func (s *Session) execDelete(ctx context.Context, n *ast.DeleteStmt) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	if n.Where == nil {
-		// As in the reference, whose grammar has no DELETE without
-		// WHERE: a statement cut short would empty the table.
-		return nil, Errorf(CodeSyntax, "DELETE FROM %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...')); TRUNCATE TABLE %s deletes every document", t.Schema().Name, t.Schema().Name)
+	if err := missingWhere(n, t.Schema().Name); err != nil {
+		return nil, err
 	}
 	sc := &scope{schema: t.Schema(), sess: s}
 	where, err := sc.compile(n.Where)
@@ -234,9 +232,8 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		return nil, err
 	}
 	schema := t.Schema()
-	if n.Where == nil {
-		// As in the reference, whose grammar has no UPDATE without WHERE.
-		return nil, Errorf(CodeSyntax, "UPDATE %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...'))", schema.Name)
+	if err := missingWhere(n, schema.Name); err != nil {
+		return nil, err
 	}
 	sc := &scope{schema: schema, sess: s}
 	var set []assignment
@@ -273,6 +270,23 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		return nil, err
 	}
 	return &Result{AffectedRows: uint64(updated)}, nil
+}
+
+// missingWhere refuses a DELETE or UPDATE of table without a WHERE clause,
+// as the reference does (its grammar has neither): a statement cut short
+// would change every document. nil for any other statement.
+func missingWhere(n ast.StmtNode, table string) error {
+	switch n := n.(type) {
+	case *ast.DeleteStmt:
+		if n.Where == nil {
+			return Errorf(CodeSyntax, "DELETE FROM %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...')); TRUNCATE TABLE %s deletes every document", table, table)
+		}
+	case *ast.UpdateStmt:
+		if n.Where == nil {
+			return Errorf(CodeSyntax, "UPDATE %s needs a WHERE clause (WHERE id = 1, WHERE MATCH('...'))", table)
+		}
+	}
+	return nil
 }
 
 // isList reports whether a value is a list for a multi column: (1, 2), or
