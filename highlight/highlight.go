@@ -110,13 +110,68 @@ type FieldResult struct {
 type Result struct {
 	Fields []FieldResult
 	opts   *Options
-	one    [1]FieldResult // Fields of a one-field result: one allocation for both
+	one    [1]FieldResult // Fields of a one-field result: no allocation of its own
+
+	// Storage the fields' snippets and marks are cut from, kept with the
+	// result when it is released (Release) for a later call to reuse.
+	snips []Snippet
+	marks []MarkedRange
+}
+
+// The most snippets and marks a released result keeps storage for: a
+// result that needed more gives its storage to the garbage collector.
+const (
+	keepSnippets = 64
+	keepMarks    = 512
+)
+
+var resultPool = sync.Pool{New: func() any { return new(Result) }}
+
+// Release hands the result's storage back for later calls to Highlight:
+// after it neither the result nor anything it holds (snippets, marks) may
+// be used. Releasing is optional: a result that is not released is
+// collected as any value is.
+func (res *Result) Release() {
+	clear(res.snips)
+	clear(res.Fields)
+	res.Fields, res.opts = nil, nil
+	res.snips, res.marks = res.snips[:0], res.marks[:0]
+	if cap(res.snips) > keepSnippets {
+		res.snips = nil
+	}
+	if cap(res.marks) > keepMarks {
+		res.marks = nil
+	}
+	resultPool.Put(res)
+}
+
+// snippetsFor is storage for a field's n snippets (length 0, capacity n),
+// cut from the result's.
+func (res *Result) snippetsFor(n int) []Snippet {
+	if cap(res.snips)-len(res.snips) < n {
+		// A new block; the snippets cut from the old one keep it.
+		res.snips = make([]Snippet, 0, max(n, 2*cap(res.snips), 4))
+	}
+	at := len(res.snips)
+	res.snips = res.snips[:at+n]
+	return res.snips[at : at : at+n]
+}
+
+// marksFor is storage for n marks (length n), cut from the result's.
+func (res *Result) marksFor(n int) []MarkedRange {
+	if cap(res.marks)-len(res.marks) < n {
+		res.marks = make([]MarkedRange, 0, max(n, 2*cap(res.marks), 16))
+	}
+	at := len(res.marks)
+	res.marks = res.marks[:at+n]
+	return res.marks[at : at+n : at+n]
 }
 
 // Highlight highlights one document.
 func Highlight(req *Request) *Result {
 	o := req.Options
-	res := &Result{opts: o}
+	res := resultPool.Get().(*Result)
+	res.opts = o
 	if len(req.Fields) <= len(res.one) {
 		res.Fields = res.one[:len(req.Fields)]
 	} else {
@@ -180,7 +235,7 @@ func Highlight(req *Request) *Result {
 			extract(f, i, lims[i], o, req.Weights, ctx, &sc.win, !req.noSkip)
 			res.Fields[i].Considered = len(ctx.passages)
 			if ps := choose(ctx, lims[i], o, req.Weights, found, fields); len(ps) > 0 {
-				res.Fields[i].Snippets = f.render(ps, o, &sc.marks)
+				res.Fields[i].Snippets = f.render(ps, o, &sc.marks, res)
 			}
 		default:
 			extract(f, i, lims[i], o, req.Weights, shared, &sc.win, !req.noSkip)
@@ -199,7 +254,7 @@ func Highlight(req *Request) *Result {
 			for n < len(ps) && ps[n].field == ps[0].field {
 				n++
 			}
-			res.Fields[ps[0].field].Snippets = fields[ps[0].field].render(ps[:n], o, &sc.marks)
+			res.Fields[ps[0].field].Snippets = fields[ps[0].field].render(ps[:n], o, &sc.marks, res)
 			ps = ps[n:]
 		}
 	}

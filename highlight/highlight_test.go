@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -75,7 +76,49 @@ func runRule(t *testing.T, d *golden.TestData) string {
 		require.NoError(t, err)
 		b.WriteString(" " + strings.ReplaceAll(string(j), `\u003c`, "<"))
 	}
+	res.Release() // (the next case reuses its storage)
 	return strings.NewReplacer(`\u003e`, ">", `\u0026`, "&").Replace(b.String()) + "\n"
+}
+
+// TestReleaseReuse: a result made with the storage of released ones shows
+// what a result of its own shows, whatever came before it: more or fewer
+// snippets, with or without marks, one field or several.
+func TestReleaseReuse(t *testing.T) {
+	tok := tokenizer(t)
+	o := DefaultOptions()
+	o.Limit, o.Around = 60, 2
+	few := DefaultOptions()
+	few.Limit = 400
+	var reqs []*Request
+	for n := 1; n <= 3; n++ {
+		text := strings.Repeat(brown+" ", n)
+		for _, terms := range [][]string{{"jury"}, {"election", "city"}, {"zebra"}, {"the city", "atlanta"}} {
+			fl := field(t, tok, text, terms...)
+			weights := make([]int, len(terms))
+			for k := range weights {
+				weights[k] = 1
+			}
+			for _, opts := range []*Options{&o, &few} {
+				reqs = append(reqs, &Request{Fields: []Field{fl}, Weights: weights, Options: opts, Stored: true})
+				reqs = append(reqs, &Request{Fields: []Field{fl, field(t, tok, brown, terms...)}, Weights: weights, Options: opts, Stored: true, Pack: true})
+			}
+		}
+	}
+	render := func(res *Result) string {
+		return fmt.Sprint(res.Join(), res.Strings())
+	}
+	want := make([]string, len(reqs))
+	for i, r := range reqs {
+		want[i] = render(Highlight(r)) // (not released: storage of its own)
+	}
+	order := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		for _, i := range order.Perm(len(reqs)) {
+			res := Highlight(reqs[i])
+			require.Equal(t, want[i], render(res), "request %d", i)
+			res.Release()
+		}
+	}
 }
 
 // FuzzDocument: no panic; each snippet without its markers is a piece of
@@ -174,7 +217,9 @@ func BenchmarkDocument(b *testing.B) {
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for b.Loop() {
-				Highlight(req).Join()
+				res := Highlight(req)
+				res.Join()
+				res.Release() // (as HIGHLIGHT() does)
 			}
 		})
 	}
@@ -228,7 +273,9 @@ func BenchmarkBrown(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range reqs {
-			Highlight(r).Join()
+			res := Highlight(r)
+			res.Join()
+			res.Release()
 		}
 	}
 }
@@ -364,7 +411,9 @@ func BenchmarkSparse(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Highlight(req).Join()
+				res := Highlight(req)
+				res.Join()
+				res.Release() // (as HIGHLIGHT() does)
 			}
 		})
 	}

@@ -155,8 +155,8 @@ func (f *ufield) beginningEnd(n int) int {
 // snippets: their bytes, and the marked spans of the words inside. The
 // marks are found in buf, scratch storage, then all of them given one
 // array of their size.
-func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange) []Snippet {
-	out := make([]Snippet, 0, len(ps))
+func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange, res *Result) []Snippet {
+	out := res.snippetsFor(len(ps))
 	// The snippets' marks share one array; until it is made, each
 	// snippet's Marks tells only how many are its own.
 	marks := (*buf)[:0]
@@ -214,7 +214,7 @@ func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange) []Snippet 
 	}
 	*buf = marks
 	if len(marks) > 0 {
-		own := make([]MarkedRange, len(marks))
+		own := res.marksFor(len(marks))
 		copy(own, marks)
 		for k := range out {
 			n := len(out[k].Marks)

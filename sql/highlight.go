@@ -468,6 +468,7 @@ func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) stri
 	req.Offsets = h.offsets
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
+	defer res.Release()
 	if !h.offsets {
 		return res.Join()
 	}

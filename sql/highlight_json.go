@@ -196,6 +196,7 @@ func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *hig
 	req := &highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets}
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
+	defer res.Release()
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn

@@ -160,6 +160,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		req.Offsets = opts.Offsets
 		s.engine.stats.countHighlight(req)
 		hl := highlight.Highlight(req)
+		defer hl.Release()
 		if !opts.Offsets {
 			return []any{hl.Join()}
 		}
