@@ -41,12 +41,12 @@ func TestCLI(t *testing.T) {
 		{"batch, several statements", []string{"-N", "-e", "select 1; show meta"}, "1\ntotal\t1\ntime\t0.000\n"},
 		{"table with zero rows", []string{"--table", "-e", "select empty"}, ""},
 		{"table", []string{"--table", "-e", "select types"},
-			"+----------------------+------+-------+------------+\n" +
-				"| id                   | n    | price | title      |\n" +
-				"+----------------------+------+-------+------------+\n" +
-				"| 18446744073709551615 |   -5 |   2.5 | héllo <b>  |\n" +
-				"|                    2 | NULL |  NULL | NULL       |\n" +
-				"+----------------------+------+-------+------------+\n"},
+			"+----------------------+------+----------+------------+\n" +
+				"| id                   | n    | price    | title      |\n" +
+				"+----------------------+------+----------+------------+\n" +
+				"| 18446744073709551615 |   -5 | 2.500000 | héllo <b>  |\n" +
+				"|                    2 | NULL |     NULL | NULL       |\n" +
+				"+----------------------+------+----------+------------+\n"},
 		{"database and field list", []string{"-D", "glint", "--auto-rehash", "-e", "select 1"}, "1\n1\n"},
 	}
 	for _, tt := range tests {

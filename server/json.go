@@ -72,7 +72,7 @@ func appendJSONValue(b []byte, v any) []byte {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return append(b, "null"...)
 		}
-		return append(b, formatFloat(x)...)
+		return append(b, formatShortest(x)...)
 	}
 	t, err := appendText(nil, v)
 	if err != nil {

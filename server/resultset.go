@@ -61,7 +61,7 @@ func writeResultSet(conn *gms.Conn, r *sql.Result, binaryRows bool, status uint1
 		if binaryRows {
 			buf, err = appendBinaryRow(buf[:4], r.Columns, row)
 		} else {
-			buf, err = appendTextRow(buf[:4], r.Columns, row)
+			buf, err = appendTextRow(buf[:4], row, r.ShortestFloats)
 		}
 		if err != nil {
 			return fmt.Errorf("server: row %d: %w", i, err)
@@ -79,11 +79,18 @@ func eofPacket(b []byte, warnings, status uint16) []byte {
 }
 
 // appendTextRow appends a text-protocol row: each value as a length-encoded
-// string, NULL as 0xfb.
-func appendTextRow(b []byte, cols []sql.Column, row []any) ([]byte, error) {
+// string, NULL as 0xfb; floats in their shortest form when shortestFloats is
+// set, else as the reference prints them.
+func appendTextRow(b []byte, row []any, shortestFloats bool) ([]byte, error) {
 	for _, v := range row {
 		if v == nil {
 			b = append(b, 0xfb)
+			continue
+		}
+		if f, ok := v.(float64); ok && shortestFloats {
+			t := formatShortest(f)
+			b = mysql.AppendLengthEncodedInteger(b, uint64(len(t)))
+			b = append(b, t...)
 			continue
 		}
 		var err error
@@ -175,9 +182,29 @@ func appendText(b []byte, v any) ([]byte, error) {
 	return nil, fmt.Errorf("value of unexpected type %T", v)
 }
 
-// formatFloat prints a double the shortest way that reads back exactly, in
-// plain notation unless the number is very large or very small.
+// formatFloat prints a float as the reference prints its floats: with six
+// decimals (7.990000), or with eight when six do not read back as the same
+// number (0.12345670, 0.00000010). Plain notation always, however large.
 func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(f, 'f', 6, 64)
+	if back, err := strconv.ParseFloat(s, 64); err != nil || back != f {
+		s = strconv.FormatFloat(f, 'f', 8, 64)
+	}
+	return s
+}
+
+// formatShortest prints a float the shortest way that reads back exactly, in
+// plain notation unless the number is very large or very small: MySQL's way,
+// and JSON's.
+func formatShortest(f float64) string {
 	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
 		return strconv.FormatFloat(f, 'g', -1, 64)
 	}

@@ -77,7 +77,7 @@ func (s *Session) selectSet(ctx context.Context, n *ast.SetOprStmt) (*Result, er
 }
 
 func catalogResult(res *catalog.Result) *Result {
-	r := &Result{Columns: make([]Column, len(res.Columns)), Rows: res.Rows}
+	r := &Result{Columns: make([]Column, len(res.Columns)), Rows: res.Rows, ShortestFloats: true}
 	for i, c := range res.Columns {
 		r.Columns[i] = Column{Name: c.Name, Type: [...]ColumnType{ColString, ColInt, ColUint, ColFloat}[c.Type]}
 	}

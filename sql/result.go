@@ -25,6 +25,12 @@ type Result struct {
 	AffectedRows uint64
 	InsertID     uint64
 	Warnings     uint16
+
+	// ShortestFloats asks for floats in their shortest form (7.99), as
+	// MySQL prints them: the catalog's answers (information_schema, the
+	// questions BI tools and connectors ask) are MySQL's. glint's own
+	// results print floats as the reference does (7.990000).
+	ShortestFloats bool
 }
 
 // IsResultSet reports whether r carries columns and rows rather than an OK.
