@@ -120,7 +120,9 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 
 	type ready struct{ mysql, http string }
 	readyc := make(chan ready, 1)
+	drained := make(chan struct{})
 	go func() { // read the output to its end, reporting the addresses once
+		defer close(drained)
 		defer r.Close()
 		var rd ready
 		sent := false
@@ -143,6 +145,13 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	}()
 	go func() {
 		p.err = p.cmd.Wait()
+		// The process has exited, but its last lines (why it stopped) may
+		// still be in the pipe: Output must hold them once done is closed.
+		// A descendant holding the pipe open is not waited for long.
+		select {
+		case <-drained:
+		case <-time.After(5 * time.Second):
+		}
 		close(p.done)
 	}()
 

@@ -72,7 +72,7 @@ func TestStartFailures(t *testing.T) {
 		timeout            time.Duration
 	}{
 		{"exits before ready", "echo 'bad flag --data' >&2; exit 2\n", "exited before it was ready", time.Minute},
-		{"never ready", "echo 'glintd: mysql listening on 127.0.0.1:1'; sleep 30\n", "no ready lines", 300 * time.Millisecond},
+		{"never ready", "echo 'glintd: mysql listening on 127.0.0.1:1'; exec sleep 30\n", "no ready lines", 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,5 +80,16 @@ func TestStartFailures(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
+	}
+}
+
+// A process that exits at once has its last words in the error, every time:
+// they may still be in the pipe when the exit is seen.
+func TestExitKeepsLastOutput(t *testing.T) {
+	binary := fake(t, "i=0; while [ $i -lt 200 ]; do echo \"line $i\"; i=$((i+1)); done; echo 'the reason' >&2; exit 1\n")
+	for range 20 {
+		_, err := Start(context.Background(), Options{Binary: binary, DataDir: t.TempDir()})
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "line 199\nthe reason\n")
 	}
 }
