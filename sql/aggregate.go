@@ -79,7 +79,7 @@ func (sc *scope) aggregate(x *ast.AggregateFuncExpr) (expr, error) {
 		if hasAggregate(args[0]) {
 			return nil, Errorf(CodeSyntax, "%s: an aggregate cannot take an aggregate", text)
 		}
-		inner := &scope{schema: sc.schema, sess: sc.sess} // attributes and WEIGHT()
+		inner := &scope{schema: sc.schema, alias: sc.alias, sess: sc.sess} // attributes and WEIGHT()
 		arg, err := inner.compile(args[0])
 		if err != nil {
 			return nil, err

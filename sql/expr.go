@@ -50,6 +50,7 @@ func (sc *scope) highlightText(col int, indexed bool) {
 // statement has no FROM), and which constructs the clause allows.
 type scope struct {
 	schema    *index.Schema
+	alias     string // the table's alias in FROM (FROM books AS b), if any
 	sess      *Session
 	allowText bool // text columns may be read (select list, after LIMIT)
 	allowAgg  bool // COUNT(*) may appear
@@ -443,8 +444,13 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if e, ok := sc.aliases[strings.ToLower(x.Name.Name.O)]; ok && x.Name.Table.O == "" {
 			return e, nil
 		}
-		if x.Name.Table.O != "" && sc.schema != nil && columnIndex(sc.schema, x.Name.Name.O) < 0 && !strings.EqualFold(x.Name.Name.O, "id") {
-			return nil, unknownColumn(sc.schema, "", x.Name)
+		if x.Name.Table.O != "" && sc.schema != nil {
+			if columnIndex(sc.schema, x.Name.Name.O) < 0 && !strings.EqualFold(x.Name.Name.O, "id") {
+				return nil, unknownColumn(sc.schema, "", x.Name)
+			}
+			if err := sc.checkQualifier(x.Name); err != nil {
+				return nil, err
+			}
 		}
 		return sc.column(x.Name.Name.O)
 	case *ast.UnaryOperationExpr:
@@ -634,6 +640,28 @@ func unknownColumn(schema *index.Schema, prefix string, n *ast.ColumnName) error
 		}
 	}
 	return Errorf(CodeNoSuchColumn, "%sunknown column '%s' in table '%s'", prefix, name, schema.Name)
+}
+
+// checkQualifier refuses a column qualified by another table than the one
+// the statement reads (its name or its alias), or by another database:
+// books.title in a statement on notes would otherwise read notes.title.
+func (sc *scope) checkQualifier(n *ast.ColumnName) error {
+	q := n.Table.O
+	name := q + "." + n.Name.O
+	if n.Schema.O != "" {
+		name = n.Schema.O + "." + name
+		if !strings.EqualFold(n.Schema.O, Database) {
+			return Errorf(CodeNoSuchColumn, "unknown column '%s': the statement reads table '%s' of database '%s'", name, sc.schema.Name, Database)
+		}
+	}
+	if strings.EqualFold(q, sc.schema.Name) || sc.alias != "" && strings.EqualFold(q, sc.alias) {
+		return nil
+	}
+	reads := "'" + sc.schema.Name + "'"
+	if sc.alias != "" {
+		reads += " (as '" + sc.alias + "')"
+	}
+	return Errorf(CodeNoSuchColumn, "unknown column '%s': the statement reads table %s, not '%s'", name, reads, q)
 }
 
 // column resolves a column name in scope.

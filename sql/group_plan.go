@@ -44,7 +44,7 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 		}
 	}
 	// HAVING and ORDER BY read attributes, aggregates, keys and aliases.
-	sc := &scope{schema: list.schema, sess: s, allowAgg: true, group: aggs, keys: g.keys, aliases: aliases}
+	sc := &scope{schema: list.schema, alias: list.alias, sess: s, allowAgg: true, group: aggs, keys: g.keys, aliases: aliases}
 	if n.Having != nil {
 		var err error
 		if g.having, err = sc.compile(n.Having.Expr); err != nil {
@@ -77,7 +77,7 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 	}
 	if within != nil {
 		// Per document: attributes and WEIGHT(), no aggregate.
-		wsc := &scope{schema: list.schema, sess: s}
+		wsc := &scope{schema: list.schema, alias: list.alias, sess: s}
 		for _, item := range within.Items {
 			e, err := wsc.compile(item.Expr)
 			if err != nil {

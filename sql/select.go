@@ -369,6 +369,17 @@ func tableOf(refs *ast.TableRefsClause) (string, error) {
 	return tn.Name.O, nil
 }
 
+// tableAlias is the alias FROM gives the statement's one table ("" if none).
+func tableAlias(refs *ast.TableRefsClause) string {
+	if refs == nil || refs.TableRefs == nil {
+		return ""
+	}
+	if src, ok := refs.TableRefs.Left.(*ast.TableSource); ok {
+		return src.AsName.O
+	}
+	return ""
+}
+
 func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*selectPlan, error) {
 	if within != nil && n.GroupBy == nil {
 		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY")
@@ -395,9 +406,10 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	}
 	schema := t.Schema()
 	p := &selectPlan{table: t, maxMatches: -1}
+	alias := tableAlias(n.From)
 
 	// WHERE: attributes only, plus one MATCH().
-	where := &scope{schema: schema, sess: s}
+	where := &scope{schema: schema, alias: alias, sess: s}
 	if n.Where != nil {
 		if p.where, err = where.compile(n.Where); err != nil {
 			return nil, err
@@ -406,7 +418,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	p.sc = where
 
 	// The select list may read stored text, which is fetched after LIMIT.
-	list := &scope{schema: schema, sess: s, allowText: true, usesText: map[int]bool{}}
+	list := &scope{schema: schema, alias: alias, sess: s, allowText: true, usesText: map[int]bool{}}
 	var aggs []*aggSpec
 	if n.GroupBy != nil || n.Having != nil || hasAggregate(n.Fields, n.OrderBy) {
 		if n.GroupBy == nil && !hasAggregate(n.Fields, n.Having, n.OrderBy) {
@@ -414,7 +426,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		}
 		p.group = &groupPlan{}
 		if n.GroupBy != nil {
-			keyScope := &scope{schema: schema, sess: s}
+			keyScope := &scope{schema: schema, alias: alias, sess: s}
 			clause := "GROUP BY"
 			if distinct {
 				clause = "SELECT DISTINCT"
@@ -430,7 +442,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		reads := list.docReads
 		at[fi] = len(p.fields)
 		if f.WildCard != nil {
-			if f.WildCard.Table.O != "" && !strings.EqualFold(f.WildCard.Table.O, schema.Name) {
+			if q := f.WildCard.Table.O; q != "" && !strings.EqualFold(q, schema.Name) && !(alias != "" && strings.EqualFold(q, alias)) {
 				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
 			}
 			p.fields = append(p.fields, field{name: "id", e: idExpr{}, typ: ColUint})
@@ -478,7 +490,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			return nil, err
 		}
 	} else if n.OrderBy != nil {
-		order := &scope{schema: schema, sess: s}
+		order := &scope{schema: schema, alias: alias, sess: s}
 		for _, item := range n.OrderBy.Items {
 			e, err := s.orderExpr(order, item.Expr, n.Fields.Fields, at, p.fields)
 			if err != nil {
