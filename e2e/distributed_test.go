@@ -245,6 +245,14 @@ func TestDistributedMirrors(t *testing.T) {
 	w = MustQuery(t, c, "SHOW WARNINGS")
 	require.Len(t, w.Values, 1)
 	require.Contains(t, w.Values[0][2], "no answer within agent_query_timeout (300 ms)")
+	// Over JSON, the hits that lack the shard say so: "timed_out".
+	MustExec(t, c, "CREATE TABLE hj type='distributed' local='p0' agent='"+hang+":p1' agent_query_timeout='300'")
+	answer := coord.HTTPAnswer(t, "POST /search", `{"table": "hj", "query": {"match": {"*": "word"}}, "_source": false}`)
+	require.Contains(t, answer, `"timed_out": true`)
+	require.Contains(t, answer, `"_id": 1`)
+	require.Contains(t, answer, "no answer within agent_query_timeout (300 ms)")
+	answer = coord.HTTPAnswer(t, "POST /search", `{"table": "d", "query": {"match": {"*": "word"}}, "_source": false}`)
+	require.Contains(t, answer, `"timed_out": false`)
 	require.Equal(t, "", coordGoroutineLeak(t, coord))
 }
 

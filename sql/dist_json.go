@@ -334,6 +334,9 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 	if resp.Snapshot != "" {
 		s.meta = append(s.meta, metaRow{"snapshot", resp.Snapshot})
 	}
+	if resp.TimedOut {
+		s.meta = append(s.meta, metaRow{"timed_out", "1"})
+	}
 	for _, w := range resp.Warnings {
 		// The search's warnings, for the coordinator's SHOW WARNINGS.
 		s.pending = append(s.pending, warning{level: "Warning", code: CodeQuerySyntax, msg: w})
@@ -410,6 +413,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	}
 	var hits []jsonHit
 	total := 0
+	timedOut := false // a shard's max_query_time stopped its search
 	tokens := make([]string, len(shards))
 	for i, res := range answers {
 		if res == nil {
@@ -440,6 +444,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		found, _ := metaOf(res[2])
 		total += found
 		tokens[i] = metaValue(res[2], "snapshot")
+		timedOut = timedOut || metaValue(res[2], "timed_out") == "1"
 	}
 	s.shardWarnings(d, shards, answers, 1)
 	sort.SliceStable(hits, func(i, j int) bool {
@@ -517,6 +522,12 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		}
 	}
 	s.droppedRows(d, shards, dropped)
+	// "timed_out": the hits lack what a time limit kept out: a shard's
+	// own max_query_time, or a shard left out for agent_query_timeout.
+	resp.TimedOut = timedOut
+	for _, sh := range shards {
+		resp.TimedOut = resp.TimedOut || sh.timedOut
+	}
 	for _, w := range s.pending {
 		resp.Warnings = append(resp.Warnings, w.msg)
 	}

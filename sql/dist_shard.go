@@ -95,6 +95,9 @@ type shard struct {
 	// asked is the mirror that answered phase one (an index into
 	// mirrors), which phase two asks again.
 	asked int
+	// timedOut: the shard gave no answer, and a mirror was given up for
+	// agent_query_timeout (the result lacks what it holds).
+	timedOut bool
 }
 
 func (d *distTable) shards() []*shard {
@@ -195,6 +198,7 @@ func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time
 			}
 			if timedOut {
 				err = fmt.Errorf("no answer within agent_query_timeout (%d ms)", timeout.Milliseconds())
+				sh.timedOut = true
 			}
 			s.engine.health.failed(mirror.addr, time.Now())
 			lastErr = fmt.Errorf("mirror %s: %w", mirror, err)
