@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -273,6 +274,17 @@ func TestDamagedFilesAtStart(t *testing.T) {
 			require.NoError(t, os.Remove(name))
 			return name
 		}, []string{"table file", "is missing", "MANIFEST"}},
+		{"table half written, not listed", func(t *testing.T, dir string) string {
+			// A kill -9 while badger filled a new table (a flush or a
+			// compaction: the file is sized first, then written, then
+			// listed in the MANIFEST): badger deletes it as it opens.
+			data, err := os.ReadFile(only(t, dir, ".sst"))
+			require.NoError(t, err)
+			clear(data[len(data)/3:])
+			name := filepath.Join(dir, "099999.sst")
+			require.NoError(t, os.WriteFile(name, data, 0o644))
+			return name
+		}, nil},
 		{"empty memtable log", func(t *testing.T, dir string) string {
 			// A kill -9 between the creation of badger's next memtable log
 			// and its sizing.
@@ -304,6 +316,10 @@ func TestDamagedFilesAtStart(t *testing.T) {
 			if tt.mentions == nil {
 				c := StartServer(t, WithDataDir(dir))
 				requireAcknowledged(t, c)
+				if strings.HasSuffix(name, ".sst") {
+					_, err := os.Stat(name)
+					assert.ErrorIs(t, err, fs.ErrNotExist, "badger deletes a table the MANIFEST does not list")
+				}
 				return
 			}
 			out := startFails(t, dir)

@@ -67,10 +67,11 @@ func (db *DB) preflight() error {
 	if err := db.removeEmptyLogs(); err != nil {
 		return err
 	}
-	if err := checkManifest(dir); err != nil {
+	listed, err := checkManifest(dir)
+	if err != nil {
 		return err
 	}
-	return checkTables(dir)
+	return checkTables(dir, listed)
 }
 
 // removeEmptyLogs deletes the memtable logs (.mem) and value-log files
@@ -157,40 +158,45 @@ func dataFiles(dir string) (tables map[uint64]string, vlogs []string, mem bool, 
 // the interrupted change: their data is still in the memtable logs (a flush)
 // or in the tables still listed (a compaction). It is not when no memtable
 // log is there to replay: the tables left out hold data nothing else does.
-func checkManifest(dir string) error {
+// It returns the ids of the tables the MANIFEST lists (none for a new
+// database): those badger opens; it deletes the others.
+func checkManifest(dir string) (map[uint64]string, error) {
 	tables, vlogs, mem, err := dataFiles(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	name := filepath.Join(dir, badger.ManifestFilename)
 	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		if len(tables) > 0 || len(vlogs) > 0 {
-			return fmt.Errorf("index: %s is missing, and the data directory holds %d tables and %d value-log files: refusing to start (badger would begin an empty database and delete the tables); restore the directory from a backup",
+			return nil, fmt.Errorf("index: %s is missing, and the data directory holds %d tables and %d value-log files: refusing to start (badger would begin an empty database and delete the tables); restore the directory from a backup",
 				name, len(tables), len(vlogs))
 		}
-		return nil // a new database
+		return nil, nil // a new database
 	}
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", name, err)
+		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("index: %s: %w", name, err)
+		return nil, fmt.Errorf("index: %s: %w", name, err)
 	}
 	m, end, err := badger.ReplayManifestFile(f, 0, badger.DefaultOptions(dir))
 	if err != nil {
-		return fmt.Errorf("index: %s is damaged: %v; refusing to start; restore the directory from a backup", name, err)
+		return nil, fmt.Errorf("index: %s is damaged: %v; refusing to start; restore the directory from a backup", name, err)
 	}
+	listed := make(map[uint64]string, len(m.Tables))
 	for id := range m.Tables {
-		if _, ok := tables[id]; !ok {
-			return fmt.Errorf("index: table file %s, listed in %s, is missing: refusing to start; restore the directory from a backup",
+		file, ok := tables[id]
+		if !ok {
+			return nil, fmt.Errorf("index: table file %s, listed in %s, is missing: refusing to start; restore the directory from a backup",
 				table.NewFilename(id, dir), name)
 		}
+		listed[id] = file
 	}
 	if end == st.Size() || mem {
-		return nil
+		return listed, nil
 	}
 	var lost []string
 	for id, file := range tables {
@@ -199,22 +205,21 @@ func checkManifest(dir string) error {
 		}
 	}
 	if len(lost) > 0 {
-		return fmt.Errorf("index: %s is cut short (%d of its %d bytes are whole changes) and no longer lists %s: refusing to start (badger would delete them); restore the directory from a backup",
+		return nil, fmt.Errorf("index: %s is cut short (%d of its %d bytes are whole changes) and no longer lists %s: refusing to start (badger would delete them); restore the directory from a backup",
 			name, end, st.Size(), strings.Join(lost, ", "))
 	}
-	return nil
+	return listed, nil
 }
 
-// checkTables opens every table as badger will, but where a damaged one
-// becomes an error naming it rather than a panic in one of badger's
-// goroutines. It reads each table's index block and footer, not its data
-// blocks (those badger checks when it reads them).
-func checkTables(dir string) error {
-	tables, _, _, err := dataFiles(dir)
-	if err != nil {
-		return err
-	}
-	for _, name := range tables {
+// checkTables opens every table the MANIFEST lists as badger will, but
+// where a damaged one becomes an error naming it rather than a panic in
+// one of badger's goroutines. It reads each table's index block and
+// footer, not its data blocks (those badger checks when it reads them).
+// A table the MANIFEST does not list is not looked at: it is one a crash
+// caught while badger wrote it (a flush or a compaction sizes the file
+// first, then fills it), which badger deletes as it opens.
+func checkTables(dir string, listed map[uint64]string) error {
+	for _, name := range listed {
 		if err := checkTable(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("index: table file %s is damaged (%v): refusing to start; restore the directory from a backup", filepath.Join(dir, name), err)
 		}
