@@ -88,10 +88,7 @@ func appendTextRow(b []byte, row []any, shortestFloats bool) ([]byte, error) {
 			continue
 		}
 		if f, ok := v.(float64); ok && shortestFloats {
-			t := formatShortest(f)
-			b = mysql.AppendLengthEncodedInteger(b, uint64(len(t)))
-			b = append(b, t...)
-			continue
+			v = formatShortest(f)
 		}
 		var err error
 		if b, err = appendLengthEncodedText(b, v); err != nil {

@@ -642,6 +642,12 @@ func unknownColumn(schema *index.Schema, prefix string, n *ast.ColumnName) error
 	return Errorf(CodeNoSuchColumn, "%sunknown column '%s' in table '%s'", prefix, name, schema.Name)
 }
 
+// namesTable reports whether q, a qualifier, is the statement's table: its
+// name or its FROM alias.
+func (sc *scope) namesTable(q string) bool {
+	return strings.EqualFold(q, sc.schema.Name) || sc.alias != "" && strings.EqualFold(q, sc.alias)
+}
+
 // checkQualifier refuses a column qualified by another table than the one
 // the statement reads (its name or its alias), or by another database:
 // books.title in a statement on notes would otherwise read notes.title.
@@ -654,7 +660,7 @@ func (sc *scope) checkQualifier(n *ast.ColumnName) error {
 			return Errorf(CodeNoSuchColumn, "unknown column '%s': the statement reads table '%s' of database '%s'", name, sc.schema.Name, Database)
 		}
 	}
-	if strings.EqualFold(q, sc.schema.Name) || sc.alias != "" && strings.EqualFold(q, sc.alias) {
+	if sc.namesTable(q) {
 		return nil
 	}
 	reads := "'" + sc.schema.Name + "'"

@@ -442,7 +442,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		reads := list.docReads
 		at[fi] = len(p.fields)
 		if f.WildCard != nil {
-			if q := f.WildCard.Table.O; q != "" && !strings.EqualFold(q, schema.Name) && !(alias != "" && strings.EqualFold(q, alias)) {
+			if q := f.WildCard.Table.O; q != "" && !list.namesTable(q) {
 				return nil, Errorf(CodeNoSuchTable, "unknown table '%s' in the select list", f.WildCard.Table.O)
 			}
 			p.fields = append(p.fields, field{name: "id", e: idExpr{}, typ: ColUint})
