@@ -20,7 +20,8 @@ type aggSpec struct {
 	distinct bool
 	arg      expr // nil for COUNT(*)
 	argType  ColumnType
-	sep      string // GROUP_CONCAT's separator
+	sep      string    // GROUP_CONCAT's separator
+	coll     collation // of strings: MIN, MAX and DISTINCT
 }
 
 // aggRef reads an aggregate's value in the group of the row.
@@ -38,7 +39,7 @@ func (sc *scope) aggregate(x *ast.AggregateFuncExpr) (expr, error) {
 	if !sc.allowAgg || sc.group == nil {
 		return nil, Errorf(CodeSyntax, "%s() is allowed only in the select list, HAVING and ORDER BY", strings.ToUpper(name))
 	}
-	spec := &aggSpec{fn: name, text: text, distinct: x.Distinct, sep: ","}
+	spec := &aggSpec{fn: name, text: text, distinct: x.Distinct, sep: ",", coll: sc.collation()}
 	args := x.Args
 	switch name {
 	case "count":
@@ -136,7 +137,7 @@ func (a *aggSpec) newAccumulator() accumulator {
 	case a.star:
 		return nil // the group's count
 	case a.fn == "count" && a.distinct:
-		return &countDistinct{seen: map[any]struct{}{}}
+		return &countDistinct{seen: map[any]struct{}{}, coll: a.coll}
 	case a.fn == "count":
 		return &countValues{}
 	case a.fn == "sum":
@@ -144,11 +145,11 @@ func (a *aggSpec) newAccumulator() accumulator {
 	case a.fn == "avg":
 		return &sumAcc{float: true, avg: true}
 	case a.fn == "min":
-		return &extremeAcc{min: true}
+		return &extremeAcc{min: true, coll: a.coll}
 	case a.fn == "max":
-		return &extremeAcc{}
+		return &extremeAcc{coll: a.coll}
 	}
-	c := &concatAcc{sep: a.sep}
+	c := &concatAcc{sep: a.sep, coll: a.coll}
 	if a.distinct {
 		c.seen = map[any]struct{}{}
 	}
@@ -172,11 +173,14 @@ func (c *countValues) add(v any) error {
 }
 func (c *countValues) result() any { return c.n }
 
-type countDistinct struct{ seen map[any]struct{} }
+type countDistinct struct {
+	seen map[any]struct{}
+	coll collation
+}
 
 func (c *countDistinct) add(v any) error {
 	if v != nil {
-		c.seen[hashable(v)] = struct{}{}
+		c.seen[collKey(c.coll, v)] = struct{}{}
 	}
 	return nil
 }
@@ -227,6 +231,7 @@ func (s *sumAcc) result() any {
 type extremeAcc struct {
 	min  bool
 	best any
+	coll collation
 }
 
 func (e *extremeAcc) add(v any) error {
@@ -237,7 +242,7 @@ func (e *extremeAcc) add(v any) error {
 		e.best = v
 		return nil
 	}
-	c, ok := compare(v, e.best)
+	c, ok := compare(e.coll, v, e.best)
 	if !ok {
 		return Errorf(CodeWrongValue, "cannot compare %s with %s", describe(v), describe(e.best))
 	}
@@ -255,6 +260,7 @@ type concatAcc struct {
 	b    strings.Builder
 	n    int
 	seen map[any]struct{}
+	coll collation
 }
 
 func (c *concatAcc) add(v any) error {
@@ -262,7 +268,7 @@ func (c *concatAcc) add(v any) error {
 		return nil
 	}
 	if c.seen != nil {
-		k := hashable(v)
+		k := collKey(c.coll, v)
 		if _, dup := c.seen[k]; dup {
 			return nil
 		}
@@ -281,6 +287,15 @@ func (c *concatAcc) result() any {
 		return nil
 	}
 	return c.b.String()
+}
+
+// collKey is v as a map key under the collation c: strings that compare
+// equal are one key.
+func collKey(c collation, v any) any {
+	if s, ok := v.(string); ok {
+		return c.key(s)
+	}
+	return hashable(v)
 }
 
 // hashable is v as a map key: a multi attribute's set becomes its text.

@@ -266,7 +266,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 				return nil, err
 			}
 			withinKeys = append(withinKeys, text)
-			withinOrder = append(withinOrder, orderKey{desc: item.Desc})
+			withinOrder = append(withinOrder, orderKey{desc: item.Desc, coll: s.collation()})
 			dir := " ASC"
 			if item.Desc {
 				dir = " DESC"
@@ -327,6 +327,9 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 			hid := row[nItems+nKeys+nExtras : nItems+nKeys+nExtras+nHidden]
 			var kb strings.Builder
 			for _, v := range key {
+				if s, ok := v.(string); ok {
+					v = q.coll.key(s) // (keys that compare equal are one group)
+				}
 				fmt.Fprintf(&kb, "%T:%v\x00", v, v)
 			}
 			weight, id := asInt(row[len(row)-2]), asUint(row[len(row)-1])
@@ -360,7 +363,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 							g.vals[i] = v
 							break
 						}
-						if c, ok := compare(v, g.vals[i]); ok && (a.fn == "min" && c < 0 || a.fn == "max" && c > 0) {
+						if c, ok := compare(q.coll, v, g.vals[i]); ok && (a.fn == "min" && c < 0 || a.fn == "max" && c > 0) {
 							g.vals[i] = v
 						}
 					case "avg":
@@ -388,7 +391,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 						g.sets[i] = map[any]struct{}{}
 					}
 					if v := extra[a.extra]; v != nil {
-						g.sets[i][hashable(v)] = struct{}{}
+						g.sets[i][collKey(q.coll, v)] = struct{}{}
 					}
 				case "group_concat":
 					if found && row[i] != nil {
@@ -463,7 +466,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		order = kept
 	}
-	sort.SliceStable(order, func(i, j int) bool { return distGroupLess(n.OrderBy, q.hasMatch, order[i], order[j]) })
+	sort.SliceStable(order, func(i, j int) bool { return distGroupLess(n.OrderBy, q.hasMatch, q.coll, order[i], order[j]) })
 	total := len(order)
 	window := order[min(q.offset, len(order)):]
 	window = window[:min(len(window), q.count, max(0, q.maxMatch-q.offset))]
@@ -539,10 +542,10 @@ func (s *Session) distHaving(d *distTable, n *ast.SelectStmt, keys []string, cur
 }
 
 // distGroupLess orders merged groups as groupLess orders one table's.
-func distGroupLess(orderBy *ast.OrderByClause, relevance bool, a, b *distGroup) bool {
+func distGroupLess(orderBy *ast.OrderByClause, relevance bool, coll collation, a, b *distGroup) bool {
 	if orderBy != nil {
 		for i, item := range orderBy.Items {
-			c, ok := compare(a.order[i], b.order[i])
+			c, ok := compare(coll, a.order[i], b.order[i])
 			if !ok || c == 0 {
 				continue
 			}
@@ -557,7 +560,7 @@ func distGroupLess(orderBy *ast.OrderByClause, relevance bool, a, b *distGroup) 
 		}
 	}
 	for i := range a.key {
-		if c, ok := compare(a.key[i], b.key[i]); ok && c != 0 {
+		if c, ok := compare(coll, a.key[i], b.key[i]); ok && c != 0 {
 			return c < 0
 		}
 	}

@@ -458,7 +458,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			return a.hit.ID < b.hit.ID
 		}
 		for k, key := range req.Sort {
-			c, ok := compare(a.keys[k], b.keys[k])
+			c, ok := compare(collLibcCI, a.keys[k], b.keys[k]) // (JSON: the default collation, as each shard's)
 			if ok && c != 0 {
 				return key.Desc == (c > 0)
 			}

@@ -111,13 +111,21 @@ type distQuery struct {
 	want     int
 	maxMatch int
 	stats    string // OPTION global_stats='...', or ""
-	cutoff   string // ", cutoff=N" for the searches of the shards, or ""
+	// coll orders strings here; the shards' searches name it unless it is
+	// libc_ci, their default, or the user's OPTION collation (forwarded) named it.
+	coll   collation
+	cutoff string // ", cutoff=N" for the searches of the shards, or ""
 	// globalJSON are the statistics of stats, for a JSON search.
 	globalJSON *globalStatsJSON
 }
 
 func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
 	start := time.Now()
+	done, err := s.useCollation(options)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	s.metaQuery = nil
 	s.meta = nil
 	do, rest, err := parseDistOptions(options)
@@ -128,7 +136,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if err != nil {
 		return nil, err
 	}
-	q := &distQuery{n: n}
+	q := &distQuery{n: n, coll: s.collation()}
 	if q.offset, q.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
@@ -513,6 +521,9 @@ func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 
 func (q *distQuery) optionTail(maxMatches int) string {
 	opts := append(slices.Clone(q.forward), "max_matches="+strconv.Itoa(maxMatches))
+	if q.coll != collLibcCI && !slices.ContainsFunc(q.forward, func(o string) bool { return strings.HasPrefix(o, "collation") }) {
+		opts = append(opts, "collation='"+q.coll.String()+"'")
+	}
 	if q.stats != "" {
 		opts = append(opts, q.stats)
 	}
@@ -525,7 +536,7 @@ func (q *distQuery) sort(cands []distCandidate) {
 	sort.SliceStable(cands, func(i, j int) bool {
 		a, b := cands[i], cands[j]
 		for k, desc := range q.desc {
-			c, ok := compare(a.keys[k], b.keys[k])
+			c, ok := compare(q.coll, a.keys[k], b.keys[k])
 			if !ok || c == 0 {
 				continue
 			}

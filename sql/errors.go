@@ -59,6 +59,7 @@ const (
 	CodeReadLock                        // a write by a session that holds a read lock on its table (1223)
 	CodeLockWaitTimeout                 // a wait for a lock past @@lock_wait_timeout (1205)
 	CodeNoSuchThread                    // KILL of a connection id the server does not have (1094)
+	CodeUnknownCollation                // SET collation_connection to a collation glint does not have (1273)
 
 	numCodes // not a code: how many there are
 )
@@ -106,6 +107,7 @@ var codes = [numCodes]codeInfo{
 	CodeReadLock:            {"ReadLock", mysql.ER_CANT_UPDATE_WITH_READLOCK, "HY000", http.StatusConflict},
 	CodeLockWaitTimeout:     {"LockWaitTimeout", mysql.ER_LOCK_WAIT_TIMEOUT, "HY000", http.StatusServiceUnavailable},
 	CodeNoSuchThread:        {"NoSuchThread", mysql.ER_NO_SUCH_THREAD, "HY000", http.StatusBadRequest},
+	CodeUnknownCollation:    {"UnknownCollation", mysql.ER_UNKNOWN_COLLATION, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

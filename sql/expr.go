@@ -244,6 +244,7 @@ func evalBoth(l, r expr, row *row) (a, b any, err error) {
 type cmpExpr struct {
 	op   opcode.Op
 	l, r expr
+	coll collation // of strings
 }
 
 func (e cmpExpr) eval(r *row) (any, error) {
@@ -254,7 +255,7 @@ func (e cmpExpr) eval(r *row) (any, error) {
 	if set, ok := a.([]int64); ok { // multi = v: any element
 		return boolValue(anyElement(set, e.op, b)), nil
 	}
-	c, ok := compare(a, b)
+	c, ok := compare(e.coll, a, b)
 	if !ok {
 		return nil, Errorf(CodeWrongValue, "cannot compare %s with %s", describe(a), describe(b))
 	}
@@ -263,7 +264,7 @@ func (e cmpExpr) eval(r *row) (any, error) {
 
 func anyElement(set []int64, op opcode.Op, v any) bool {
 	for _, n := range set {
-		if c, ok := compare(n, v); ok && catalog.Holds(op, c) {
+		if c, ok := compare(collBinary, n, v); ok && catalog.Holds(op, c) {
 			return true
 		}
 	}
@@ -340,11 +341,12 @@ type inExpr struct {
 	list []expr
 	set  *intSet // the list's integers, when every item is an integer constant
 	not  bool
+	coll collation // of strings
 }
 
-// newInExpr compiles x [NOT] IN (list).
-func newInExpr(x expr, list []expr, not bool) inExpr {
-	return inExpr{x: x, list: list, set: newIntSet(list), not: not}
+// newInExpr compiles x [NOT] IN (list), strings compared under coll.
+func newInExpr(x expr, list []expr, not bool, coll collation) inExpr {
+	return inExpr{x: x, list: list, set: newIntSet(list), not: not, coll: coll}
 }
 
 func (e inExpr) eval(r *row) (any, error) {
@@ -370,7 +372,7 @@ func (e inExpr) eval(r *row) (any, error) {
 			}
 			continue
 		}
-		if c, ok := compare(v, w); ok && c == 0 {
+		if c, ok := compare(e.coll, v, w); ok && c == 0 {
 			found = true
 			break
 		}
@@ -381,6 +383,7 @@ func (e inExpr) eval(r *row) (any, error) {
 type betweenExpr struct {
 	x, lo, hi expr
 	not       bool
+	coll      collation // of strings
 }
 
 func (e betweenExpr) eval(r *row) (any, error) {
@@ -399,8 +402,8 @@ func (e betweenExpr) eval(r *row) (any, error) {
 	if v == nil || lo == nil || hi == nil {
 		return nil, nil
 	}
-	c1, ok1 := compare(v, lo)
-	c2, ok2 := compare(v, hi)
+	c1, ok1 := compare(e.coll, v, lo)
+	c2, ok2 := compare(e.coll, v, hi)
 	if !ok1 || !ok2 {
 		return nil, Errorf(CodeWrongValue, "cannot compare %s in BETWEEN", describe(v))
 	}
@@ -421,6 +424,14 @@ func (e isNullExpr) eval(r *row) (any, error) {
 }
 
 // compile turns a TiDB expression into an expr within scope sc.
+// collation is how the statement compares strings: the session's.
+func (sc *scope) collation() collation {
+	if sc == nil {
+		return collLibcCI
+	}
+	return sc.sess.collation()
+}
+
 func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	if sc.depth++; sc.depth > catalog.MaxExprDepth { // compiling and evaluating recurse
 		return nil, Errorf(CodeSyntax, "%s", catalog.TooDeep)
@@ -493,7 +504,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 			if err := notANumber(sc.schema, r, l, ""); err != nil {
 				return nil, err
 			}
-			return cmpExpr{op: x.Op, l: l, r: r}, nil
+			return cmpExpr{op: x.Op, l: l, r: r, coll: sc.collation()}, nil
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 			return arithExpr{op: x.Op, l: l, r: r}, nil
 		}
@@ -512,7 +523,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 				return nil, err
 			}
 		}
-		return newInExpr(v, list, x.Not), nil
+		return newInExpr(v, list, x.Not, sc.collation()), nil
 	case *ast.BetweenExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {
@@ -526,7 +537,7 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not}, nil
+		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not, coll: sc.collation()}, nil
 	case *ast.IsNullExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {

@@ -154,9 +154,9 @@ func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector
 		}
 		var key any
 		if len(keyVals) == 1 {
-			key = hashable(keyVals[0])
+			key = collKey(g.coll, keyVals[0])
 		} else {
-			composite = appendKey(composite[:0], keyVals)
+			composite = appendKey(composite[:0], keyVals, g.coll)
 			if gr, ok := groups[string(composite)]; ok {
 				return fold(gr, r)
 			}
@@ -231,7 +231,7 @@ func (s *Session) finishGroups(ctx context.Context, p *selectPlan, snap *index.S
 		kept = append(kept, c)
 	}
 	total := len(kept)
-	sort.SliceStable(kept, func(i, j int) bool { return groupLess(p.order, relevance, kept[i], kept[j]) })
+	sort.SliceStable(kept, func(i, j int) bool { return groupLess(p.order, relevance, g.coll, kept[i], kept[j]) })
 	kept = kept[min(p.offset, len(kept)):]
 	kept = kept[:min(len(kept), p.count, max(0, p.maxMatches-p.offset))]
 	res, err := s.page(ctx, p, snap, kept)
@@ -241,10 +241,10 @@ func (s *Session) finishGroups(ctx context.Context, p *selectPlan, snap *index.S
 // groupLess is the order of group rows: by the ORDER BY keys; without ORDER
 // BY, by their best documents as a SELECT without ORDER BY sorts documents
 // (relevance with a full-text query, then id). Ties go by the group keys.
-func groupLess(order []orderKey, relevance bool, a, b candidate) bool {
+func groupLess(order []orderKey, relevance bool, coll collation, a, b candidate) bool {
 	if len(order) > 0 {
 		for i, o := range order {
-			c, ok := compare(a.keys[i], b.keys[i])
+			c, ok := compare(o.coll, a.keys[i], b.keys[i])
 			if !ok || c == 0 {
 				continue
 			}
@@ -259,7 +259,7 @@ func groupLess(order []orderKey, relevance bool, a, b candidate) bool {
 		}
 	}
 	for i := range a.grp.key {
-		if c, ok := compare(a.grp.key[i], b.grp.key[i]); ok && c != 0 {
+		if c, ok := compare(coll, a.grp.key[i], b.grp.key[i]); ok && c != 0 {
 			return c < 0
 		}
 	}
@@ -288,7 +288,7 @@ func within(g *groupPlan, gr *groupRow, r *row, snap *index.Snapshot, scratch []
 // when they are equal.
 func withinBefore(order []orderKey, a, b []any, tie func() bool) bool {
 	for i, o := range order {
-		c, ok := compare(a[i], b[i])
+		c, ok := compare(o.coll, a[i], b[i])
 		if ok && c != 0 {
 			return o.desc == (c > 0)
 		}
@@ -306,8 +306,9 @@ func (s *Session) newGroup(g *groupPlan, key []any) *groupRow {
 }
 
 // appendKey encodes several key values into one map key: each value is a
-// type byte and its bytes, strings with their length first.
-func appendKey(b []byte, vals []any) []byte {
+// type byte and its bytes, strings (as coll keys them) with their length
+// first.
+func appendKey(b []byte, vals []any, coll collation) []byte {
 	for _, v := range vals {
 		switch x := v.(type) {
 		case nil:
@@ -324,6 +325,12 @@ func appendKey(b []byte, vals []any) []byte {
 			b = append(b, 3)
 			b = strconv.AppendUint(b, math.Float64bits(x), 16)
 			b = append(b, 0)
+		case string:
+			s := coll.key(x)
+			b = append(b, 5)
+			b = strconv.AppendInt(b, int64(len(s)), 10)
+			b = append(b, ':')
+			b = append(b, s...)
 		default:
 			s := displayString(x)
 			b = append(b, 4)

@@ -13,6 +13,7 @@ import (
 // groupPlan is the grouping part of a selectPlan.
 type groupPlan struct {
 	keys   []groupKey // GROUP BY; none: one group of every match (implicit grouping)
+	coll   collation  // of string keys: keys that compare equal are one group
 	aggs   []*aggSpec
 	having expr // nil: every group
 	// within is WITHIN GROUP ORDER BY: the order that picks a group's best
@@ -57,14 +58,14 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 				if pos.P != nil || pos.N < 1 || pos.N > len(p.fields) {
 					return Errorf(CodeSyntax, "ORDER BY %d: the select list has %d item(s)", pos.N, len(p.fields))
 				}
-				p.order = append(p.order, orderKey{e: p.fields[pos.N-1].e, desc: item.Desc})
+				p.order = append(p.order, orderKey{e: p.fields[pos.N-1].e, desc: item.Desc, coll: s.collation()})
 				continue
 			}
 			e, err := sc.compile(item.Expr)
 			if err != nil {
 				return clauseError("ORDER BY", err)
 			}
-			p.order = append(p.order, orderKey{e: e, desc: item.Desc})
+			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: s.collation()})
 		}
 	}
 	for _, o := range p.order {
@@ -83,7 +84,7 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 			if err != nil {
 				return clauseError("WITHIN GROUP ORDER BY", err)
 			}
-			g.within = append(g.within, orderKey{e: e, desc: item.Desc})
+			g.within = append(g.within, orderKey{e: e, desc: item.Desc, coll: s.collation()})
 		}
 	}
 	g.aggs = *aggs

@@ -25,7 +25,7 @@ func TestInSetAgreesWithComparing(t *testing.T) {
 		for i, v := range items {
 			list[i] = constExpr{v}
 		}
-		fast := newInExpr(idle{}, list, false)
+		fast := newInExpr(idle{}, list, false, collLibcCI)
 		if !assert.NotNil(t, fast.set, name) {
 			continue
 		}
@@ -56,7 +56,7 @@ func FuzzInSet(f *testing.F) {
 	f.Add(int64(1<<53), uint64(1<<53+1), float64(1<<53), "9007199254740993", int64(0))
 	f.Fuzz(func(t *testing.T, a int64, b uint64, fl float64, str string, c int64) {
 		list := []expr{constExpr{a}, constExpr{b}, constExpr{c}}
-		fast := newInExpr(idle{}, list, false)
+		fast := newInExpr(idle{}, list, false, collLibcCI)
 		slow := fast
 		slow.set = nil
 		multi := []int64{c, a} // a multi attribute is sorted

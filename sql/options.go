@@ -39,7 +39,7 @@ type selectOptions struct {
 
 // knownOptions lists the OPTIONs a user gives, for the error of an unknown
 // one (global_stats, hold_snapshot and snapshot are a coordinator's).
-const knownOptions = "max_matches, max_query_time, cutoff, ranker, field_weights and consistency; " +
+const knownOptions = "max_matches, max_query_time, cutoff, ranker, field_weights, consistency and collation; " +
 	"on a distributed table also global_idf, agent_query_timeout and strict_shards"
 
 // maxQueryTimeLimit is the largest OPTION max_query_time, in milliseconds
@@ -132,6 +132,12 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 				return o, Errorf(CodeBadOption, "OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot=1")
 			}
 			o.snapshot = token
+		case "collation":
+			// (Checked and applied before the statement is compiled:
+			// Session.useCollation.)
+			if _, _, err := collationOption([]dialect.Setting{opt}); err != nil {
+				return o, err
+			}
 		case "global_idf", "agent_query_timeout", "strict_shards":
 			return o, Errorf(CodeBadOption, "OPTION %s applies to distributed tables", opt.Name)
 		default:

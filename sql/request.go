@@ -638,7 +638,7 @@ func (c *condCompiler) attr(x *AttrCond) (expr, error) {
 		if x.Op == AttrEquals {
 			return cmpExpr{op: opcode.EQ, l: col, r: list[0]}, nil
 		}
-		return newInExpr(col, list, false), nil
+		return newInExpr(col, list, false, collLibcCI), nil
 	}
 	var out expr
 	for _, b := range []struct {

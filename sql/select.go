@@ -36,6 +36,7 @@ type field struct {
 type orderKey struct {
 	e    expr
 	desc bool
+	coll collation // of strings
 }
 
 // fromCandidate reports whether the key is a field of a candidate (its
@@ -381,6 +382,11 @@ func tableAlias(refs *ast.TableRefsClause) string {
 }
 
 func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*selectPlan, error) {
+	done, err := s.useCollation(options)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if within != nil && n.GroupBy == nil {
 		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY")
 	}
@@ -424,7 +430,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 		if n.GroupBy == nil && !hasAggregate(n.Fields, n.Having, n.OrderBy) {
 			return nil, Errorf(CodeSyntax, "HAVING needs GROUP BY or an aggregate")
 		}
-		p.group = &groupPlan{}
+		p.group = &groupPlan{coll: s.collation()}
 		if n.GroupBy != nil {
 			keyScope := &scope{schema: schema, alias: alias, sess: s}
 			clause := "GROUP BY"
@@ -499,7 +505,7 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			if err := sortable(schema, e, ""); err != nil {
 				return nil, err
 			}
-			p.order = append(p.order, orderKey{e: e, desc: item.Desc})
+			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: s.collation()})
 		}
 	} else if where.match != nil {
 		p.order = []orderKey{{e: weightExpr{}, desc: true}}
@@ -1035,7 +1041,7 @@ func (h *candidateHeap) less(a, b candidate) bool {
 			c = cmp.Compare(a.id, b.id)
 		default:
 			var ok bool
-			if c, ok = compare(a.keys[i], b.keys[i]); !ok {
+			if c, ok = compare(o.coll, a.keys[i], b.keys[i]); !ok {
 				continue
 			}
 		}

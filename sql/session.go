@@ -58,6 +58,10 @@ type Session struct {
 	// transaction (or the one begun): it wins over @@transaction_read_only
 	// until that transaction ends. nil: nothing was said.
 	nextReadOnly *bool
+	// stmtColl is the collation of the statement being planned when it
+	// names one (OPTION collation), over @@collation_connection.
+	stmtColl    collation
+	hasStmtColl bool
 }
 
 type metaRow struct{ name, value string }

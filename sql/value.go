@@ -59,8 +59,9 @@ func boolValue(b bool) any {
 }
 
 // compare orders two values: numbers numerically (exactly for integers),
-// strings bytewise, nil first. ok is false when they cannot be compared.
-func compare(a, b any) (int, bool) {
+// strings under the collation c, nil first. ok is false when they cannot
+// be compared.
+func compare(c collation, a, b any) (int, bool) {
 	if a == nil || b == nil {
 		switch {
 		case a == nil && b == nil:
@@ -94,7 +95,7 @@ func compare(a, b any) (int, bool) {
 		}
 	case string:
 		if y, ok := b.(string); ok {
-			return strings.Compare(x, y), true
+			return c.compare(x, y), true
 		}
 		if f, ok := toFloat(b); ok {
 			if xf, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
@@ -106,8 +107,8 @@ func compare(a, b any) (int, bool) {
 		return 0, false
 	}
 	if s, ok := b.(string); ok {
-		c, ok := compare(s, a)
-		return -c, ok
+		r, ok := compare(c, s, a)
+		return -r, ok
 	}
 	xf, ok1 := toFloat(a)
 	yf, ok2 := toFloat(b)

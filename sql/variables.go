@@ -68,6 +68,14 @@ func (s *Session) systemVariables() map[string]any {
 	return vars
 }
 
+// collationVariables name a collation (collation.go); collation_connection
+// is the one that orders a session's strings.
+var collationVariables = map[string]bool{
+	"collation_connection": true,
+	"collation_server":     true,
+	"collation_database":   true,
+}
+
 // booleanVariables are MySQL's boolean session variables that clients and
 // dumps set (mysqldump saves and restores foreign_key_checks, unique_checks
 // and sql_notes), with MySQL's defaults. SET takes what MySQL takes for
@@ -413,6 +421,12 @@ func (s *Session) systemValue(sc *scope, name string, value ast.ExprNode, global
 			return nil, false, nil, Errorf(CodeUnknownTimeZone, "Unknown or incorrect time zone: '%s' (glint takes SYSTEM, an offset from '-13:59' to '+14:00' or a name like 'Europe/Paris')", displayString(v))
 		}
 		return z, true, nil, nil
+	case collationVariables[name]:
+		c, _ := v.(string)
+		if _, ok := parseCollation(c); !ok {
+			return nil, false, nil, Errorf(CodeUnknownCollation, "Unknown collation: '%s' (glint takes libc_ci, libc_cs, utf8_general_ci, binary, or MySQL's names of UTF-8 collations ending in _ci, _cs or _bin)", displayString(v))
+		}
+		return strings.ToLower(c), true, nil, nil // (as MySQL reads names back)
 	case timeoutVariables[name]:
 		n, err := integerValue(name, v, 1, maxTimeout)
 		return n, err == nil, nil, err
