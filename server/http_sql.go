@@ -28,7 +28,8 @@ import (
 // raw_response=false) a single SELECT is answered in /search's shape:
 // {"took":ms,"timed_out":false,"hits":{"total":n,"total_relation":"eq",
 // "hits":[{"_id":..,"_score":..,"_source":{..}}]}}, with _id from the column
-// "id" and _score from "weight()" (1 without it); anything else falls back to
+// "id", else the row's document (null for a row that is not one: a group
+// of no match), and _score from "weight()" (1 without it); anything else falls back to
 // the raw shape. An error is {"error":"..."} with a 4xx status (bad request or
 // statement) or 5xx (server fault), and no partial results.
 
@@ -252,9 +253,12 @@ func appendSearchShape(b []byte, r *sql.Result, took time.Duration) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"_id":`...)
-		if idCol >= 0 {
+		switch {
+		case idCol >= 0:
 			b = appendJSONValue(b, row[idCol])
-		} else {
+		case len(r.IDs) == len(r.Rows):
+			b = appendJSONValue(b, r.IDs[i]) // (the document's, though the select list does not show it)
+		default:
 			b = appendJSONValue(b, nil)
 		}
 		b = append(b, `,"_score":`...)

@@ -261,6 +261,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	for _, c := range window {
 		if row, ok := byID[c.id]; ok {
 			res.Rows = append(res.Rows, row)
+			res.IDs = append(res.IDs, c.id)
 		} else if rows[c.shard] != nil {
 			dropped[c.shard]++
 		}

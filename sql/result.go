@@ -31,6 +31,12 @@ type Result struct {
 	// questions BI tools and connectors ask) are MySQL's. glint's own
 	// results print floats as the reference does (7.990000).
 	ShortestFloats bool
+
+	// IDs are the document ids of the rows of a SELECT that returns
+	// documents (of a grouped one, each group's best document), whether
+	// or not the select list shows them: /sql's search-shaped answer
+	// gives every hit its _id. nil when the rows are not documents.
+	IDs []uint64
 }
 
 // IsResultSet reports whether r carries columns and rows rather than an OK.

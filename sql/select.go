@@ -879,7 +879,9 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 		return nil, err
 	}
 	r := &row{snap: snap}
+	res.IDs = make([]uint64, len(page))
 	for i, c := range page {
+		res.IDs[i] = c.id
 		r.atPage(c, i, pt)
 		out := rows[i]
 		for j, f := range p.fields {
