@@ -33,9 +33,9 @@ type Result struct {
 	ShortestFloats bool
 
 	// IDs are the document ids of the rows of a SELECT that returns
-	// documents (of a grouped one, each group's best document), whether
-	// or not the select list shows them: /sql's search-shaped answer
-	// gives every hit its _id. nil when the rows are not documents.
+	// documents (of a grouped one that reads its groups' best documents,
+	// theirs), whether or not the select list shows them: /sql's
+	// search-shaped answer gives every hit its _id. nil otherwise.
 	IDs []uint64
 }
 

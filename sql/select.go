@@ -879,9 +879,14 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 		return nil, err
 	}
 	r := &row{snap: snap}
-	res.IDs = make([]uint64, len(page))
+	withIDs := p.group == nil || p.group.needBest // (else a group does not know its best document)
+	if withIDs {
+		res.IDs = make([]uint64, len(page))
+	}
 	for i, c := range page {
-		res.IDs[i] = c.id
+		if withIDs {
+			res.IDs[i] = c.id
+		}
 		r.atPage(c, i, pt)
 		out := rows[i]
 		for j, f := range p.fields {
