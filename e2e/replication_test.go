@@ -163,6 +163,14 @@ func TestReplicationThreeNodes(t *testing.T) {
 	for _, db := range []*sql.DB{dbA, dbB, dbC} {
 		require.Equal(t, [][]string{{"1970-01-01 02:00:00"}}, rows(t, db, "SELECT title FROM books WHERE id = 30 OPTION consistency='linearizable'"))
 	}
+	// So does its collation: an UPDATE under binary matches 'red' and not
+	// 'Red' on every member, though each member's default folds the case.
+	exec(dbA, "CREATE TABLE c:tagged (title text, tag string, n int)")
+	exec(dbA, "INSERT INTO c:tagged (id, title, tag, n) VALUES (1, 'a', 'Red', 0), (2, 'b', 'red', 0)")
+	exec(dbB, "SET collation_connection = binary; UPDATE c:tagged SET n = 1 WHERE tag = 'red'; SET collation_connection = DEFAULT")
+	for _, db := range []*sql.DB{dbA, dbB, dbC} {
+		require.Equal(t, [][]string{{"1", "0"}, {"2", "1"}}, rows(t, db, "SELECT id, n FROM tagged ORDER BY id ASC OPTION consistency='linearizable'"))
+	}
 	exec(dbB, "UPDATE c:books SET n = 7 WHERE id = 2")
 	exec(dbC, "DELETE FROM c:books WHERE id = 11")
 	exec(dbA, "REPLACE INTO c:books (id, title, n) VALUES (1, 'The quick brown fox jumps', 1)")

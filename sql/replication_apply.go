@@ -20,13 +20,15 @@ import (
 // A cluster's raft log holds replEntry values as JSON. A write statement is
 // made deterministic where it was sent: the entry carries, beside its
 // text, what the statement may read of its session (the time it began and
-// its time zone, the user, the connection ID, the user variables), and
+// its time zone, its collation, the user, the connection ID, the user
+// variables), and
 // every member runs it with those, on the same state, in log order.
 type replEntry struct {
 	Op   string `json:"op"`
 	SQL  string `json:"sql,omitempty"`
 	Now  int64  `json:"now,omitempty"`  // when the statement began, Unix nanoseconds
 	Zone string `json:"zone,omitempty"` // the session's @@time_zone, when set
+	Coll string `json:"coll,omitempty"` // the session's @@collation_connection, when set (UPDATE ... WHERE tag = 'x')
 	User string `json:"user,omitempty"`
 	Conn uint32 `json:"conn,omitempty"`
 	// Vars are the session's user variables, each as a type letter and
@@ -473,6 +475,9 @@ func (e *Engine) applySession(c *replCluster, ent replEntry) *Session {
 	s.applyNow = time.Unix(0, ent.Now)
 	if ent.Zone != "" {
 		s.vars["time_zone"] = ent.Zone
+	}
+	if ent.Coll != "" {
+		s.vars["collation_connection"] = ent.Coll
 	}
 	for name, tv := range ent.Vars {
 		s.userVars[name] = decodeVar(tv)

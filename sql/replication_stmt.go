@@ -233,6 +233,7 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 func (s *Session) propose(ctx context.Context, c *replCluster, ent replEntry) (*applyOutcome, error) {
 	ent.Now, ent.User, ent.Conn = s.began.UnixNano(), s.user, s.id
 	ent.Zone, _ = s.vars["time_zone"].(string)
+	ent.Coll, _ = s.vars["collation_connection"].(string)
 	if ent.Op == opSQL && len(s.userVars) > 0 {
 		ent.Vars = map[string][2]string{}
 		for name, v := range s.userVars {
