@@ -588,6 +588,10 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 			r, err := s.callSearchRequest(ctx, n)
 			return r, s.statementTimeError(ctx, err)
 		}
+		if isKeywordsCall(n) {
+			r, err := s.callKeywords(ctx, n)
+			return r, s.statementTimeError(ctx, err)
+		}
 		r, err := s.callSnippets(ctx, n)
 		return r, s.statementTimeError(ctx, err)
 	case *ast.UseStmt:

@@ -50,7 +50,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		if proc != nil {
 			name = proc.FnName.O
 		}
-		return nil, Errorf(CodeUnsupported, "unknown procedure '%s': glint has CALL SNIPPETS", name)
+		return nil, Errorf(CodeUnsupported, "unknown procedure '%s': glint has CALL SNIPPETS and CALL KEYWORDS", name)
 	}
 	args := proc.Args
 	if len(args) < 3 {

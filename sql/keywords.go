@@ -1,0 +1,136 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/index/query"
+	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/sql/dialect"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// CALL KEYWORDS(text, 'table' [, 1 | value AS stats]) shows how a table
+// reads words: for each word of text its query position (qpos; a stopword
+// takes its position and is not shown), the word as the table's
+// charset_table folds it (tokenized) and the term it searches for after
+// wordforms and morphology (normalized). With stats, each row also has
+// the table's count of documents holding the term and of its
+// occurrences (docs, hits), as SHOW META reports them after a search. The
+// text is read as the query tokenizer reads a query's words: operators are
+// separators, and a wildcard is one row whose counts add up its
+// expansions.
+
+func isKeywordsCall(n *ast.CallStmt) bool {
+	return n.Procedure != nil && n.Procedure.FnName.L == "keywords"
+}
+
+func (s *Session) callKeywords(ctx context.Context, n *ast.CallStmt) (*Result, error) {
+	args := n.Procedure.Args
+	if len(args) < 2 {
+		return nil, Errorf(CodeSyntax, "CALL KEYWORDS takes the text and the table, then 1 or 1 AS stats for the counts")
+	}
+	text, ok := stringValue(args[0])
+	if !ok {
+		return nil, Errorf(CodeWrongValue, "CALL KEYWORDS: the first argument must be the text, quoted")
+	}
+	tableName, ok := stringValue(args[1])
+	if !ok {
+		return nil, Errorf(CodeWrongValue, "CALL KEYWORDS: the second argument must be the table name, quoted")
+	}
+	stats := false
+	for i, a := range args[2:] {
+		name, value := "stats", a // (the third argument alone is the stats flag, as in the reference)
+		if call, ok := a.(*ast.FuncCallExpr); ok && call.FnName.L == dialect.FuncAs && len(call.Args) == 2 {
+			name, _ = stringValue(call.Args[1])
+			name, value = strings.ToLower(name), call.Args[0]
+		} else if i > 0 {
+			return nil, Errorf(CodeSyntax, "CALL KEYWORDS: options after the third argument are written 'value AS name', like 1 AS stats")
+		}
+		if name != "stats" {
+			return nil, Errorf(CodeBadOption, "CALL KEYWORDS: unknown option '%s'; glint takes stats", name)
+		}
+		n, ok := intOption(value)
+		if !ok || n < 0 || n > 1 {
+			return nil, Errorf(CodeBadOption, "CALL KEYWORDS: stats takes 0 or 1")
+		}
+		stats = n == 1
+	}
+	if _, dist, _ := s.distributed(tableName); dist {
+		return nil, Errorf(CodeUnsupported, "CALL KEYWORDS on distributed table '%s': name one of its tables, whose settings the others share", tableName)
+	}
+	if unlock, held := s.engine.repl.holdDBs(s); held {
+		defer unlock()
+	}
+	t, err := s.table(tableName)
+	if err != nil {
+		return nil, err
+	}
+	snap := t.Snapshot()
+	tok := snap.Tokenizer().Query()
+
+	type word struct {
+		qpos                  int
+		tokenized, normalized string
+	}
+	var words []word
+	var it tokenize.Iter
+	it.Reset(tok, text)
+	for it.Next() {
+		term := string(it.Term())
+		if term == "" || tokenize.IsReserved(term) {
+			continue // (an exact form's mark, a zone's: no word of the text)
+		}
+		words = append(words, word{it.Pos(), tok.Fold(text[it.Start():it.End()]), term})
+	}
+	res := &Result{Columns: []Column{{"qpos", ColInt}, {"tokenized", ColString}, {"normalized", ColString}}}
+	var counts map[string][2]int64
+	if stats {
+		res.Columns = append(res.Columns, Column{"docs", ColInt}, Column{"hits", ColInt})
+		terms := make([]string, len(words))
+		for i, w := range words {
+			terms[i] = w.normalized
+		}
+		if counts, err = termCounts(ctx, snap, terms); err != nil {
+			return nil, err
+		}
+	}
+	res.Rows = make([][]any, 0, len(words))
+	for _, w := range words {
+		row := []any{int64(w.qpos), w.tokenized, w.normalized}
+		if stats {
+			c := counts[w.normalized]
+			row = append(row, c[0], c[1])
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+// termCounts is the documents and occurrences of each distinct term in
+// snap, by term: one search of the terms' keywords.
+func termCounts(ctx context.Context, snap *index.Snapshot, terms []string) (map[string][2]int64, error) {
+	seen := map[string]bool{}
+	var kws []query.Node
+	for _, term := range terms {
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		kws = append(kws, query.Keyword{Text: term, Term: term, QPos: len(kws) + 1, Wildcard: strings.ContainsAny(term, "*?%")})
+	}
+	out := map[string][2]int64{}
+	if len(kws) == 0 {
+		return out, nil
+	}
+	st, err := snap.TermStats(ctx, query.Or{Children: kws})
+	if err != nil {
+		return nil, asError(err)
+	}
+	for _, t := range st {
+		c := out[t.Keyword]
+		out[t.Keyword] = [2]int64{c[0] + t.Docs, c[1] + t.Hits}
+	}
+	return out, nil
+}
