@@ -489,7 +489,24 @@ func stopwordTexts(value string, readFile func(string) ([]byte, error)) ([]strin
 		}
 		inline = append(inline, item)
 	}
+	if len(texts) == 0 && len(inline) == 1 && builtinStopwordLists[strings.ToLower(inline[0])] {
+		// stopwords='en' names the reference's own English list there; taken
+		// here as the one word "en", it would change nothing a user expects.
+		// (A list of words is words, even if each is a language's code:
+		// stopwords='de la el en' is Spanish.)
+		return nil, settingErr("stopwords", "'%s' names the reference's built-in stopword list for that language, which glint does not ship: write the words themselves (stopwords='a an the') or the path of a file of them", value)
+	}
 	return append(texts, strings.Join(inline, " ")), nil
+}
+
+// builtinStopwordLists are the language codes the reference's stopwords
+// setting takes for the lists it ships.
+var builtinStopwordLists = map[string]bool{}
+
+func init() {
+	for _, code := range strings.Fields("af ar bg bn br ca ckb cs da de el en eo es et eu fa fi fr ga gl gu ha he hi hr hu hy id it ja ko ku la lt lv mr ms nl no pl pt ro ru sk sl so st sv sw th tl tr uk ur vi yo zh zu") {
+		builtinStopwordLists[code] = true
+	}
 }
 
 // readFiles reads the files a wordforms or exceptions value names: the whole

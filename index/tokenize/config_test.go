@@ -49,6 +49,8 @@ func TestParseSettingsErrors(t *testing.T) {
 		{[]string{"html_strip=1", "html_remove_elements=1x"}, "html_remove_elements: unexpected '1', want a tag name (at offset 0)"},
 		{[]string{"html_remove_elements=style"}, "html_remove_elements: needs html_strip=1"},
 		{[]string{"stopwords=/missing.txt"}, "stopwords: cannot read '/missing.txt': file does not exist"},
+		{[]string{"stopwords=en"}, "stopwords: 'en' names the reference's built-in stopword list for that language, which glint does not ship: write the words themselves (stopwords='a an the') or the path of a file of them"},
+		{[]string{"stopwords=EN"}, "stopwords: 'EN' names the reference's built-in stopword list for that language, which glint does not ship: write the words themselves (stopwords='a an the') or the path of a file of them"},
 		{[]string{"wordforms=/missing.txt"}, "wordforms: cannot read '/missing.txt': file does not exist"},
 		{[]string{"wordforms=/forms.txt /missing.txt"}, "wordforms: cannot read '/missing.txt': file does not exist"},
 		{[]string{"exceptions="}, "exceptions: no file named"},
@@ -165,6 +167,7 @@ func TestConfigJSON(t *testing.T) {
 		{"charset_table=non_cjk, U+5F", "ignore_chars=U+AD"},
 		{"blend_chars=-, +", "blend_mode=trim_head, trim_tail"},
 		{"min_word_len=3", "stopwords=the of"},
+		{"stopwords=de la el en"}, // (words, though each is a language's code)
 		{"morphology=stem_en, stem_ru", "index_exact_words=1", "wordforms=/forms.txt"},
 		{"exceptions=/exc.txt", "min_infix_len=2"},
 		{"phrase_boundary=., !", "phrase_boundary_step=10", "index_sp=1"},
