@@ -397,39 +397,44 @@ func (e *extractor) glide(c *wordCursor, at, limit, first, cut, cp int, nextHit 
 		}
 	}
 	words, ring := f.words, w.ring
-	m := len(ring) - 1
+	m := uint(len(ring) - 1)
+	_ = ring[m] // (so that no index below is checked: each is at most m)
 	// The window keeps limit words: the step's new word is hword+limit.
 	i, num, total := c.i, e.cur-w.base, w.total
-	stop := min(i+steps, len(words)-1) // (the last word is the loop's)
+	// (The last word is the loop's; words[i+1] is the word after word i.)
+	ws := words[:min(i+steps, len(words)-1)+1]
 	n := len(f.text)
-	for ; i < stop; i++ {
-		wd := &words[i]
+	head, tail := uint(hword), uint(hword+limit)
+	for ; i+1 < len(ws); i++ {
+		wd, next := &ws[i], &ws[i+1]
 		s, end := int(wd.Start), int(wd.End)
-		if wd.Pos >= nextHit || s > at+1 || s < at || end <= s || end > n || int(words[i+1].Start) < end {
+		if wd.Pos >= nextHit || uint(s-at) > 1 || end <= s || end > n || int(next.Start) < end {
 			break
 		}
 		t := total + s - at // (the gap is one character or none)
 		// The window after the step, without its first word, fits the
 		// codepoints.
-		if t+end-s-int(ring[(hword+1)&m].gacc) > cp {
+		if t+end-s-int(ring[(head+1)&m].gacc) > cp {
 			break
 		}
 		num += s - at
-		r := &ring[(hword+limit)&m]
+		r := &ring[tail&m]
 		r.num, r.start, r.end, r.acc, r.term = int32(num), wd.Start, wd.End, int32(t), -1
 		total = t + end - s
 		num++
-		g := &ring[(hword+limit+1)&m]
+		tail++
+		g := &ring[tail&m]
 		g.gnum, g.gstart, g.gacc, g.runs = int32(num), wd.End, int32(total), -1
 		at = end
-		hword++ // (the first word goes)
+		head++ // (the first word goes)
 	}
+	hword = int(head)
 	if hword == w.hword {
 		return at
 	}
-	head := &ring[hword&m]
+	h := &ring[head&m]
 	cur := w.base + num
-	w.start, w.headAcc, w.headStart = w.base+int(head.gnum), int(head.gacc), int(head.gstart)
+	w.start, w.headAcc, w.headStart = w.base+int(h.gnum), int(h.gacc), int(h.gstart)
 	w.total, w.nword, w.hword, w.end, w.endByte = total, hword+limit, hword, cur, at
 	e.cur = cur
 	c.i, c.at, c.prevHit, c.prevLast, c.prevEnd = i, at, false, words[i-1].Pos, at
