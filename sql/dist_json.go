@@ -40,7 +40,7 @@ type wireSearch struct {
 	Cutoff       int              `json:",omitempty"`
 	Path         string           `json:",omitempty"`
 	Global       *globalStatsJSON `json:",omitempty"`
-	HoldSnapshot bool             `json:",omitempty"`
+	HoldSnapshot time.Duration    `json:",omitempty"`
 	Snapshot     string           `json:",omitempty"`
 	Linearizable bool             `json:",omitempty"`
 }
@@ -379,7 +379,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		var texts []string
 		collectTexts(req.Query, &texts)
 		if len(texts) > 0 {
-			q.matchQ = "(" + strings.Join(texts, ") (") + ")"
+			q.matchQs = texts
 			if err := s.distStats(ctx, d, q, shards, live, d.queryTimeout, false); err != nil {
 				return nil, s.statementTimeError(ctx, err)
 			}
@@ -399,8 +399,8 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	}
 	// Phase one: the sort columns of each shard's best offset+limit.
 	one := *req
-	one.Offset, one.Limit, one.Highlight, one.MaxMatches = 0, want, nil, max(want, 1)
-	one.HoldSnapshot = true
+	one.Offset, one.Limit, one.Highlight, one.MaxMatches = 0, shardWant(want), nil, max(shardWant(want), 1)
+	one.HoldSnapshot = d.holdFor(d.queryTimeout)
 	one.Source = SourceFilter{Path: req.Source.Path, None: true}
 	for _, k := range req.Sort {
 		if k.Column != "_score" && k.Column != "id" && k.Column != "_id" {

@@ -104,7 +104,8 @@ type distQuery struct {
 	keys     []string // the ORDER BY expressions as text
 	desc     []bool
 	hasMatch bool
-	matchQ   string // the MATCH() query, for global statistics
+	matchQ   string   // the MATCH() query, for global statistics
+	matchQs  []string // or the full-text queries of a JSON search, each read on its own
 	forward  []string
 	offset   int
 	count    int
@@ -114,7 +115,8 @@ type distQuery struct {
 	// coll orders strings here; the shards' searches name it unless it is
 	// libc_ci, their default, or the user's OPTION collation (forwarded) named it.
 	coll   collation
-	cutoff string // ", cutoff=N" for the searches of the shards, or ""
+	cutoff string        // ", cutoff=N" for the searches of the shards, or ""
+	hold   time.Duration // how long phase one's shards hold their snapshots
 	// globalJSON are the statistics of stats, for a JSON search.
 	globalJSON *globalStatsJSON
 }
@@ -175,6 +177,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if do.queryTimeout > 0 {
 		timeout = do.queryTimeout
 	}
+	q.hold = d.holdFor(timeout)
 	if len(d.locals)+len(d.agents) == 1 {
 		return s.selectForwarded(ctx, d, n, within, rest, do, timeout, start)
 	}
@@ -483,10 +486,18 @@ func (q *distQuery) phaseOne(table string) string {
 		b.WriteString(" WHERE " + q.where)
 	}
 	b.WriteString(q.orderBy)
-	fmt.Fprintf(&b, " LIMIT 0, %d", q.want)
-	b.WriteString(q.optionTail(max(q.want, 1)) + q.cutoff + ", hold_snapshot=1")
+	// (No shard returns more than maxMatchesLimit matches: a page that
+	// reaches past it asks each for that many, as a local table keeps no
+	// more.)
+	want := shardWant(q.want)
+	fmt.Fprintf(&b, " LIMIT 0, %d", want)
+	fmt.Fprintf(&b, "%s%s, hold_snapshot=%d", q.optionTail(max(want, 1)), q.cutoff, q.hold.Milliseconds())
 	return b.String()
 }
+
+// shardWant is how many matches phase one asks each shard for when the
+// page ends at match want: want, or maxMatchesLimit when want is past it.
+func shardWant(want int) int { return min(want, maxMatchesLimit) }
 
 // phaseTwo is the statement of phase two: the select list of the given
 // rows of a shard's table, with their id first, read from the snapshot
@@ -711,8 +722,18 @@ func asInt(v any) int64 {
 // distStats is phase zero: the shards' document and term counts, summed
 // into the OPTION global_stats the later phases send.
 func (s *Session) distStats(ctx context.Context, d *distTable, q *distQuery, shards []*shard, live []bool, timeout time.Duration, strict bool) error {
+	texts := q.matchQs
+	if texts == nil {
+		texts = []string{q.matchQ}
+	}
 	call := func(table string) []string {
-		return []string{"CALL QUERY_STATS(" + quoteString(table) + ", " + quoteString(q.matchQ) + ")"}
+		var b strings.Builder
+		b.WriteString("CALL QUERY_STATS(" + quoteString(table))
+		for _, text := range texts {
+			b.WriteString(", " + quoteString(text))
+		}
+		b.WriteString(")")
+		return []string{b.String()}
 	}
 	answers, err := s.eachShard(ctx, d, shards, live, timeout, strict, false, func(int) func(string) []string { return call })
 	if err != nil {

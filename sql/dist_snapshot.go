@@ -16,7 +16,7 @@ import (
 // A distributed search reads each shard twice: phase one finds the ids of
 // the page, phase two reads their stored text and highlights them. So that
 // both read the same documents, phase one asks the shard to hold the
-// snapshot it searched (OPTION hold_snapshot=1) and SHOW META answers a
+// snapshot it searched (OPTION hold_snapshot) and SHOW META answers a
 // token for it (row snapshot); phase two names it (OPTION snapshot='...')
 // and reads that snapshot, whatever was written to the table in between.
 // A held snapshot is taken by the first statement that names it, or
@@ -24,8 +24,27 @@ import (
 // is not asked again). It keeps the segments it holds from being reclaimed
 // meanwhile, as any search does while it runs.
 
-// snapshotHold is how long a shard holds a snapshot for phase two.
+// snapshotHold is the least time a shard holds a snapshot for phase two.
+// A coordinator asks for longer when a slow shard could keep it from phase
+// two longer than that (holdFor): the snapshot of a shard that answered
+// must outlast the wait for the others.
 const snapshotHold = 5 * time.Second
+
+// maxHoldMillis bounds OPTION hold_snapshot (an hour).
+const maxHoldMillis = 3_600_000
+
+// holdFor is how long the shards of d hold the snapshots of phase one: the
+// longest a coordinator can wait for phase one's slowest shard (every
+// mirror tried, each round, for the connection and the answer), and then
+// snapshotHold for phase two to reach them.
+func (d *distTable) holdFor(timeout time.Duration) time.Duration {
+	mirrors := 1
+	for _, a := range d.agents {
+		mirrors = max(mirrors, len(a.mirrors))
+	}
+	wait := time.Duration((1+d.retryCount)*mirrors) * (d.connectTimeout + timeout)
+	return min(wait+snapshotHold, maxHoldMillis*time.Millisecond)
+}
 
 // maxHeldSnapshots bounds the snapshots held at once. Past it, a search
 // asked to hold its snapshot does not, and says so in a warning: its
@@ -46,9 +65,9 @@ type heldSnapshot struct {
 	page  *heldPage // what the holding search found for its page, or nil
 }
 
-// hold keeps snap of table for snapshotHold and returns its token, or ""
-// when maxHeldSnapshots are held already.
-func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.Time) (string, error) {
+// hold keeps snap of table for d (at least snapshotHold) and returns its
+// token, or "" when maxHeldSnapshots are held already.
+func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.Time, d time.Duration) (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", asError(err)
@@ -65,7 +84,7 @@ func (h *heldSnapshots) hold(table *index.Table, snap *index.Snapshot, now time.
 			return "", nil
 		}
 	}
-	h.m[token] = heldSnapshot{table: table, snap: snap, until: now.Add(snapshotHold)}
+	h.m[token] = heldSnapshot{table: table, snap: snap, until: now.Add(max(d, snapshotHold))}
 	return token, nil
 }
 
@@ -106,7 +125,7 @@ func (h *heldSnapshots) sweep(now time.Time) {
 }
 
 // snapshotOf is the snapshot a search of p reads: the table's current
-// one, or the one OPTION snapshot names; with OPTION hold_snapshot=1, it
+// one, or the one OPTION snapshot names; with OPTION hold_snapshot, it
 // is held and p.heldToken says its token (SHOW META).
 func (s *Session) snapshotOf(p *selectPlan) (*index.Snapshot, error) {
 	now := time.Now()
@@ -118,15 +137,15 @@ func (s *Session) snapshotOf(p *selectPlan) (*index.Snapshot, error) {
 		var ok bool
 		var page *heldPage
 		if snap, page, ok = s.engine.held.take(p.opts.snapshot, p.table, now); !ok {
-			return nil, Errorf(CodeBadOption, "OPTION snapshot='%s': table '%s' holds no snapshot with this token (a snapshot is held %s after the query that asked for it, for one statement)",
-				p.opts.snapshot, p.table.Schema().Name, snapshotHold)
+			return nil, Errorf(CodeBadOption, "OPTION snapshot: table '%s' holds no snapshot with this token (a snapshot is held for the time OPTION hold_snapshot gave, at least %s, for one statement)",
+				p.table.Schema().Name, snapshotHold)
 		}
 		if p.sc.match != nil {
 			p.sc.match.held = page
 		}
 	}
-	if p.opts.holdSnapshot {
-		token, err := s.engine.held.hold(p.table, snap, now)
+	if p.opts.holdSnapshot > 0 {
+		token, err := s.engine.held.hold(p.table, snap, now, p.opts.holdSnapshot)
 		if err != nil {
 			return nil, err
 		}

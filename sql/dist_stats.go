@@ -8,11 +8,14 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
-// CALL QUERY_STATS('table', 'query') is how a coordinator asks a shard for
-// the statistics ranking reads (phase zero of a distributed search with
-// OPTION global_idf=1): one row per term of the query as the table indexes
-// it (term, docs: the live documents that hold it), and first a row with
-// an empty term whose docs are the table's live documents. The sums over
+// CALL QUERY_STATS('table', 'query' [, 'query' ...]) is how a coordinator
+// asks a shard for the statistics ranking reads (phase zero of a
+// distributed search with OPTION global_idf=1): one row per term of the
+// queries as the table indexes them (term, docs: the live documents that
+// hold it), and first a row with an empty term whose docs are the table's
+// live documents. Each query is read on its own, as the search reads it (a
+// JSON search has one full-text query per match clause, an empty one
+// among them). The sums over
 // every shard go back as OPTION global_stats='{"docs":N,"terms":{...}}'
 // (parseGlobalStats), which a search then ranks with instead of the
 // table's own counts.
@@ -24,16 +27,18 @@ func isQueryStatsCall(n *ast.CallStmt) bool {
 
 func (s *Session) callQueryStats(ctx context.Context, n *ast.CallStmt) (*Result, error) {
 	args := n.Procedure.Args
-	if len(args) != 2 {
-		return nil, Errorf(CodeSyntax, "CALL QUERY_STATS takes the table and the full-text query, quoted")
+	if len(args) < 2 {
+		return nil, Errorf(CodeSyntax, "CALL QUERY_STATS takes the table and one or more full-text queries, quoted")
 	}
 	table, ok := stringValue(args[0])
 	if !ok {
 		return nil, Errorf(CodeWrongValue, "CALL QUERY_STATS: the first argument must be the table name, quoted")
 	}
-	text, ok := stringValue(args[1])
-	if !ok {
-		return nil, Errorf(CodeWrongValue, "CALL QUERY_STATS: the second argument must be the query, quoted")
+	texts := make([]string, len(args)-1)
+	for i, arg := range args[1:] {
+		if texts[i], ok = stringValue(arg); !ok {
+			return nil, Errorf(CodeWrongValue, "CALL QUERY_STATS: argument %d must be a full-text query, quoted", i+2)
+		}
 	}
 	t, err := s.table(table)
 	if err != nil {
@@ -41,22 +46,24 @@ func (s *Session) callQueryStats(ctx context.Context, n *ast.CallStmt) (*Result,
 	}
 	snap := t.Snapshot()
 	r := &Result{Columns: []Column{{"term", ColString}, {"docs", ColInt}}, Rows: [][]any{{"", int64(snap.Count())}}}
-	q, err := snap.ParseQuery(text)
-	if err != nil {
-		return nil, Errorf(CodeQuerySyntax, "MATCH(): %v", err)
-	}
-	if q == nil {
-		return r, nil
-	}
-	stats, err := snap.TermStats(ctx, q)
-	if err != nil {
-		return nil, asError(err)
-	}
 	seen := map[string]bool{}
-	for _, st := range stats {
-		if !seen[st.Term] {
-			seen[st.Term] = true
-			r.Rows = append(r.Rows, []any{st.Term, st.Docs})
+	for _, text := range texts {
+		q, err := snap.ParseQuery(text)
+		if err != nil {
+			return nil, Errorf(CodeQuerySyntax, "MATCH(): %v", err)
+		}
+		if q == nil {
+			continue
+		}
+		stats, err := snap.TermStats(ctx, q)
+		if err != nil {
+			return nil, asError(err)
+		}
+		for _, st := range stats {
+			if !seen[st.Term] {
+				seen[st.Term] = true
+				r.Rows = append(r.Rows, []any{st.Term, st.Docs})
+			}
 		}
 	}
 	return r, nil

@@ -98,6 +98,8 @@ var distQueries = []string{
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
+	"SELECT id FROM {t} WHERE MATCH('alpha') ORDER BY id ASC LIMIT 2, 100000001", // (past max_matches' range: each shard is asked for its most)
+	"SELECT id FROM {t} WHERE MATCH('alpha') LIMIT 2147483647, 1",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('alpha | gamma') OPTION max_matches=3", // (the default page cut to 3)
 	"SELECT id FROM {t} WHERE MATCH('alph* beta')",
 	"SELECT id, title FROM {t} WHERE MATCH('alpha') LIMIT 0",
@@ -333,6 +335,9 @@ func distSearches() []*SearchRequest {
 			Sort: []SortKey{{Column: "price", Desc: true}}, Limit: 10, Highlight: &HighlightRequest{}},
 		{Table: "u", Sort: []SortKey{{Column: "id", Desc: true}}, Limit: 4, Source: SourceFilter{Includes: []string{"title"}}},
 		{Table: "u", Query: &TextCond{Query: "alph* | gamma"}, Limit: 3},
+		// An empty full-text query matches every document, beside others too.
+		{Table: "u", Query: &TextCond{Query: ""}, Sort: []SortKey{{Column: "id"}}, Limit: 3},
+		{Table: "u", Query: &BoolCond{Must: []Cond{&TextCond{Query: " "}, &TextCond{Query: "beta"}}}, Limit: 4},
 		{Table: "u", Query: &TextCond{Query: "alpha | gamma"}, Limit: -1, MaxMatches: 3},
 		{Table: "u", Query: &TextCond{Query: "alpha beta", Phrase: true}, Limit: 6, Source: SourceFilter{Includes: []string{"title"}},
 			Highlight: &HighlightRequest{Options: []OptionValue{{Name: "limit", Value: int64(20)}}}},
@@ -413,6 +418,55 @@ func TestDistributedChangedBetweenPhases(t *testing.T) {
 	require.Equal(t, "Counter:str | Value:str\ndistributed_rows_dropped | 4\n", dropped())
 }
 
+// TestHoldOutlastsSlowShards: a shard that answered phase one holds its
+// snapshot for as long as the coordinator may still wait for the slowest
+// shard's phase one (every mirror, every round, the connection and the
+// answer), and snapshotHold more for phase two to reach it: a shard slower
+// than snapshotHold does not cost the others their snapshots (which failed
+// the query before). Both the SQL and the JSON phase one ask for it.
+func TestHoldOutlastsSlowShards(t *testing.T) {
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	for _, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306", "10.0.0.3:9306"} {
+		agent := newMemEngine(t)
+		remote.engines[addr] = agent
+		as := agent.NewSession("root")
+		require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p (title text)"))
+		id := map[string]string{"1": "1", "2": "2", "3": "1"}[addr[7:8]] // (10.0.0.3 mirrors 10.0.0.1)
+		require.Equal(t, "ok 1\n", exec(t, as, "INSERT INTO p (id, title) VALUES ("+id+", 'a word')"))
+	}
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' agent='10.0.0.1:9306:p|10.0.0.3:9306:p' agent='10.0.0.2:9306:p' "+
+		"agent_query_timeout='7000' agent_connect_timeout='500' agent_retry_count='1'"))
+	var holds []string
+	remote.before = func(_ string, stmts []string) {
+		remote.mu.Lock()
+		defer remote.mu.Unlock()
+		for _, st := range stmts {
+			if i := strings.Index(st, "hold_snapshot="); i >= 0 {
+				holds = append(holds, strings.TrimRight(st[i:], ",)"))
+			} else if i := strings.Index(st, `"HoldSnapshot":`); i >= 0 {
+				holds = append(holds, st[i:i+strings.IndexAny(st[i:], ",}")])
+			}
+		}
+	}
+	// 2 rounds x 2 mirrors x (0.5 s + 7 s), then 5 s.
+	require.Equal(t, "id:uint\n1\n2\n", exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC"))
+	require.Equal(t, []string{"hold_snapshot=35000", "hold_snapshot=35000"}, holds)
+	holds = nil
+	require.Equal(t, "id:uint\n1\n2\n", exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC OPTION agent_query_timeout=1000"))
+	require.Equal(t, []string{"hold_snapshot=11000", "hold_snapshot=11000"}, holds)
+	holds = nil
+	resp, err := s.Search(context.Background(), &SearchRequest{Table: "d", Query: &TextCond{Query: "word"}, Limit: 10})
+	require.NoError(t, err)
+	require.Equal(t, 2, resp.Total)
+	require.Equal(t, []string{`"HoldSnapshot":35000000000`, `"HoldSnapshot":35000000000`}, holds)
+
+	d := &distTable{queryTimeout: time.Hour, connectTimeout: time.Second}
+	require.Equal(t, time.Hour, d.holdFor(time.Hour), "at most maxHoldMillis")
+}
+
 // TestHeldSnapshots: OPTION hold_snapshot=1 holds the snapshot a search
 // read and SHOW META gives its token; OPTION snapshot='token' reads it,
 // once, on the same table, within snapshotHold.
@@ -427,29 +481,36 @@ func TestHeldSnapshots(t *testing.T) {
 	require.Len(t, token, 32, meta)
 	require.Equal(t, "ok 1\n", exec(t, s, "DELETE FROM t WHERE id = 2"))
 	require.Equal(t, "ok 1\n", exec(t, s, "REPLACE INTO t (id, title, n) VALUES (1, 'a changed word', 10)"))
-	require.Equal(t, "error BadOption: OPTION snapshot='"+token+"': table 'other' holds no snapshot with this token (a snapshot is held 5s after the query that asked for it, for one statement)\n",
+	require.Equal(t, "error BadOption: OPTION snapshot: table 'other' holds no snapshot with this token (a snapshot is held for the time OPTION hold_snapshot gave, at least 5s, for one statement)\n",
 		exec(t, s, "SELECT id FROM other OPTION snapshot='"+token+"'"))
 	require.Equal(t, "id:uint | title:str | n:int | count(*):int\n1 | a word | 1 | 2\n",
 		exec(t, s, "SELECT id, title, n, COUNT(*) FROM t WHERE MATCH('word') OPTION snapshot='"+token+"'"))
-	require.Equal(t, "error BadOption: OPTION snapshot='"+token+"': table 't' holds no snapshot with this token (a snapshot is held 5s after the query that asked for it, for one statement)\n",
+	require.Equal(t, "error BadOption: OPTION snapshot: table 't' holds no snapshot with this token (a snapshot is held for the time OPTION hold_snapshot gave, at least 5s, for one statement)\n",
 		exec(t, s, "SELECT id FROM t OPTION snapshot='"+token+"'"), "taken once")
 	require.Equal(t, "id:uint | title:str | n:int\n1 | a changed word | 10\n", exec(t, s, "SELECT id, title, n FROM t"))
-	require.Equal(t, "error BadOption: OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot=1\n", exec(t, s, "SELECT id FROM t OPTION snapshot=1"))
-	require.Equal(t, "error BadOption: OPTION hold_snapshot takes 0 or 1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=2"))
+	require.Equal(t, "error BadOption: OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot\n", exec(t, s, "SELECT id FROM t OPTION snapshot=1"))
+	for _, bad := range []string{"-1", "3600001", "'x'", "1.5"} {
+		require.Equal(t, "error BadOption: OPTION hold_snapshot takes 0 (none) or how many milliseconds to hold the snapshot, at most 3600000 (under 5000, it is held 5000 ms)\n",
+			exec(t, s, "SELECT id FROM t OPTION hold_snapshot="+bad), bad)
+	}
 	require.Equal(t, "id:uint\n1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=0"))
 	require.Equal(t, "Variable_name:str | Value:str\n", exec(t, s, "SHOW META LIKE 'snapshot'"))
 
-	// Held for snapshotHold, then gone.
+	// Held for snapshotHold (or the longer time asked), then gone.
 	var h heldSnapshots
 	tb, err := s.engine.db.Table("t")
 	require.NoError(t, err)
 	now := time.Now()
-	tok, err := h.hold(tb, tb.Snapshot(), now)
+	tok, err := h.hold(tb, tb.Snapshot(), now, time.Millisecond)
 	require.NoError(t, err)
 	_, _, ok := h.take(tok, tb, now.Add(snapshotHold+time.Millisecond))
 	require.False(t, ok)
 	require.Empty(t, h.m, "swept")
-	tok, err = h.hold(tb, tb.Snapshot(), now)
+	tok, err = h.hold(tb, tb.Snapshot(), now, 20*time.Second)
+	require.NoError(t, err)
+	_, _, ok = h.take(tok, tb, now.Add(20*time.Second))
+	require.True(t, ok, "held as long as asked")
+	tok, err = h.hold(tb, tb.Snapshot(), now, snapshotHold)
 	require.NoError(t, err)
 	snap, _, ok := h.take(tok, tb, now.Add(snapshotHold))
 	require.True(t, ok)
@@ -458,13 +519,13 @@ func TestHeldSnapshots(t *testing.T) {
 	// Past maxHeldSnapshots, a snapshot is not held (and the search says
 	// so); expired ones make room.
 	for range maxHeldSnapshots {
-		_, err := h.hold(tb, tb.Snapshot(), now)
+		_, err := h.hold(tb, tb.Snapshot(), now, snapshotHold)
 		require.NoError(t, err)
 	}
-	tok, err = h.hold(tb, tb.Snapshot(), now)
+	tok, err = h.hold(tb, tb.Snapshot(), now, snapshotHold)
 	require.NoError(t, err)
 	require.Empty(t, tok)
-	tok, err = h.hold(tb, tb.Snapshot(), now.Add(snapshotHold+time.Millisecond))
+	tok, err = h.hold(tb, tb.Snapshot(), now.Add(snapshotHold+time.Millisecond), snapshotHold)
 	require.NoError(t, err)
 	require.Len(t, tok, 32)
 	require.Len(t, h.m, 1)
@@ -473,7 +534,7 @@ func TestHeldSnapshots(t *testing.T) {
 	later := time.Now().Add(time.Minute)
 	s.engine.held.m = nil
 	for range maxHeldSnapshots {
-		_, err := s.engine.held.hold(tb, tb.Snapshot(), later)
+		_, err := s.engine.held.hold(tb, tb.Snapshot(), later, snapshotHold)
 		require.NoError(t, err)
 	}
 	require.Equal(t, "id:uint\n1\n", exec(t, s, "SELECT id FROM t OPTION hold_snapshot=1"))

@@ -28,9 +28,10 @@ type selectOptions struct {
 	// committed anywhere, and waits until this member has applied it.
 	linearizable bool
 	// holdSnapshot and snapshot are a coordinator's (dist_snapshot.go):
-	// hold the snapshot searched for phase two; read the one held under
-	// that token ("": the table's current one).
-	holdSnapshot bool
+	// hold the snapshot searched for phase two that long (0: not at all;
+	// never less than snapshotHold); read the one held under that token
+	// ("": the table's current one).
+	holdSnapshot time.Duration
 	snapshot     string
 	// cutoff > 0 stops the search once it has found that many matching
 	// documents (OPTION cutoff, as the JSON request's cutoff).
@@ -122,14 +123,15 @@ func parseSelectOptions(options []dialect.Setting) (selectOptions, error) {
 			o.global = g
 		case "hold_snapshot":
 			n, ok := intOption(opt.Value)
-			if !ok || n < 0 || n > 1 {
-				return o, Errorf(CodeBadOption, "OPTION hold_snapshot takes 0 or 1")
+			if !ok || n < 0 || n > maxHoldMillis {
+				return o, Errorf(CodeBadOption, "OPTION hold_snapshot takes 0 (none) or how many milliseconds to hold the snapshot, at most %d (under %d, it is held %d ms)",
+					maxHoldMillis, snapshotHold.Milliseconds(), snapshotHold.Milliseconds())
 			}
-			o.holdSnapshot = n == 1
+			o.holdSnapshot = time.Duration(n) * time.Millisecond
 		case "snapshot":
 			token, ok := stringValue(opt.Value)
 			if !ok || token == "" {
-				return o, Errorf(CodeBadOption, "OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot=1")
+				return o, Errorf(CodeBadOption, "OPTION snapshot takes the token, quoted, that SHOW META gave after OPTION hold_snapshot")
 			}
 			o.snapshot = token
 		case "collation":

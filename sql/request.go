@@ -54,8 +54,9 @@ type SearchRequest struct {
 	// (dist_json.go); nil: the table's own.
 	Global *index.GlobalStats
 	// HoldSnapshot and Snapshot are a coordinator's, as OPTION
-	// hold_snapshot and snapshot (dist_snapshot.go).
-	HoldSnapshot bool
+	// hold_snapshot and snapshot (dist_snapshot.go): how long to hold
+	// the snapshot searched (0: not at all), the token of the one to read.
+	HoldSnapshot time.Duration
 	Snapshot     string
 }
 
