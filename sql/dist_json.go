@@ -305,7 +305,8 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Columns: []Column{{"id", ColUint}, {"_score", ColInt}, {"_source", ColString}, {"highlight", ColString}, {"highlight_truncated", ColInt}},
+	r := &Result{Columns: []Column{{"id", ColUint}, {"_score", ColInt}, {"_source", ColString}, {"highlight", ColString}, {"highlight_truncated", ColInt},
+		{"highlight_offsets", ColString}},
 		Rows: [][]any{}}
 	for _, h := range resp.Hits {
 		src := make([]wireSource, len(h.Source))
@@ -328,7 +329,15 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 		if h.HighlightTruncated {
 			truncated = 1
 		}
-		r.Rows = append(r.Rows, []any{h.ID, h.Score, string(sb), hl, truncated})
+		var offsets any
+		if h.HighlightOffsets != nil {
+			ob, err := json.Marshal(h.HighlightOffsets)
+			if err != nil {
+				return nil, asError(err)
+			}
+			offsets = string(ob)
+		}
+		r.Rows = append(r.Rows, []any{h.ID, h.Score, string(sb), hl, truncated, offsets})
 	}
 	s.meta = []metaRow{{"total", strconv.Itoa(resp.Total)}, {"total_found", strconv.Itoa(resp.Total)}, {"time", "0.000"}}
 	if resp.Snapshot != "" {
@@ -554,6 +563,16 @@ func decodeHit(row []any) (Hit, error) {
 		}
 		if h.Highlight == nil {
 			h.Highlight = []FieldSnippets{}
+		}
+	}
+	if len(row) > 5 {
+		if text, ok := row[5].(string); ok {
+			if err := json.Unmarshal([]byte(text), &h.HighlightOffsets); err != nil {
+				return h, fmt.Errorf("bad highlight_offsets from the shard: %v", err)
+			}
+			if h.HighlightOffsets == nil {
+				h.HighlightOffsets = []SnippetData{}
+			}
 		}
 	}
 	return h, nil

@@ -335,6 +335,9 @@ func distSearches() []*SearchRequest {
 			Sort: []SortKey{{Column: "price", Desc: true}}, Limit: 10, Highlight: &HighlightRequest{}},
 		{Table: "u", Sort: []SortKey{{Column: "id", Desc: true}}, Limit: 4, Source: SourceFilter{Includes: []string{"title"}}},
 		{Table: "u", Query: &TextCond{Query: "alph* | gamma"}, Limit: 3},
+		// The snippets as data (the offsets option) come through too.
+		{Table: "u", Query: &TextCond{Query: "alpha beta"}, Limit: 4,
+			Highlight: &HighlightRequest{Options: []OptionValue{{Name: "offsets", Value: true}, {Name: "limit", Value: int64(30)}}}},
 		// An empty full-text query matches every document, beside others too.
 		{Table: "u", Query: &TextCond{Query: ""}, Sort: []SortKey{{Column: "id"}}, Limit: 3},
 		{Table: "u", Query: &BoolCond{Must: []Cond{&TextCond{Query: " "}, &TextCond{Query: "beta"}}}, Limit: 4},
