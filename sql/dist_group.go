@@ -316,6 +316,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		if columns == nil {
 			columns = res[0].Columns[:nVisible]
+			nameColumns(columns, q.n.Fields)
 		}
 		if found, _ := metaOf(res[2]); found > len(res[0].Rows) {
 			s.pending = append(s.pending, warning{level: "Warning", code: CodeRowsDropped,

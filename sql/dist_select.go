@@ -259,6 +259,8 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if res.Columns == nil {
 		// Every shard is down: the columns are unknown, and there are no rows.
 		res.Columns = []Column{{Name: "id", Type: ColUint}}
+	} else {
+		nameColumns(res.Columns, n.Fields)
 	}
 	dropped := make([]int, len(shards))
 	for _, c := range window {
@@ -825,7 +827,27 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		}
 		s.meta = append(s.meta, metaRow{name, value})
 	}
+	nameColumns(answers[0][0].Columns, n.Fields)
 	return answers[0][0], nil
+}
+
+// nameColumns names the columns of a distributed SELECT's answer as one
+// table's answer names them (fieldName: an expression as the client wrote
+// it, LENGTH(cat)), where the shards named them by the text the
+// coordinator sent them (restored from the tree: LENGTH(`cat`)). A select
+// list with * keeps the shards' names, which are the table's columns.
+func nameColumns(cols []Column, fields *ast.FieldList) {
+	if fields == nil || len(fields.Fields) != len(cols) {
+		return
+	}
+	for _, f := range fields.Fields {
+		if f.WildCard != nil {
+			return
+		}
+	}
+	for i, f := range fields.Fields {
+		cols[i].Name = fieldName(f)
+	}
 }
 
 // forwardedText writes n back as dialect SQL, with WITHIN GROUP ORDER BY

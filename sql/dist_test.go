@@ -95,6 +95,8 @@ var distQueries = []string{
 	"SELECT id, HIGHLIGHT({}, title), HIGHLIGHT({}, body) FROM {t} WHERE MATCH('alpha') LIMIT 3, 4",
 	"SELECT id FROM {t} ORDER BY id DESC LIMIT 5",
 	"SELECT id, price * 2 AS p FROM {t} WHERE MATCH('gamma') ORDER BY p ASC LIMIT 4",
+	"SELECT id, price*2, LENGTH(title), IF(price>5, 1, 0) FROM {t} WHERE MATCH('gamma') ORDER BY id ASC LIMIT 4", // (columns named as written)
+	"SELECT cat, LENGTH(title), COUNT(*) FROM {t} GROUP BY cat ORDER BY cat ASC",
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
