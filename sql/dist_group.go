@@ -300,7 +300,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 		}
 		b.WriteString(groupBy + withinText)
 		fmt.Fprintf(&b, " LIMIT 0, %d", distGroupLimit)
-		b.WriteString(q.optionTail(distGroupLimit) + q.cutoff)
+		b.WriteString(q.optionTail(distGroupLimit) + q.cutoff + ", hold_snapshot=0") // (a shard's statement: nestedError)
 		return b.String()
 	}
 	round, err := s.firstRound(ctx, d, q, do, timeout, stmt)

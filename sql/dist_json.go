@@ -43,6 +43,9 @@ type wireSearch struct {
 	HoldSnapshot time.Duration    `json:",omitempty"`
 	Snapshot     string           `json:",omitempty"`
 	Linearizable bool             `json:",omitempty"`
+	// Shard: a coordinator sends it to its shard (which must not be a
+	// distributed table, nestedError).
+	Shard bool `json:",omitempty"`
 }
 
 // wireCond is a Cond: exactly one member is set.
@@ -301,6 +304,9 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 	if err := dec.Decode(&w); err != nil {
 		return nil, Errorf(CodeWrongValue, "CALL SEARCH_REQUEST: %v", err)
 	}
+	if _, dist, _ := s.distributed(w.Table); dist && w.Shard {
+		return nil, nestedError(w.Table, "a JSON search's shard request")
+	}
 	resp, err := s.Search(ctx, w.request())
 	if err != nil {
 		return nil, err
@@ -401,7 +407,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	call := func(r *SearchRequest) func(table string) []string {
 		return func(table string) []string {
 			w := toWireSearch(r)
-			w.Table, w.Global = table, global
+			w.Table, w.Global, w.Shard = table, global, true
 			data, _ := json.Marshal(w)
 			return []string{"CALL SEARCH_REQUEST(" + quoteString(string(data)) + ")", "SHOW WARNINGS", "SHOW META"}
 		}

@@ -45,10 +45,19 @@ type distOptions struct {
 	strict       bool          // a shard with no live mirror fails the query
 }
 
-func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting, error) {
+func parseDistOptions(table string, options []dialect.Setting) (distOptions, []dialect.Setting, error) {
 	var o distOptions
 	var rest []dialect.Setting
+	seen := map[string]bool{}
 	for _, opt := range options {
+		switch opt.Name {
+		case "global_idf", "strict_shards", "agent_query_timeout":
+			// (The others are checked where they are read.)
+			if seen[opt.Name] {
+				return o, nil, Errorf(CodeBadOption, "OPTION %s is given twice", opt.Name)
+			}
+			seen[opt.Name] = true
+		}
 		switch opt.Name {
 		case "global_idf", "strict_shards":
 			n, ok := intOption(opt.Value)
@@ -69,12 +78,23 @@ func parseDistOptions(options []dialect.Setting) (distOptions, []dialect.Setting
 		case "global_stats":
 			return o, nil, Errorf(CodeBadOption, "OPTION global_stats is what a coordinator sends its shards; on a distributed table, use OPTION global_idf=1")
 		case "hold_snapshot", "snapshot":
-			return o, nil, Errorf(CodeBadOption, "OPTION %s is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself", opt.Name)
+			return o, nil, nestedError(table, "OPTION "+opt.Name)
 		default:
 			rest = append(rest, opt)
 		}
 	}
 	return o, rest, nil
+}
+
+// nestedError is the error of a statement that only a coordinator sends
+// its shards (what names it), run on distributed table: either a client
+// sent it, or an agent of another distributed table names this one. A
+// distributed table's agents name plain tables: one that named a
+// distributed table would ask its agents in turn, and one that named
+// itself would call itself until the server ran out of connections.
+func nestedError(table, what string) error {
+	return Errorf(CodeUnsupported, "%s is what a coordinator sends its shards, and table '%s' is distributed: "+
+		"an agent of a distributed table names a plain table on its server, not a distributed one (nor the distributed table itself)", what, table)
 }
 
 // distributedSource returns the distributed table a SELECT reads, if it
@@ -130,7 +150,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	defer done()
 	s.metaQuery = nil
 	s.meta = nil
-	do, rest, err := parseDistOptions(options)
+	do, rest, err := parseDistOptions(d.name, options)
 	if err != nil {
 		return nil, err
 	}
@@ -795,6 +815,9 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		}
 		opts = append(opts, text)
 	}
+	// (Holding no snapshot: a plain table takes it, and a distributed one
+	// refuses the statement as a shard's, nestedError.)
+	opts = append(opts, "hold_snapshot=0")
 	stmt := func(table string) []string {
 		one := *n
 		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}}}
@@ -802,9 +825,7 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 		if err != nil {
 			text = "SELECT" // the shard reports the syntax error; restore fails only on nodes the planner rejects
 		}
-		if len(opts) > 0 {
-			text += " OPTION " + strings.Join(opts, ", ")
-		}
+		text += " OPTION " + strings.Join(opts, ", ")
 		return []string{text, "SHOW WARNINGS", "SHOW META"}
 	}
 	shards := d.shards()

@@ -40,6 +40,9 @@ func (s *Session) callQueryStats(ctx context.Context, n *ast.CallStmt) (*Result,
 			return nil, Errorf(CodeWrongValue, "CALL QUERY_STATS: argument %d must be a full-text query, quoted", i+2)
 		}
 	}
+	if _, dist, _ := s.distributed(table); dist {
+		return nil, nestedError(table, "CALL QUERY_STATS")
+	}
 	t, err := s.table(table)
 	if err != nil {
 		return nil, err

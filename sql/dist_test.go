@@ -315,7 +315,11 @@ func TestDistributedFailures(t *testing.T) {
 		require.Contains(t, exec(t, s, q), "a grouped select list holds its GROUP BY keys, COUNT, COUNT(DISTINCT), SUM, MIN, MAX, AVG and GROUP_CONCAT, and columns of each group's best document without aggregates, HIGHLIGHT() or SNIPPET()", q)
 	}
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
-	require.Equal(t, "error BadOption: OPTION hold_snapshot is what a coordinator sends its shards; a distributed table reads one snapshot of each shard by itself\n", exec(t, s, "SELECT id FROM d OPTION hold_snapshot=1"))
+	require.Equal(t, "error Unsupported: OPTION hold_snapshot is what a coordinator sends its shards, and table 'd' is distributed: an agent of a distributed table names a plain table on its server, not a distributed one (nor the distributed table itself)\n", exec(t, s, "SELECT id FROM d OPTION hold_snapshot=1"))
+	for _, opt := range []string{"global_idf=1", "strict_shards=0", "agent_query_timeout=100"} {
+		name := opt[:strings.IndexByte(opt, '=')]
+		require.Equal(t, "error BadOption: OPTION "+name+" is given twice\n", exec(t, s, "SELECT id FROM d OPTION "+opt+", "+opt), opt)
+	}
 
 	// One shard: the statement goes to it whole, HAVING and all.
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.2:9306:p1'"))
@@ -421,6 +425,44 @@ func TestDistributedChangedBetweenPhases(t *testing.T) {
 	changeBetween()
 	require.Equal(t, []uint64{1, 2, 3}, search())
 	require.Equal(t, "Counter:str | Value:str\ndistributed_rows_dropped | 4\n", dropped())
+}
+
+// TestNestedDistributed: an agent of a distributed table names a plain
+// table. One that names a distributed table (another server's, or the
+// table itself: a loop that would call itself until connections ran out)
+// gets an error saying so, for every kind of shard statement: a search's
+// phases, a grouped search, one shard's whole statement, phase zero of
+// global IDF and a JSON search.
+func TestNestedDistributed(t *testing.T) {
+	coord := newMemEngine(t)
+	agent := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{"10.0.0.1:9306": agent, "10.0.0.9:9306": coord}}
+	coord.SetRemote(remote)
+	agent.SetRemote(remote)
+	s, as := coord.NewSession("root"), agent.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p (title text, n int)"))
+	require.Equal(t, "ok 1\n", exec(t, as, "INSERT INTO p (id, title, n) VALUES (1, 'a word', 1)"))
+	require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE nest type='distributed' local='p'"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE q (title text, n int)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE two type='distributed' local='q' agent='10.0.0.1:9306:nest'"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.1:9306:nest'"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE self type='distributed' agent='10.0.0.9:9306:self'"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE self2 type='distributed' local='q' agent='10.0.0.9:9306:self2'"))
+	const why = ", and table '%s' is distributed: an agent of a distributed table names a plain table on its server, not a distributed one (nor the distributed table itself)"
+	for _, c := range []struct{ q, err string }{
+		{"SELECT id FROM two WHERE MATCH('word')", "error Unsupported: distributed table 'two', agent '10.0.0.1:9306:nest': OPTION hold_snapshot is what a coordinator sends its shards" + fmt.Sprintf(why, "nest")},
+		{"SELECT n, COUNT(*) FROM two GROUP BY n", "error Unsupported: distributed table 'two', agent '10.0.0.1:9306:nest': OPTION hold_snapshot is what a coordinator sends its shards" + fmt.Sprintf(why, "nest")},
+		{"SELECT id FROM one", "error Unsupported: distributed table 'one', agent '10.0.0.1:9306:nest': OPTION hold_snapshot is what a coordinator sends its shards" + fmt.Sprintf(why, "nest")},
+		{"SELECT id FROM two WHERE MATCH('word') OPTION global_idf=1", "error Unsupported: distributed table 'two', agent '10.0.0.1:9306:nest': CALL QUERY_STATS is what a coordinator sends its shards" + fmt.Sprintf(why, "nest")},
+		{"SELECT id FROM self", "error Unsupported: distributed table 'self', agent '10.0.0.9:9306:self': OPTION hold_snapshot is what a coordinator sends its shards" + fmt.Sprintf(why, "self")},
+		{"SELECT id FROM self2 WHERE MATCH('word')", "error Unsupported: distributed table 'self2', agent '10.0.0.9:9306:self2': OPTION hold_snapshot is what a coordinator sends its shards" + fmt.Sprintf(why, "self2")},
+	} {
+		require.Equal(t, c.err+"\n", exec(t, s, c.q), c.q)
+	}
+	for _, table := range []string{"two", "one", "self"} {
+		_, err := s.Search(context.Background(), &SearchRequest{Table: table, Query: &TextCond{Query: "word"}, Limit: 5})
+		require.ErrorContains(t, err, "a JSON search's shard request is what a coordinator sends its shards"+fmt.Sprintf(why, map[string]string{"two": "nest", "one": "nest", "self": "self"}[table]), table)
+	}
 }
 
 // TestHoldOutlastsSlowShards: a shard that answered phase one holds its
