@@ -22,6 +22,12 @@ func TestFormatFloat(t *testing.T) {
 		{1e-7, "0.00000010"},
 		{1e21, "1000000000000000000000.000000"},
 		{123456.5, "123456.500000"},
+		// The same 32-bit float: the order of a sum does not show.
+		{sum(1.3, 8.5, 4.9), "14.700000"}, // 14.700000000000001
+		{sum(1.3, 4.9, 8.5), "14.700000"}, // 14.7
+		{sum(1.3, 8.5, 4.9) / 3, "4.900000"},
+		{sum(0.1, 0.2), "0.300000"},
+		{0.1234567891, "0.12345679"},
 		{math.NaN(), "nan"},
 		{math.Inf(1), "inf"},
 		{math.Inf(-1), "-inf"},
@@ -29,6 +35,15 @@ func TestFormatFloat(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, formatFloat(tt.in), "formatFloat(%v)", tt.in)
 	}
+}
+
+// sum adds xs up in float64, in their order.
+func sum(xs ...float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
 
 // JSON and the catalog's answers print a float the shortest way.
