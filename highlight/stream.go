@@ -110,8 +110,11 @@ func newField(p *ufield, f *Field, o *Options) {
 			}
 		}
 	}
-	if o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML {
+	switch {
+	case o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML:
 		p.text, p.words, p.blends = stripField(f)
+	case p.retain && !f.HTML && strings.IndexByte(f.Text, '<') >= 0:
+		p.words, p.blends = retainedWords(f)
 	}
 	p.ascii = isASCII(p.text)
 	byPos := func(a, b posTerm) int {
@@ -513,6 +516,38 @@ func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 		blends = move(f.Blends)
 	}
 	return shown, move(f.Words), blends
+}
+
+// retainedWords are the words of f's text outside its markup, where they
+// are: retain mode reads the text's tags as markup whatever the table's
+// html_strip, so that a tag's name or an attribute's value ("<a
+// href=fox.html>") is never marked. A field whose layout was made without
+// stripping (f.HTML false) holds the markup's words too; they are left
+// out here, and the text is shown as it is.
+func retainedWords(f *Field) (words, blends []tokenize.Word) {
+	r := htmlstrip.Strip(f.Text, &htmlstrip.Options{})
+	n := len(r.Text)
+	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
+	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
+	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
+	keep := func(ws []tokenize.Word) []tokenize.Word {
+		out := make([]tokenize.Word, 0, len(ws))
+		for _, w := range ws {
+			s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
+			if e <= s || e > n {
+				continue // inside removed markup
+			}
+			if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
+				continue // a word of the markup (a tag's name, part of an entity)
+			}
+			out = append(out, w)
+		}
+		return out
+	}
+	if len(f.Blends) > 0 {
+		blends = keep(f.Blends)
+	}
+	return keep(f.Words), blends
 }
 
 // stripShown strips the markup of f's text and collapses its white space:
