@@ -437,6 +437,24 @@ type List struct {
 	given map[int]string // row -> the name the list gave it under
 }
 
+// Named returns err with the option it names named as the list was given
+// it: a check of the options together (Check, CheckTable) names an option
+// by its canonical name, and a client that sent a synonym (encoder for
+// html_strip_mode, passage_boundary for snippet_boundary) reads the name
+// it sent. Any other error is returned as it is.
+func (l *List) Named(err error) error {
+	var oe *OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	if i, ok := byName[oe.Option]; ok {
+		if given, ok := l.given[i]; ok && !strings.EqualFold(given, oe.Option) {
+			return &OptionError{given, oe.Msg}
+		}
+	}
+	return err
+}
+
 // Set sets one option of the list. In ScopeJSON, the JSON names and values
 // of SetJSON are taken.
 func (l *List) Set(name string, value any) error { return l.set(name, value, true) }

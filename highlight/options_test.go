@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -53,6 +54,31 @@ func TestListGivenTwice(t *testing.T) {
 	require.NoError(t, o.Set("limit", int64(10)))
 	require.NoError(t, o.Set("limit", int64(20)))
 	require.Equal(t, 20, o.Limit)
+}
+
+// TestListNamed: a check of the options together names an option as the
+// client gave it (a synonym, in its own case); other errors pass as they are.
+func TestListNamed(t *testing.T) {
+	o := DefaultOptions()
+	l := List{Opts: &o, Scope: ScopeCall}
+	require.NoError(t, l.Set("Passage_Boundary", "sentence"))
+	require.EqualError(t, l.Named(o.CheckTable(false, false)), "highlight option 'Passage_Boundary': 'sentence' needs a table with index_sp=1")
+
+	o = DefaultOptions()
+	l = List{Opts: &o, Scope: ScopeJSON}
+	require.NoError(t, l.Set("encoder", "html"))
+	require.NoError(t, l.Set("fragment_size", int64(20)))
+	err := l.Named(o.Check())
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "html_strip_mode")
+
+	o = DefaultOptions()
+	l = List{Opts: &o, Scope: ScopeSQL}
+	require.NoError(t, l.Set("snippet_boundary", "sentence"))
+	require.EqualError(t, l.Named(o.CheckTable(false, false)), "highlight option 'snippet_boundary': 'sentence' needs a table with index_sp=1")
+	require.NoError(t, l.Named(nil))
+	plain := errors.New("other")
+	require.Equal(t, plain, l.Named(plain))
 }
 
 // Each option belongs to the places that have it.

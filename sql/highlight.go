@@ -200,16 +200,17 @@ func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) err
 			return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
 		}
 	}
-	return h.checkOptions(cfg)
+	return h.checkOptions(cfg, &list)
 }
 
-// checkOptions checks the options together and against the table.
-func (h *highlightExpr) checkOptions(cfg tokenize.Config) error {
+// checkOptions checks the options together and against the table (the
+// errors name the options as list was given them).
+func (h *highlightExpr) checkOptions(cfg tokenize.Config, list *highlight.List) error {
 	if err := h.opts.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
-		return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
+		return Errorf(CodeBadOption, "%s(): %v", h.fn, list.Named(err))
 	}
 	if err := h.opts.Check(); err != nil {
-		return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
+		return Errorf(CodeBadOption, "%s(): %v", h.fn, list.Named(err))
 	}
 	return nil
 }
@@ -558,7 +559,7 @@ func (sc *scope) snippetCall(x *ast.FuncCallExpr) (expr, error) {
 			return nil, Errorf(CodeBadOption, "SNIPPET(): %v", err)
 		}
 	}
-	if err := h.checkOptions(sc.schema.Tokenization); err != nil {
+	if err := h.checkOptions(sc.schema.Tokenization, &list); err != nil {
 		return nil, err
 	}
 	if h.query == nil {

@@ -52,6 +52,7 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		if err == nil {
 			err = o.Check()
 		}
+		err = list.Named(err)
 		var oe *highlight.OptionError
 		if errors.As(err, &oe) {
 			// Name the member: highlight.emit_zones: needs ...

@@ -127,10 +127,10 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 	}
 	if err := opts.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
-		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", list.Named(err))
 	}
 	if err := opts.Check(); err != nil {
-		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", err)
+		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", list.Named(err))
 	}
 	query, err := snap.ParseQuery(q)
 	if err != nil {
