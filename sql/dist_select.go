@@ -453,6 +453,10 @@ func (q *distQuery) compile() error {
 		var parts []string
 		for _, item := range n.OrderBy.Items {
 			e := aliasTarget(item.Expr, n.Fields)
+			if f, ok := e.(*ast.FuncCallExpr); ok && e != item.Expr && highlightFuncs[f.FnName.L] {
+				// (As one table says it, not as a shard would word it.)
+				return Errorf(CodeWrongValue, "cannot ORDER BY '%s': highlighting is computed after sorting and LIMIT", item.Expr.(*ast.ColumnNameExpr).Name.Name.O)
+			}
 			text, err := restore(e)
 			if err != nil {
 				return err
@@ -471,6 +475,10 @@ func (q *distQuery) compile() error {
 	}
 	return nil
 }
+
+// highlightFuncs are the functions that highlight a page's rows, after it
+// is sorted and cut.
+var highlightFuncs = map[string]bool{"highlight": true, "snippet": true, "highlight_offsets": true}
 
 // aliasTarget is the select-list expression an ORDER BY item names by its
 // alias, or the item itself.

@@ -97,6 +97,7 @@ var distQueries = []string{
 	"SELECT id, price * 2 AS p FROM {t} WHERE MATCH('gamma') ORDER BY p ASC LIMIT 4",
 	"SELECT id, price*2, LENGTH(title), IF(price>5, 1, 0) FROM {t} WHERE MATCH('gamma') ORDER BY id ASC LIMIT 4", // (columns named as written)
 	"SELECT cat, LENGTH(title), COUNT(*) FROM {t} GROUP BY cat ORDER BY cat ASC",
+	"SELECT id, HIGHLIGHT() AS h FROM {t} WHERE MATCH('alpha') ORDER BY h ASC", // (an error, worded alike)
 	"SELECT * FROM {t} WHERE MATCH('delta -alpha') LIMIT 20 OPTION ranker=bm25",
 	"SELECT id, WEIGHT() FROM {t} WHERE MATCH('@title epsilon') OPTION field_weights=(title=5)",
 	"SELECT id FROM {t} WHERE MATCH('nosuchword')",
@@ -316,6 +317,8 @@ func TestDistributedFailures(t *testing.T) {
 	}
 	require.Equal(t, "error BadOption: OPTION global_idf applies to distributed tables\n", exec(t, s, "SELECT id FROM p0 OPTION global_idf=1"))
 	require.Equal(t, "error Unsupported: OPTION hold_snapshot is what a coordinator sends its shards, and table 'd' is distributed: an agent of a distributed table names a plain table on its server, not a distributed one (nor the distributed table itself)\n", exec(t, s, "SELECT id FROM d OPTION hold_snapshot=1"))
+	require.Equal(t, "error WrongValue: cannot ORDER BY 'h': highlighting is computed after sorting and LIMIT\n",
+		exec(t, s, "SELECT id, HIGHLIGHT() AS h FROM d WHERE MATCH('a') ORDER BY h ASC"), "worded as one table words it")
 	for _, opt := range []string{"global_idf=1", "strict_shards=0", "agent_query_timeout=100"} {
 		name := opt[:strings.IndexByte(opt, '=')]
 		require.Equal(t, "error BadOption: OPTION "+name+" is given twice\n", exec(t, s, "SELECT id FROM d OPTION "+opt+", "+opt), opt)
