@@ -492,30 +492,14 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 // space, and entities are decoded.
 func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 	r, shown, at := stripShown(f)
-	n := len(r.Text)
-	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
-	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
-	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
-	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
-	move := func(ws []tokenize.Word) []tokenize.Word {
-		out := make([]tokenize.Word, 0, len(ws))
-		for _, w := range ws {
-			s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
-			if e <= s || e > n {
-				continue // inside removed markup
-			}
-			if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
-				continue // a word of the markup (a tag's name on a table that does not strip)
-			}
-			out = append(out, tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]})
-		}
-		return out
+	move := func(w tokenize.Word, s, e int) tokenize.Word {
+		return tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]}
 	}
 	var blends []tokenize.Word
 	if len(f.Blends) > 0 {
-		blends = move(f.Blends)
+		blends = textWords(r, f.Blends, move)
 	}
-	return shown, move(f.Words), blends
+	return shown, textWords(r, f.Words, move), blends
 }
 
 // retainedWords are the words of f's text outside its markup, where they
@@ -526,28 +510,34 @@ func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 // out here, and the text is shown as it is.
 func retainedWords(f *Field) (words, blends []tokenize.Word) {
 	r := htmlstrip.Strip(f.Text, &htmlstrip.Options{})
+	keep := func(w tokenize.Word, _, _ int) tokenize.Word { return w }
+	if len(f.Blends) > 0 {
+		blends = textWords(r, f.Blends, keep)
+	}
+	return textWords(r, f.Words, keep), blends
+}
+
+// textWords are the words of ws (on the original of r) that are text of
+// r, not its markup, each as place makes it from the word and its bytes
+// s:e in r.Text.
+func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Word, s, e int) tokenize.Word) []tokenize.Word {
 	n := len(r.Text)
+	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
 	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
 	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
 	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
-	keep := func(ws []tokenize.Word) []tokenize.Word {
-		out := make([]tokenize.Word, 0, len(ws))
-		for _, w := range ws {
-			s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
-			if e <= s || e > n {
-				continue // inside removed markup
-			}
-			if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
-				continue // a word of the markup (a tag's name, part of an entity)
-			}
-			out = append(out, w)
+	out := make([]tokenize.Word, 0, len(ws))
+	for _, w := range ws {
+		s, e := mapOff(int(w.Start)), mapEnd(int(w.End))
+		if e <= s || e > n {
+			continue // inside removed markup
 		}
-		return out
+		if os, oe := r.Orig(s, e); os < int(w.Start) || oe > int(w.End) {
+			continue // a word of the markup (a tag's name on a table that does not strip, part of an entity)
+		}
+		out = append(out, place(w, s, e))
 	}
-	if len(f.Blends) > 0 {
-		blends = keep(f.Blends)
-	}
-	return keep(f.Words), blends
+	return out
 }
 
 // stripShown strips the markup of f's text and collapses its white space:
