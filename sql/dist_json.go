@@ -323,25 +323,20 @@ func (s *Session) callSearchRequest(ctx context.Context, n *ast.CallStmt) (*Resu
 		if err != nil {
 			return nil, asError(err)
 		}
-		var hl any
+		var hl, offsets any
 		if h.Highlight != nil {
-			hb, err := json.Marshal(h.Highlight)
-			if err != nil {
-				return nil, asError(err)
+			if hl, err = jsonText(h.Highlight); err != nil {
+				return nil, err
 			}
-			hl = string(hb)
+		}
+		if h.HighlightOffsets != nil {
+			if offsets, err = jsonText(h.HighlightOffsets); err != nil {
+				return nil, err
+			}
 		}
 		truncated := int64(0)
 		if h.HighlightTruncated {
 			truncated = 1
-		}
-		var offsets any
-		if h.HighlightOffsets != nil {
-			ob, err := json.Marshal(h.HighlightOffsets)
-			if err != nil {
-				return nil, asError(err)
-			}
-			offsets = string(ob)
 		}
 		r.Rows = append(r.Rows, []any{h.ID, h.Score, string(sb), hl, truncated, offsets})
 	}
@@ -549,6 +544,15 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	s.pending = nil
 	resp.Took = time.Since(start)
 	return resp, nil
+}
+
+// jsonText is v as JSON text, a column value of CALL SEARCH_REQUEST.
+func jsonText(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, asError(err)
+	}
+	return string(b), nil
 }
 
 // decodeHit reads one row of CALL SEARCH_REQUEST.

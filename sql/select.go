@@ -286,7 +286,7 @@ func fieldName(f *ast.SelectField) string {
 	case *ast.AggregateFuncExpr:
 		return aggText(x)
 	case *ast.FuncCallExpr:
-		if x.FnName.L == "highlight" || x.FnName.L == "highlight_offsets" || x.FnName.L == "snippet" {
+		if highlightFuncs[x.FnName.L] {
 			// Its arguments went through the dialect bridge: name it as
 			// the Sphinx family does rather than by the rewritten text.
 			return x.FnName.L + "()"
