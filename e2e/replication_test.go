@@ -422,6 +422,36 @@ func TestReplicationJoinSelf(t *testing.T) {
 	mustExec(t, db, "CREATE CLUSTER c")
 }
 
+// TestReplicationClusterNames: cluster names are case-insensitive, as
+// table names are, and a name that cannot be a cluster's is refused with
+// the rule it breaks rather than an error of the file system.
+func TestReplicationClusterNames(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER Posts")
+	mustFail(t, db, "CREATE CLUSTER posts", "cluster 'posts' already exists on this server")
+	mustFail(t, db, "JOIN CLUSTER POSTS AT '127.0.0.1:1'", "cluster 'POSTS' already exists on this server")
+	mustExec(t, db, "CREATE TABLE posts:t (title text)")
+	mustExec(t, db, "INSERT INTO POSTS:t (id, title) VALUES (1, 'one')")
+	require.Equal(t, [][]string{{"1", "one"}}, rows(t, db, "SELECT * FROM t"))
+	require.Equal(t, "t", status(t, db, "cluster_posts_indexes"))
+	mustFail(t, db, "CREATE CLUSTER "+strings.Repeat("n", 65), "is 65 characters long: at most 64")
+	mustExec(t, db, "CREATE CLUSTER "+strings.Repeat("n", 64))
+	mustFail(t, db, "CREATE CLUSTER `9lives`", "'9lives' is not a valid cluster name")
+
+	// A cluster directory named in another case (a server before names
+	// were case-insensitive) is taken under the lower-case name.
+	a.Stop(t)
+	dir := filepath.Join(a.DataDir, "clusters")
+	require.NoError(t, os.Rename(filepath.Join(dir, "posts"), filepath.Join(dir, "Posts")))
+	a.Restart(t)
+	db = a.DB(t)
+	mustExec(t, db, "INSERT INTO Posts:t (id, title) VALUES (2, 'two')")
+	require.Equal(t, [][]string{{"1", "one"}, {"2", "two"}}, rows(t, db, "SELECT * FROM t ORDER BY id ASC"))
+	_, err := os.Stat(filepath.Join(dir, "posts"))
+	require.NoError(t, err)
+}
+
 // TestReplicationTableInTwoClusters: CREATE TABLE c:t is refused when
 // another cluster of the server has a table t (the plain name, for reads,
 // would reach one of the two).

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -68,6 +69,10 @@ type replication struct {
 	mu       sync.RWMutex
 	clusters map[string]*replCluster
 	adding   map[string]string // table (lower case) -> the cluster ALTER CLUSTER ADD is copying it to
+	// starting are the clusters a CREATE CLUSTER or JOIN CLUSTER of this
+	// server is making, until it is open or has failed: a second one of
+	// the same name is refused while the first runs.
+	starting map[string]string // cluster -> its statement
 
 	// dbHold is held for reading by a SELECT while it runs, and for
 	// writing while a snapshot install closes a cluster's database and
@@ -139,6 +144,10 @@ func (e *Engine) StartReplication(r Replication) error {
 		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
 			continue
 		}
+		if err := rp.lowerDir(de.Name()); err != nil {
+			rp.close()
+			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
+		}
 		if _, err := rp.open(de.Name(), nil, false); err != nil {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
@@ -206,9 +215,12 @@ func (rp *replication) dbOptions(dir string) index.Options {
 // this node as its only voter (CREATE CLUSTER) or with none (JOIN CLUSTER,
 // peers empty and not nil: it waits to be added).
 func (rp *replication) open(name string, peers []uint64, create bool) (*replCluster, error) {
+	name = clusterKey(name)
 	dir := filepath.Join(rp.cfg.Dir, name)
 	if create {
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := os.Mkdir(dir, 0o755); errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("the data directory holds clusters/%s already, left by a cluster this server was a member of and could not remove: move it away (or remove it) and try again", name)
+		} else if err != nil {
 			return nil, err
 		}
 	}
@@ -264,6 +276,28 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 	rp.clusters[name] = c
 	rp.mu.Unlock()
 	return c, nil
+}
+
+// clusterKey is the form of a cluster's name that this server keeps it
+// under: names are case-insensitive, as table names are.
+func clusterKey(name string) string { return strings.ToLower(name) }
+
+// lowerDir renames the directory of cluster name to its lower-case form
+// when a server before names were case-insensitive made it.
+func (rp *replication) lowerDir(name string) error {
+	key := clusterKey(name)
+	if key == name {
+		return nil
+	}
+	to := filepath.Join(rp.cfg.Dir, key)
+	if _, err := os.Stat(to); err == nil {
+		return fmt.Errorf("clusters/%s and clusters/%s differ only in case, and cluster names are case-insensitive: keep one", name, key)
+	}
+	if err := os.Rename(filepath.Join(rp.cfg.Dir, name), to); err != nil {
+		return err
+	}
+	rp.cfg.Logger.Info("cluster: its directory renamed to the lower-case name that cluster names are kept under", "from", name, "to", key)
+	return nil
 }
 
 // StopReplication stops the clusters of this server (before its storage

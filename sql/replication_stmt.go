@@ -34,7 +34,7 @@ func (rp *replication) cluster(name string) (*replCluster, bool) {
 	}
 	rp.mu.RLock()
 	defer rp.mu.RUnlock()
-	c, ok := rp.clusters[name]
+	c, ok := rp.clusters[clusterKey(name)]
 	return c, ok
 }
 
@@ -283,8 +283,15 @@ func (s *Session) execCluster(ctx context.Context, cs *dialect.ClusterStmt) (*Re
 	if !exists && cs.Action != dialect.ClusterCreate && cs.Action != dialect.ClusterJoin {
 		return nil, Errorf(CodeCluster, "unknown cluster '%s'", cs.Name)
 	}
-	if exists && (cs.Action == dialect.ClusterCreate || cs.Action == dialect.ClusterJoin) {
-		return nil, Errorf(CodeCluster, "cluster '%s' already exists on this server", cs.Name)
+	if cs.Action == dialect.ClusterCreate || cs.Action == dialect.ClusterJoin {
+		if err := checkClusterName(cs.Name); err != nil {
+			return nil, err
+		}
+		done, err := rp.start(cs)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 	}
 	if cs.Path != "" {
 		return nil, Errorf(CodeUnsupported, "%s: path is not taken: glint keeps each cluster under its data directory, in clusters/%s", cs.Action, cs.Name)
@@ -315,11 +322,47 @@ func (s *Session) execCluster(ctx context.Context, cs *dialect.ClusterStmt) (*Re
 	return nil, Errorf(CodeInternal, "cluster statement %s", cs.Action)
 }
 
-// create makes cluster name with this server its only member.
-func (rp *replication) create(ctx context.Context, name string) error {
+// start marks cluster cs.Name as being made by cs (CREATE or JOIN) until
+// done is called; an error when it exists or another statement is making it.
+func (rp *replication) start(cs *dialect.ClusterStmt) (done func(), err error) {
+	key := clusterKey(cs.Name)
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if _, ok := rp.clusters[key]; ok {
+		return nil, Errorf(CodeCluster, "cluster '%s' already exists on this server", cs.Name)
+	}
+	if other, ok := rp.starting[key]; ok {
+		return nil, Errorf(CodeCluster, "%s %s: a %s %s of this server is running; wait for it to end", cs.Action, cs.Name, other, key)
+	}
+	if rp.starting == nil {
+		rp.starting = map[string]string{}
+	}
+	rp.starting[key] = cs.Action.String()
+	return func() {
+		rp.mu.Lock()
+		delete(rp.starting, key)
+		rp.mu.Unlock()
+	}, nil
+}
+
+// maxClusterName is the longest cluster name, in bytes: MySQL's longest
+// identifier, and well within a file name (a cluster is a directory).
+const maxClusterName = 64
+
+// checkClusterName says what is wrong with name as a new cluster's name.
+func checkClusterName(name string) error {
 	if !validClusterName(name) {
 		return Errorf(CodeCluster, "'%s' is not a valid cluster name: letters, digits and _, starting with a letter or _", name)
 	}
+	if len(name) > maxClusterName {
+		return Errorf(CodeCluster, "cluster name '%s...' is %d characters long: at most %d", name[:16], len(name), maxClusterName)
+	}
+	return nil
+}
+
+// create makes cluster name with this server its only member.
+func (rp *replication) create(ctx context.Context, name string) error {
+	name = clusterKey(name)
 	c, err := rp.open(name, nil, true)
 	if err != nil {
 		return Errorf(CodeCluster, "CREATE CLUSTER %s: %v", name, err)
@@ -385,9 +428,7 @@ type joinAnswer struct {
 // members at addrs: it asks to be added as a learner, then waits until it
 // has caught up and votes.
 func (rp *replication) join(ctx context.Context, name string, addrs []string) error {
-	if !validClusterName(name) {
-		return Errorf(CodeCluster, "'%s' is not a valid cluster name", name)
-	}
+	name = clusterKey(name)
 	c, err := rp.open(name, []uint64{}, true)
 	if err != nil {
 		return Errorf(CodeCluster, "JOIN CLUSTER %s: %v", name, err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/glint-search/glint/cluster"
+	"github.com/glint-search/glint/sql/dialect"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -185,4 +186,20 @@ func replicatingEngine(t *testing.T) (*Engine, *Session) {
 	}))
 	t.Cleanup(e.StopReplication)
 	return e, e.NewSession("root")
+}
+
+// TestClusterStartOnce: while a CREATE or JOIN CLUSTER makes a cluster, a
+// second one of the same name (in any case) is refused with the first's
+// name, and taken once the first has ended.
+func TestClusterStartOnce(t *testing.T) {
+	rp := &replication{clusters: map[string]*replCluster{}}
+	join := &dialect.ClusterStmt{Action: dialect.ClusterJoin, Name: "Posts"}
+	done, err := rp.start(join)
+	require.NoError(t, err)
+	_, err = rp.start(&dialect.ClusterStmt{Action: dialect.ClusterCreate, Name: "posts"})
+	require.EqualError(t, err, "CREATE CLUSTER posts: a JOIN CLUSTER posts of this server is running; wait for it to end")
+	done()
+	done, err = rp.start(&dialect.ClusterStmt{Action: dialect.ClusterCreate, Name: "posts"})
+	require.NoError(t, err)
+	done()
 }
