@@ -126,3 +126,25 @@ func FuzzBalanceMarkup(f *testing.F) {
 		checkBalanced(t, tok, randomHTML(rng, 0), limit, around)
 	})
 }
+
+// TestWriteMarkerMacros: the id macros of a marker are cut as the
+// reference cuts them (the first %PASSAGE_ID%, then the first
+// %SNIPPET_ID% of what comes before it).
+func TestWriteMarkerMacros(t *testing.T) {
+	for _, tc := range []struct{ marker, want string }{
+		{"<b>", "<b>"},
+		{"100%", "100%"},
+		{"[%SNIPPET_ID%]", "[7]"},
+		{"[%PASSAGE_ID%]", "[7]"},
+		{"%SNIPPET_ID%%PASSAGE_ID%", "7"},
+		{"%PASSAGE_ID%%SNIPPET_ID%", "7%SNIPPET_ID%"},
+		{"a%SNIPPET_ID%b%PASSAGE_ID%c", "a7b"},
+		{"a%PASSAGE_ID%b%SNIPPET_ID%c", "a7b%SNIPPET_ID%c"},
+		{"x%SNIPPET_ID%y%SNIPPET_ID%z", "x7y%SNIPPET_ID%z"},
+		{"%snippet_id%", "%snippet_id%"},
+	} {
+		var b strings.Builder
+		writeMarker(&b, tc.marker, 7)
+		require.Equal(t, tc.want, b.String(), tc.marker)
+	}
+}

@@ -323,22 +323,34 @@ func (r *FieldResult) writeText(b *strings.Builder, s *Snippet, o *Options) {
 	}
 }
 
-// writeMarker writes a marker, its first %SNIPPET_ID% (or %PASSAGE_ID%)
-// replaced by id.
+// writeMarker writes a marker with its %SNIPPET_ID% / %PASSAGE_ID%
+// replaced by id, cut as the reference cuts it: the first %PASSAGE_ID%
+// splits the marker into what comes before the id and what follows it,
+// then the first %SNIPPET_ID% of the part before splits it again; a split
+// with nothing after the macro keeps what followed before. So
+// '%SNIPPET_ID%%PASSAGE_ID%' writes the id alone, and in
+// 'a%SNIPPET_ID%b%PASSAGE_ID%c' the c is lost: a<id>b.
 func writeMarker(b *strings.Builder, marker string, id int) {
 	if strings.IndexByte(marker, '%') < 0 { // (most markers)
 		b.WriteString(marker)
 		return
 	}
+	pre, post, found := marker, "", false
 	for _, macro := range [...]string{"%PASSAGE_ID%", "%SNIPPET_ID%"} {
-		if i := strings.Index(marker, macro); i >= 0 {
-			b.WriteString(marker[:i])
-			b.WriteString(strconv.Itoa(id))
-			b.WriteString(marker[i+len(macro):])
-			return
+		if i := strings.Index(pre, macro); i >= 0 {
+			if tail := pre[i+len(macro):]; tail != "" {
+				post = tail
+			}
+			pre, found = pre[:i], true
 		}
 	}
-	b.WriteString(marker)
+	if !found {
+		b.WriteString(marker)
+		return
+	}
+	b.WriteString(pre)
+	b.WriteString(strconv.Itoa(id))
+	b.WriteString(post)
 }
 
 // order is the order the snippets of a field are shown in: text order, or
