@@ -421,7 +421,7 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 		}
 		run[i] = false
 		out[i] = nil
-		s.pending = append(s.pending, warning{level: "Warning", code: CodeShardFailed,
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeShardFailed, about: "shard " + d.name + " " + shards[i].name,
 			msg: fmt.Sprintf("distributed table '%s': %s did not answer and is left out of the result: %v", d.name, shards[i].name, err)})
 	}
 	return out, nil

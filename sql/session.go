@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +77,21 @@ type warning struct {
 	level string
 	code  Code // SHOW WARNINGS shows its MySQL number
 	msg   string
+	// about, when set, is what the warning is about (a shard left out):
+	// two warnings about one thing in one statement are one (a FACET's
+	// searches each meet the shard, and name its mirrors in turn).
+	about string
+}
+
+// uniqueWarnings keeps the first of each warning ws repeats, in order.
+func uniqueWarnings(ws []warning) []warning {
+	var out []warning
+	for _, w := range ws {
+		if !slices.ContainsFunc(out, func(o warning) bool { return o == w || w.about != "" && o.about == w.about }) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func newSession(e *Engine, user string, id uint32) *Session {
@@ -223,6 +239,9 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 	var rs []*Result
 	if sel, isSelect := st.Node.(*ast.SelectStmt); isSelect && len(st.Facets) > 0 {
 		rs, err = s.runFacets(ctx, sel, st)
+		// Each of a FACET's searches meets the same shard left out, the
+		// same query warning: one of each is told.
+		s.pending = uniqueWarnings(s.pending)
 	} else {
 		var r *Result
 		r, err = s.run(ctx, st)
