@@ -178,6 +178,12 @@ func (p *Pool) take(ctx context.Context, addr string, connect time.Duration) (c 
 	var nc net.Conn
 	d, err := connector.Connect(context.WithValue(ctx, dialedKey{}, &nc))
 	if err != nil {
+		var me *mysql.MySQLError
+		if nc != nil && !errors.As(err, &me) && ctx.Err() == nil {
+			// Connected, and no MySQL handshake came (the driver says
+			// only "invalid connection").
+			return nil, false, fmt.Errorf("%s took the connection but answered without a MySQL handshake: an agent is a glintd MySQL listener (not its HTTP port): %w", addr, err)
+		}
 		return nil, false, err
 	}
 	if nc == nil {

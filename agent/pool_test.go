@@ -59,6 +59,23 @@ func TestUnreachable(t *testing.T) {
 	var ae *sql.AgentError
 	require.False(t, errors.As(err, &ae))
 
+	// Something that answers, but not as MySQL (an HTTP port).
+	http, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer http.Close()
+	go func() {
+		for {
+			c, err := http.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	_, err = p.Query(context.Background(), http.Addr().String(), time.Second, "SELECT 1")
+	require.ErrorContains(t, err, http.Addr().String()+" took the connection but answered without a MySQL handshake: an agent is a glintd MySQL listener (not its HTTP port)")
+
 	hang, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer hang.Close()
