@@ -14,7 +14,8 @@ import (
 //
 //   - texts given inline are highlighted by one shard, with its table's
 //     settings: the first local one in-process (shipping the texts costs
-//     more than highlighting them), else the first agent;
+//     more than highlighting them), else the first agent, else the next
+//     when it cannot be reached;
 //   - with load_files, the files are shared out: file i goes to shard
 //     i mod S, which reads it under its own snippets_file_prefix and
 //     highlights it with its table's settings; a shard that cannot be
@@ -85,13 +86,21 @@ func (s *Session) snippetsDistributed(ctx context.Context, d *distTable, data []
 			texts[k] = append(texts[k], name)
 			at[k] = append(at[k], i)
 		}
-	default:
-		run[0], texts[0] = true, data // locals come first in d.shards()
-		for i := range data {
-			at[0] = append(at[0], i)
-		}
 	}
-	answers, err := s.eachShard(ctx, d, shards, run, d.queryTimeout, !scattered, false, func(i int) func(string) []string { return stmt(texts[i]) })
+	var answers [][]*Result
+	var err error
+	if scattered || opts.LoadFiles {
+		answers, err = s.eachShard(ctx, d, shards, run, d.queryTimeout, !scattered, false, func(i int) func(string) []string { return stmt(texts[i]) })
+	} else {
+		order := make([]int, len(data))
+		for i := range order {
+			order[i] = i
+		}
+		for k := range at {
+			at[k] = order // whichever shard answers
+		}
+		answers, err = s.snippetsInline(ctx, d, shards, stmt(data))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +127,21 @@ func (s *Session) snippetsDistributed(ctx context.Context, d *distTable, data []
 		return nil, Errorf(CodeShardFailed, "CALL SNIPPETS over distributed table '%s': no shard answered (%s)", d.name, d.shardsText())
 	}
 	return res, nil
+}
+
+// snippetsInline asks the shards in turn (locals first, in d.shards()'s
+// order) to highlight texts given inline, until one answers: one that
+// cannot be reached is left out with a warning, and the next one, whose
+// table has the same settings in a well-made distributed table, does it.
+func (s *Session) snippetsInline(ctx context.Context, d *distTable, shards []*shard, stmts func(string) []string) ([][]*Result, error) {
+	run := make([]bool, len(shards))
+	for k := range shards {
+		clear(run)
+		run[k] = true
+		answers, err := s.eachShard(ctx, d, shards, run, d.queryTimeout, false, false, func(int) func(string) []string { return stmts })
+		if err != nil || answers[k] != nil {
+			return answers, err
+		}
+	}
+	return make([][]*Result, len(shards)), nil
 }

@@ -643,6 +643,15 @@ func TestDistributedSnippets(t *testing.T) {
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
 	require.Contains(t, exec(t, s, "CALL SNIPPETS(('f0', 'f1', 'f2'), 'd', 'word', 1 AS load_files)"),
 		"error ShardFailed: distributed table 'd', agent '10.0.0.2:9306:p2': mirror 10.0.0.2:9306:p2: connection refused")
+
+	// Texts given inline, with no local shard: the first agent highlights
+	// them, or the next when it cannot be reached (with a warning).
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE r type='distributed' agent='10.0.0.2:9306:p2' agent='10.0.0.1:9306:p1'"))
+	require.Equal(t, "snippet:str\none <b>word</b>\ntwo\n", exec(t, s, "CALL SNIPPETS(('one word', 'two'), 'r', 'word')"))
+	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "distributed table 'r': agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
+	remote.down["10.0.0.1:9306"] = true
+	require.Equal(t, "error ShardFailed: CALL SNIPPETS over distributed table 'r': no shard answered (agent '10.0.0.2:9306:p2', agent '10.0.0.1:9306:p1')\n",
+		exec(t, s, "CALL SNIPPETS(('one word', 'two'), 'r', 'word')"))
 }
 
 // TestDistributedGroupConcatOrder: GROUP_CONCAT over shards joins the
