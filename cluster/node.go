@@ -37,6 +37,7 @@ type Node struct {
 	st     *Storage
 	rn     *raft.RawNode
 	log    *slog.Logger
+	lead   uint64 // the leader this node last logged (0: none)
 	reqSeq atomic.Uint64 // request ids: a random start, so a restart does not reuse them
 
 	recvc  chan *pb.Message
@@ -1138,6 +1139,16 @@ func (n *Node) handleReady() error {
 	// between a quorum's answer and its client's.
 	if err := n.st.Save(rd.HardState, rd.Entries, rd.Snapshot, rd.MustSync); err != nil {
 		return err
+	}
+	if ss := rd.SoftState; ss != nil && ss.Lead != n.lead {
+		// raft's own lines name nodes in hex; these name them as SHOW
+		// STATUS does.
+		n.lead = ss.Lead
+		if ss.Lead == 0 {
+			n.log.Info("no leader", "role", ss.RaftState.String(), "term", n.rn.BasicStatus().Term)
+		} else {
+			n.log.Info("leader", "leader", ss.Lead, "role", ss.RaftState.String(), "term", n.rn.BasicStatus().Term)
+		}
 	}
 	// A snapshot received is installed before the messages go: they
 	// include its acknowledgement, and a leader that took it for done

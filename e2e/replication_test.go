@@ -452,6 +452,25 @@ func TestReplicationClusterNames(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// TestReplicationUnfinishedCreate: a cluster whose CREATE CLUSTER did not
+// finish before the server stopped (its directory still marked) is
+// removed at the next start rather than left without a member, where
+// writes would wait for a leader that never comes.
+func TestReplicationUnfinishedCreate(t *testing.T) {
+	a := startReplNode(t, "127.0.0.1")
+	db := a.DB(t)
+	mustExec(t, db, "CREATE CLUSTER done")
+	mustExec(t, db, "CREATE CLUSTER half")
+	a.Stop(t)
+	require.NoError(t, os.WriteFile(filepath.Join(a.DataDir, "clusters", "half", "creating"), nil, 0o644))
+	a.Restart(t)
+	db = a.DB(t)
+	require.Equal(t, "done", status(t, db, "cluster_name"))
+	mustExec(t, db, "CREATE TABLE done:t (title text)")
+	mustExec(t, db, "CREATE CLUSTER half")
+	mustExec(t, db, "CREATE TABLE half:u (title text)")
+}
+
 // TestReplicationTableInTwoClusters: CREATE TABLE c:t is refused when
 // another cluster of the server has a table t (the plain name, for reads,
 // would reach one of the two).

@@ -148,7 +148,16 @@ func (e *Engine) StartReplication(r Replication) error {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
 		}
-		if _, err := rp.open(de.Name(), nil, false); err != nil {
+		if _, err := os.Stat(filepath.Join(r.Dir, clusterKey(de.Name()), creatingFile)); err == nil {
+			// Its CREATE CLUSTER never answered: no member, no write.
+			r.Logger.Warn("cluster: removing a cluster whose CREATE CLUSTER did not finish before the server stopped; create it again", "cluster", clusterKey(de.Name()))
+			if err := os.RemoveAll(filepath.Join(r.Dir, clusterKey(de.Name()))); err != nil {
+				rp.close()
+				return fmt.Errorf("replication: cluster %s: removing an unfinished CREATE CLUSTER: %w", de.Name(), err)
+			}
+			continue
+		}
+		if _, err := rp.open(clusterKey(de.Name()), nil, false); err != nil {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
 		}
@@ -224,6 +233,14 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 			return nil, err
 		}
 	}
+	if create && peers == nil {
+		// CREATE CLUSTER: marked as being made until its first entries
+		// are committed (create removes the mark); a server stopped
+		// before then removes the cluster at its next start.
+		if err := durable.WriteFile(filepath.Join(dir, creatingFile), nil, 0o644); err != nil {
+			return nil, err
+		}
+	}
 	id, err := nodeID(dir)
 	if err != nil {
 		return nil, err
@@ -277,6 +294,10 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 	rp.mu.Unlock()
 	return c, nil
 }
+
+// creatingFile, in a cluster's directory, marks a CREATE CLUSTER that has
+// not finished.
+const creatingFile = "creating"
 
 // clusterKey is the form of a cluster's name that this server keeps it
 // under: names are case-insensitive, as table names are.

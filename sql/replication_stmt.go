@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/glint-search/glint/cluster"
 	"github.com/glint-search/glint/index"
+	"github.com/glint-search/glint/internal/durable"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -376,6 +378,14 @@ func (rp *replication) create(ctx context.Context, name string) error {
 			rp.remove(c)
 			return err
 		}
+	}
+	if err := os.Remove(filepath.Join(c.dir, creatingFile)); err != nil {
+		rp.remove(c)
+		return Errorf(CodeCluster, "CREATE CLUSTER %s: %v", name, err)
+	}
+	if err := durable.SyncDir(c.dir); err != nil {
+		rp.remove(c)
+		return Errorf(CodeCluster, "CREATE CLUSTER %s: %v", name, err)
 	}
 	rp.cfg.Logger.Info("cluster created", "cluster", name, "node", c.node.ID(), "addr", rp.cfg.Advertise)
 	return nil
