@@ -37,7 +37,7 @@ type Node struct {
 	st     *Storage
 	rn     *raft.RawNode
 	log    *slog.Logger
-	lead   uint64 // the leader this node last logged (0: none)
+	lead   uint64        // the leader this node last logged (0: none)
 	reqSeq atomic.Uint64 // request ids: a random start, so a restart does not reuse them
 
 	recvc  chan *pb.Message
