@@ -629,3 +629,36 @@ func TestForceNewClusterDroppedPairComesBack(t *testing.T) {
 	require.True(t, got.Set["after"] && got.Set["later"])
 	require.False(t, got.Set["old-group"], "node 1 took an entry of the dropped members")
 }
+
+// TestStatusCatchingUp: a member restarted behind its leader knows the
+// leader's commit index from the leader's appends, and how long it has
+// been behind it (SHOW STATUS says joining from these), until it has
+// applied it.
+func TestStatusCatchingUp(t *testing.T) {
+	// (The log keeps what the member misses: it catches up by entries,
+	// not by an image.)
+	c := newTestClusterTuned(t, 1, 3, Faults{}, func(o *Options) { o.SnapshotEntries, o.CatchUpEntries = 1000, 500 })
+	lead := c.leader()
+	var behind uint64
+	for _, id := range c.live() {
+		if id != lead {
+			behind = id
+			break
+		}
+	}
+	c.crash(behind)
+	for i := range 60 {
+		c.propose(lead, fmt.Sprintf("add a%d", i))
+	}
+	c.disks[behind].applyDelay = 40 * time.Millisecond
+	c.start(behind, c.peersOf(behind))
+	require.Eventually(t, func() bool {
+		st := c.node(behind).Status()
+		return st.Behind > time.Second && st.LeaderCommit > st.Applied
+	}, 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		st := c.node(behind).Status()
+		return st.Behind == 0 && st.Applied >= st.LeaderCommit && st.LeaderCommit >= 60
+	}, 30*time.Second, 10*time.Millisecond)
+	require.Equal(t, uint64(0), c.node(lead).Status().LeaderCommit, "a leader is told by no leader")
+}

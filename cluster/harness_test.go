@@ -62,6 +62,7 @@ type kvDisk struct {
 	data []byte
 
 	restoreDelay time.Duration // each Restore takes this long (a large image)
+	applyDelay   time.Duration // each Apply takes this long (a slow member)
 	restores     int           // the Restores done
 
 	prepare  string // "ok": the state machine is a Preparer; "fail": one whose first Prepare fails
@@ -132,15 +133,17 @@ func (s *prepKVSM) RestorePrepared(term, index uint64) (bool, error) {
 // x" adds x to the set; results: "ok". Apply fails on a gap or a repeat, so
 // the node's ordering is checked at every entry.
 type kvSM struct {
-	mu   sync.Mutex
-	st   kvState
-	disk *kvDisk
+	mu    sync.Mutex
+	st    kvState
+	disk  *kvDisk
+	delay time.Duration // of each Apply
 }
 
 func newKVSM(disk *kvDisk) *kvSM {
 	sm := &kvSM{disk: disk, st: kvState{KV: map[string]string{}, Set: map[string]bool{}, Members: map[uint64]string{}}}
 	disk.mu.Lock()
 	defer disk.mu.Unlock()
+	sm.delay = disk.applyDelay
 	if disk.data != nil {
 		if err := json.Unmarshal(disk.data, &sm.st); err != nil {
 			panic(err)
@@ -150,6 +153,7 @@ func newKVSM(disk *kvDisk) *kvSM {
 }
 
 func (s *kvSM) Apply(e Entry) (any, error) {
+	time.Sleep(s.delay)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e.Index != s.st.Applied+1 {

@@ -30,15 +30,18 @@ import (
 // the messages, then apply the committed entries in order, then Advance.
 // Its methods are safe for concurrent use.
 type Node struct {
-	opts   Options
-	id     uint64
-	sm     StateMachine
-	tr     Transport
-	st     *Storage
-	rn     *raft.RawNode
-	log    *slog.Logger
-	lead   uint64        // the leader this node last logged (0: none)
-	reqSeq atomic.Uint64 // request ids: a random start, so a restart does not reuse them
+	opts Options
+	id   uint64
+	sm   StateMachine
+	tr   Transport
+	st   *Storage
+	rn   *raft.RawNode
+	log  *slog.Logger
+	lead uint64 // the leader this node last logged (0: none)
+	// leaderCommit is the highest commit index a leader's append told
+	// (the loop's copy of status.LeaderCommit).
+	leaderCommit uint64
+	reqSeq       atomic.Uint64 // request ids: a random start, so a restart does not reuse them
 
 	recvc  chan *pb.Message
 	propc  chan *proposal
@@ -57,13 +60,16 @@ type Node struct {
 	pendMu  sync.Mutex
 	pending map[uint64]*proposal // by request id, until applied or abandoned
 
-	mu         sync.Mutex
-	applied    uint64
-	appliedCh  chan struct{} // closed and replaced whenever applied grows
-	status     Status
-	err        error // why the loop stopped
-	closeOnce  sync.Once
-	closeError error
+	mu        sync.Mutex
+	applied   uint64
+	appliedCh chan struct{} // closed and replaced whenever applied grows
+	status    Status
+	// behindSince is when status.Applied fell below
+	// status.LeaderCommit (zero: it is not below).
+	behindSince time.Time
+	err         error // why the loop stopped
+	closeOnce   sync.Once
+	closeError  error
 
 	// Owned by the loop.
 	smApplied    uint64 // the state machine's applied index
@@ -111,12 +117,20 @@ const (
 
 // Status is a node's view of its group.
 type Status struct {
-	ID       uint64
-	State    NodeState
-	Leader   uint64 // 0 when none is known
-	Term     uint64
-	Commit   uint64 // the last index known committed
-	Applied  uint64 // the last index applied to the state machine
+	ID      uint64
+	State   NodeState
+	Leader  uint64 // 0 when none is known
+	Term    uint64
+	Commit  uint64 // the last index known committed
+	Applied uint64 // the last index applied to the state machine
+	// LeaderCommit is the highest commit index a leader has told this
+	// node (in its appends; the node's own Commit, which raft caps at
+	// the log it holds, can be far behind it after a restart); the
+	// leader's own Commit on the leader.
+	LeaderCommit uint64
+	// Behind is how long Applied has been below LeaderCommit (0 when
+	// it is not).
+	Behind   time.Duration
 	Voters   []uint64
 	Learners []uint64
 }
@@ -405,6 +419,9 @@ func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	s := n.status
+	if !n.behindSince.IsZero() {
+		s.Behind = time.Since(n.behindSince)
+	}
 	s.Voters = slices.Clone(s.Voters)
 	s.Learners = slices.Clone(s.Learners)
 	return s
@@ -882,6 +899,15 @@ func (n *Node) step(m *pb.Message) {
 	if n.removed[m.GetFrom()] {
 		return
 	}
+	if c := m.GetCommit(); m.GetType() == pb.MsgApp && c > n.leaderCommit {
+		n.leaderCommit = c
+		n.mu.Lock()
+		n.status.LeaderCommit = c
+		if n.status.Applied < c && n.behindSince.IsZero() {
+			n.behindSince = time.Now()
+		}
+		n.mu.Unlock()
+	}
 	if err := n.rn.Step(m); err != nil && !errors.Is(err, raft.ErrStepPeerNotFound) {
 		n.log.Debug("step", "type", m.GetType(), "from", m.GetFrom(), "err", err)
 	}
@@ -1281,6 +1307,9 @@ func (n *Node) setApplied(i uint64) {
 	// is applied was committed.
 	n.status.Applied = max(n.status.Applied, i)
 	n.status.Commit = max(n.status.Commit, i)
+	if n.status.Applied >= n.status.LeaderCommit {
+		n.behindSince = time.Time{}
+	}
 	if i > n.applied {
 		n.applied = i
 		close(n.appliedCh)
@@ -1534,16 +1563,19 @@ func (n *Node) maybeCompact() error {
 func (n *Node) publishStatus() {
 	bs := n.rn.BasicStatus()
 	s := Status{
-		ID:       n.id,
-		Leader:   bs.Lead,
-		Term:     bs.HardState.GetTerm(),
-		Commit:   max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
-		Applied:  n.smApplied,
-		Voters:   slices.Clone(n.confState.GetVoters()),
-		Learners: slices.Clone(n.confState.GetLearners()),
+		ID:      n.id,
+		Leader:  bs.Lead,
+		Term:    bs.HardState.GetTerm(),
+		Commit:  max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
+		Applied: n.smApplied,
+		Voters:  slices.Clone(n.confState.GetVoters()),
+		// (A leader's commit index is committed, whichever leader told it.)
+		LeaderCommit: n.leaderCommit,
+		Learners:     slices.Clone(n.confState.GetLearners()),
 	}
 	slices.Sort(s.Voters)
 	slices.Sort(s.Learners)
+
 	switch {
 	case n.gone:
 		s.State, s.Leader = StateRemoved, 0
@@ -1559,6 +1591,9 @@ func (n *Node) publishStatus() {
 	}
 	n.mu.Lock()
 	n.status = s
+	if s.Applied >= s.LeaderCommit {
+		n.behindSince = time.Time{}
+	}
 	n.mu.Unlock()
 }
 

@@ -866,6 +866,15 @@ func (rp *replication) addingTo(name string) string {
 	return rp.adding[strings.ToLower(name)]
 }
 
+// A member that has applied less than its leader has committed is
+// catching up (node_state joining) once it is catchUpEntries behind, or
+// behind for longer than catchUpGrace: a member that keeps up lags by a
+// batch or two for a moment at each write.
+const (
+	catchUpEntries = 1000
+	catchUpGrace   = time.Second
+)
+
 // clusterCounters are SHOW STATUS's rows of the clusters.
 func (rp *replication) counters() []counter {
 	var out []counter
@@ -885,6 +894,8 @@ func (rp *replication) counters() []counter {
 			node = "joining"
 		case st.Leader == 0:
 			node = "disconnected"
+		case st.State != cluster.StateLeader && (st.Behind > catchUpGrace || st.LeaderCommit > st.Applied+catchUpEntries):
+			node = "joining" // catching up, after a restart or a partition
 		}
 		c.mu.RLock()
 		var nodes []string
