@@ -1170,10 +1170,11 @@ func (n *Node) handleReady() error {
 		// raft's own lines name nodes in hex; these name them as SHOW
 		// STATUS does.
 		n.lead = ss.Lead
+		term := n.rn.BasicStatus().HardState.GetTerm()
 		if ss.Lead == 0 {
-			n.log.Info("no leader", "role", ss.RaftState.String(), "term", n.rn.BasicStatus().Term)
+			n.log.Info("no leader", "role", string(roles[ss.RaftState]), "term", term)
 		} else {
-			n.log.Info("leader", "leader", ss.Lead, "role", ss.RaftState.String(), "term", n.rn.BasicStatus().Term)
+			n.log.Info("leader", "leader", ss.Lead, "role", string(roles[ss.RaftState]), "term", term)
 		}
 	}
 	// A snapshot received is installed before the messages go: they
@@ -1307,7 +1308,10 @@ func (n *Node) setApplied(i uint64) {
 	// is applied was committed.
 	n.status.Applied = max(n.status.Applied, i)
 	n.status.Commit = max(n.status.Commit, i)
-	if n.status.Applied >= n.status.LeaderCommit {
+	if n.status.Applied >= n.status.LeaderCommit && !n.behindSince.IsZero() {
+		if d := time.Since(n.behindSince); d >= time.Second {
+			n.log.Info("caught up", "applied", n.status.Applied, "behind", d.Round(time.Millisecond))
+		}
 		n.behindSince = time.Time{}
 	}
 	if i > n.applied {
@@ -1560,6 +1564,12 @@ func (n *Node) maybeCompact() error {
 	return nil
 }
 
+// roles names raft's roles as Status does.
+var roles = map[raft.StateType]NodeState{
+	raft.StateFollower: StateFollower, raft.StateCandidate: StateCandidate,
+	raft.StateLeader: StateLeader, raft.StatePreCandidate: StatePreCandidate,
+}
+
 func (n *Node) publishStatus() {
 	bs := n.rn.BasicStatus()
 	s := Status{
@@ -1584,10 +1594,7 @@ func (n *Node) publishStatus() {
 	case !slices.Contains(s.Voters, n.id):
 		s.State = StateNone
 	default:
-		s.State = map[raft.StateType]NodeState{
-			raft.StateFollower: StateFollower, raft.StateCandidate: StateCandidate,
-			raft.StateLeader: StateLeader, raft.StatePreCandidate: StatePreCandidate,
-		}[bs.RaftState]
+		s.State = roles[bs.RaftState]
 	}
 	n.mu.Lock()
 	n.status = s

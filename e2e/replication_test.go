@@ -399,6 +399,7 @@ func TestReplicationJSONWrites(t *testing.T) {
 		{"POST /delete", `{"table": "books", "id": 1}`, refused("books")},
 		{"POST /insert", `{"table": "c:nope", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown table 'c:nope'\"\n}"},
 		{"POST /insert", `{"table": "d:books", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"unknown cluster 'd' (in 'd:books')\"\n}"},
+		{"POST /insert", `{"cluster": "c", "table": "books", "id": 1, "doc": {"title": "a"}}`, "400\n{\n  \"error\": \"request: \\\"cluster\\\": JSON writes do not reach a cluster's tables; write in SQL as c:books (POST /sql takes it too)\"\n}"},
 	} {
 		require.Equal(t, tc.want, a.HTTPAnswer(t, tc.request, tc.body), tc.request+" "+tc.body)
 	}
@@ -435,6 +436,7 @@ func TestReplicationClusterNames(t *testing.T) {
 	mustExec(t, db, "INSERT INTO POSTS:t (id, title) VALUES (1, 'one')")
 	require.Equal(t, [][]string{{"1", "one"}}, rows(t, db, "SELECT * FROM t"))
 	require.Equal(t, "t", status(t, db, "cluster_posts_indexes"))
+	mustFail(t, db, "ALTER TABLE t ADD COLUMN x int", "ALTER TABLE takes only DISABLE KEYS and ENABLE KEYS")
 	mustFail(t, db, "CREATE CLUSTER "+strings.Repeat("n", 65), "is 65 characters long: at most 64")
 	mustExec(t, db, "CREATE CLUSTER "+strings.Repeat("n", 64))
 	mustFail(t, db, "CREATE CLUSTER `9lives`", "'9lives' is not a valid cluster name")

@@ -62,12 +62,12 @@ type writeOutcome struct {
 
 // readWrite reads the body of a single write.
 func readWrite(kind writeKind, v *jval) (*writeRequest, error) {
-	members := []string{"table", "index", "id", "doc"}
+	members := []string{"table", "index", "cluster", "id", "doc"}
 	if kind == writeUpdate || kind == writeDelete {
 		members = append(members, "query")
 	}
 	if kind == writeDelete {
-		members = []string{"table", "index", "id", "query"}
+		members = []string{"table", "index", "cluster", "id", "query"}
 	}
 	m, err := v.object(members...)
 	if err != nil {
@@ -76,6 +76,14 @@ func readWrite(kind writeKind, v *jval) (*writeRequest, error) {
 	w := &writeRequest{kind: kind}
 	if w.table, _, err = tableName(v, m); err != nil {
 		return nil, err
+	}
+	if c := m["cluster"]; c != nil {
+		// The reference's way to write to a cluster's table in JSON.
+		cn, err := c.text()
+		if err != nil {
+			return nil, err
+		}
+		return nil, requestError("%s: \"cluster\": JSON writes do not reach a cluster's tables; write in SQL as %s:%s (POST /sql takes it too)", v.where(), cn, w.table)
 	}
 	if x := m["id"]; x != nil {
 		if w.id, err = x.docID(); err != nil {

@@ -134,6 +134,11 @@ func writeTarget(n ast.StmtNode) (string, bool) {
 			}
 		}
 	case *ast.AlterTableStmt:
+		for _, spec := range n.Specs {
+			if spec.Tp != ast.AlterTableDisableKeys && spec.Tp != ast.AlterTableEnableKeys {
+				return "", false // refused as on any table (execAlterTable)
+			}
+		}
 		return n.Table.Name.O, true
 	case *ast.OptimizeTableStmt:
 		for _, t := range n.Tables {
@@ -639,7 +644,10 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 		// it (cut off, or too slow for ctx): it then learns it from a
 		// member, and stops (c.removed), which is as good as an answer.
 		if err := c.node.RemoveNode(ctx, st.ID); err != nil && !c.removed() {
-			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v; if they did after all, this server learns so from them within seconds once it reaches one (SHOW STATUS LIKE 'cluster_%s_node_state' says removed), and DELETE CLUSTER %s then drops its copy at once", c.name, err, c.name, c.name)
+			if c.node.Status().Leader == 0 {
+				return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the cluster has no leader (a majority of its members is not reachable), so the others cannot take this server out; if they are gone for good, SET CLUSTER %s GLOBAL 'pc.bootstrap' = 1 makes this server the cluster alone, and DELETE CLUSTER %s then deletes it", c.name, c.name, c.name)
+			}
+			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v; if they did after all, this server learns so from them within seconds once it reaches one (SHOW STATUS LIKE 'cluster_%s_node_state' says removed), and DELETE CLUSTER %s then drops its copy at once", c.name, waitError(err), c.name, c.name)
 		}
 	}
 	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
@@ -961,9 +969,21 @@ func (s *Session) linearizeTable(ctx context.Context, name string) error {
 	ctx, cancel := context.WithTimeout(ctx, proposeTimeout)
 	defer cancel()
 	if _, err := c.node.ReadIndex(ctx); err != nil {
-		return Errorf(CodeClusterUnavailable, "cluster '%s': a linearizable read needs its leader, which did not answer within %s: %v", c.name, proposeTimeout, err)
+		if c.node.Status().Leader == 0 {
+			return Errorf(CodeClusterUnavailable, "cluster '%s' has no leader (a majority of its members is not reachable): a linearizable read needs one; a read without OPTION consistency='linearizable' answers from this member's copy", c.name)
+		}
+		return Errorf(CodeClusterUnavailable, "cluster '%s': a linearizable read needs its leader, which did not answer: %v", c.name, waitError(err))
 	}
 	return nil
+}
+
+// waitError words an error of a wait on the cluster for a user: a
+// deadline is the time waited.
+func waitError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", proposeTimeout)
+	}
+	return err.Error()
 }
 
 // nondeterministic are the functions whose value differs from member to

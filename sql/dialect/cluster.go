@@ -138,8 +138,14 @@ type clusterParser struct {
 // expected, for the error.
 func (p *clusterParser) ident(what string) (string, error) {
 	name, ok := p.name(p.i)
-	if !ok {
+	switch {
+	case ok:
+	case p.i >= len(p.s):
 		return "", p.errorAtToken(p.i, len(p.s), "expected the %s", what)
+	case p.s[p.i].kind == tokString:
+		return "", p.errorAtToken(p.i, len(p.s), "the %s is a name, not a string: write it bare or in backquotes", what)
+	default:
+		return "", p.errorAtToken(p.i, len(p.s), "'%s' is not a valid %s: letters, digits and _, starting with a letter or _", p.text(p.s[p.i]), what)
 	}
 	if name == "" || strings.Contains(name, ClusterTableSep) {
 		return "", p.errorAtToken(p.i, len(p.s), "'%s' is not a valid %s: it must be non-empty, without '%s'", name, what, ClusterTableSep)
