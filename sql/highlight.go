@@ -421,7 +421,9 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		f := h.table.field("", text, m.Fields[0], false)
+		// The text is read with the table's settings, its HTML stripping
+		// included (html_strip_mode=index), as CALL SNIPPETS reads it.
+		f := h.table.field("", text, m.Fields[0], h.table.html)
 		return h.value(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}, h.anyText), nil
 	}
 	if len(h.fields) == 0 {
