@@ -265,6 +265,18 @@ func Lookup(name string) (*Spec, bool) {
 	return &optionTable[i], true
 }
 
+// LookupJSON is Lookup for a member of JSON's highlight object, whose
+// JSON-only names (pre_tags, no_match_size, ...) stand for options too.
+func LookupJSON(name string) (*Spec, bool) {
+	lname := strings.ToLower(name)
+	for _, j := range jsonNames {
+		if j.name == lname {
+			return Lookup(j.target)
+		}
+	}
+	return Lookup(name)
+}
+
 // Table returns the rows of the option table, for documentation and tests.
 func Table() []Spec { return append([]Spec(nil), optionTable...) }
 

@@ -103,6 +103,9 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 			switch strings.ToLower(ov.Name) {
 			case "limit", "limit_words", "limit_snippets", "limit_passages", "fragment_size", "number_of_fragments":
 			default:
+				if _, known := highlight.LookupJSON(ov.Name); !known {
+					return nil, Errorf(CodeBadOption, "%s: unknown option '%s' (a field's own options are its limits: limit, limit_words, limit_snippets, fragment_size, number_of_fragments)", ov.Path, ov.Name)
+				}
 				return nil, Errorf(CodeBadOption, "%s: a field's own options are its limits (limit, limit_words, limit_snippets, fragment_size, number_of_fragments); set '%s' for every field in the highlight object", ov.Path, ov.Name)
 			}
 		}
