@@ -117,7 +117,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	case r.word(0, "SHOW") && r.word(1, "META"):
 		r.showMeta()
 	case r.word(0, "CALL"):
-		r.callArgs()
+		err = r.callArgs()
 	}
 	if err != nil {
 		return nil, err
@@ -272,10 +272,14 @@ var literalWord = map[string]bool{"TRUE": true, "FALSE": true, "NULL": true}
 
 // callArgs rewrites the top-level arguments "expr AS name" of CALL f(...) into
 // __glint_as(expr, 'name').
-func (r *rewriter) callArgs() {
+func (r *rewriter) callArgs() error {
 	open := 1
 	for open < len(r.s) && !r.punct(open, '(') {
 		open++
+	}
+	if r.punct(open+1, '(') && r.punct(open+2, ')') {
+		// (TiDB has no empty row: its error would point at the ')'.)
+		return r.errorAtToken(open+1, len(r.s), "an empty list (): give at least one text")
 	}
 	depth, first := 0, open+1
 	for i := open + 1; i < len(r.s); i++ {
@@ -289,11 +293,12 @@ func (r *rewriter) callArgs() {
 		case (closes || c == ',') && depth == 0:
 			r.asArg(first, i)
 			if closes {
-				return
+				return nil
 			}
 			first = i + 1
 		}
 	}
+	return nil
 }
 
 // asArg rewrites the argument s[from:to] if it is "expr AS name".
