@@ -124,9 +124,9 @@ type Status struct {
 	Commit  uint64 // the last index known committed
 	Applied uint64 // the last index applied to the state machine
 	// LeaderCommit is the highest commit index a leader has told this
-	// node (in its appends; the node's own Commit, which raft caps at
-	// the log it holds, can be far behind it after a restart); the
-	// leader's own Commit on the leader.
+	// node in its appends (the node's own Commit, which raft caps at the
+	// log it holds, can be far behind it after a restart); a leader
+	// keeps what it was told as a follower, if anything.
 	LeaderCommit uint64
 	// Behind is how long Applied has been below LeaderCommit (0 when
 	// it is not).
