@@ -194,7 +194,19 @@ func (h *highlightExpr) setOptions(m *ast.FuncCallExpr, cfg tokenize.Config) err
 		}
 		v, ok := optionValue(m.Args[i+1])
 		if !ok {
-			return Errorf(CodeBadOption, "%s(): option '%s' takes a number, a quoted string or a word", h.fn, name)
+			want := "a number, a quoted string or a word"
+			if spec, known := highlight.Lookup(name); known {
+				switch spec.Kind {
+				case highlight.KindString, highlight.KindKeyword:
+					want = "a quoted string or a word"
+				case highlight.KindNumber, highlight.KindFlag:
+					want = "a number"
+				}
+			}
+			if got, err := restore(m.Args[i+1]); err == nil {
+				return Errorf(CodeBadOption, "%s(): option '%s' takes %s, not %s", h.fn, name, want, got)
+			}
+			return Errorf(CodeBadOption, "%s(): option '%s' takes %s", h.fn, name, want)
 		}
 		if err := list.Set(name, v); err != nil {
 			return Errorf(CodeBadOption, "%s(): %v", h.fn, err)
