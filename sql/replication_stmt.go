@@ -644,10 +644,12 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 		// it (cut off, or too slow for ctx): it then learns it from a
 		// member, and stops (c.removed), which is as good as an answer.
 		if err := c.node.RemoveNode(ctx, st.ID); err != nil && !c.removed() {
+			why, lost := waitError(err), ""
 			if c.node.Status().Leader == 0 {
-				return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the cluster has no leader (a majority of its members is not reachable), so the others cannot take this server out; if they are gone for good, SET CLUSTER %s GLOBAL 'pc.bootstrap' = 1 makes this server the cluster alone, and DELETE CLUSTER %s then deletes it", c.name, c.name, c.name)
+				why = "this server sees no leader (it cannot reach a majority of the members)"
+				lost = fmt.Sprintf("; if the others are gone for good, SET CLUSTER %s GLOBAL 'pc.bootstrap' = 1 makes this server the cluster alone, and DELETE CLUSTER %s then deletes it", c.name, c.name)
 			}
-			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %v; if they did after all, this server learns so from them within seconds once it reaches one (SHOW STATUS LIKE 'cluster_%s_node_state' says removed), and DELETE CLUSTER %s then drops its copy at once", c.name, waitError(err), c.name, c.name)
+			return Errorf(CodeClusterUnavailable, "DELETE CLUSTER %s: the other members did not take this server out: %s; if they did after all, this server learns so from them within seconds once it reaches one (SHOW STATUS LIKE 'cluster_%s_node_state' says removed), and DELETE CLUSTER %s then drops its copy at once%s", c.name, why, c.name, c.name, lost)
 		}
 	}
 	rp.cfg.Logger.Info("cluster left", "cluster", c.name, "node", st.ID)
@@ -970,7 +972,7 @@ func (s *Session) linearizeTable(ctx context.Context, name string) error {
 	defer cancel()
 	if _, err := c.node.ReadIndex(ctx); err != nil {
 		if c.node.Status().Leader == 0 {
-			return Errorf(CodeClusterUnavailable, "cluster '%s' has no leader (a majority of its members is not reachable): a linearizable read needs one; a read without OPTION consistency='linearizable' answers from this member's copy", c.name)
+			return Errorf(CodeClusterUnavailable, "cluster '%s': this member sees no leader (it cannot reach a majority of the members), and a linearizable read needs one; a read without OPTION consistency='linearizable' answers from this member's copy", c.name)
 		}
 		return Errorf(CodeClusterUnavailable, "cluster '%s': a linearizable read needs its leader, which did not answer: %v", c.name, waitError(err))
 	}
