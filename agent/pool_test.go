@@ -60,40 +60,46 @@ func TestUnreachable(t *testing.T) {
 	require.False(t, errors.As(err, &ae))
 
 	// Something that answers, but not as MySQL (an HTTP port).
-	http, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer http.Close()
-	go func() {
-		for {
-			c, err := http.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
-			c.Close()
-		}
-	}()
+	http := serveTCP(t, func(c net.Conn) {
+		_, _ = c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"))
+		c.Close()
+	})
 	_, err = p.Query(context.Background(), http.Addr().String(), time.Second, "SELECT 1")
 	require.ErrorContains(t, err, http.Addr().String()+" took the connection but answered without a MySQL handshake: an agent is a glintd MySQL listener (not its HTTP port)")
 
-	hang, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer hang.Close()
-	go func() {
-		for {
-			c, err := hang.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	hang := serveTCP(t, func(net.Conn) {}) // takes connections and says nothing
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	_, err = p.Query(ctx, hang.Addr().String(), 5*time.Second, "SELECT 1")
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 3*time.Second)
+}
+
+// serveTCP listens on a loopback port and hands each connection to
+// handle; the connections are closed with the listener at the test's end.
+func serveTCP(t *testing.T, handle func(net.Conn)) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+			handle(c)
+		}
+	}()
+	return l
 }
 
 // countingListener counts the connections it accepts.

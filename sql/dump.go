@@ -49,15 +49,24 @@ func (s *Session) execCreateDatabase(n *ast.CreateDatabaseStmt) (*Result, error)
 // each INSERT, as a MyISAM table with its keys enabled is. Other ALTERs are
 // errors.
 func (s *Session) execAlterTable(n *ast.AlterTableStmt) (*Result, error) {
-	for _, spec := range n.Specs {
-		if spec.Tp != ast.AlterTableDisableKeys && spec.Tp != ast.AlterTableEnableKeys {
-			return nil, Errorf(CodeUnsupported, "ALTER TABLE takes only DISABLE KEYS and ENABLE KEYS: a table's columns and settings are fixed when it is created")
-		}
+	if !keysOnly(n) {
+		return nil, Errorf(CodeUnsupported, "ALTER TABLE takes only DISABLE KEYS and ENABLE KEYS: a table's columns and settings are fixed when it is created")
 	}
 	if err := s.checkDumpTable(n.Table); err != nil {
 		return nil, err
 	}
 	return &Result{}, nil
+}
+
+// keysOnly reports whether every change of n is DISABLE KEYS or ENABLE
+// KEYS, the only ALTER TABLE glint takes.
+func keysOnly(n *ast.AlterTableStmt) bool {
+	for _, spec := range n.Specs {
+		if spec.Tp != ast.AlterTableDisableKeys && spec.Tp != ast.AlterTableEnableKeys {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Session) checkDumpTable(t *ast.TableName) error {

@@ -134,10 +134,8 @@ func writeTarget(n ast.StmtNode) (string, bool) {
 			}
 		}
 	case *ast.AlterTableStmt:
-		for _, spec := range n.Specs {
-			if spec.Tp != ast.AlterTableDisableKeys && spec.Tp != ast.AlterTableEnableKeys {
-				return "", false // refused as on any table (execAlterTable)
-			}
+		if !keysOnly(n) {
+			return "", false // refused as on any table (execAlterTable)
 		}
 		return n.Table.Name.O, true
 	case *ast.OptimizeTableStmt:
