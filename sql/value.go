@@ -82,6 +82,8 @@ func compare(c collation, a, b any) (int, bool) {
 				return -1, true
 			}
 			return cmp.Compare(uint64(x), y), true
+		case float64:
+			return compareIntFloat(x, y), true
 		}
 	case uint64:
 		switch y := b.(type) {
@@ -92,6 +94,15 @@ func compare(c collation, a, b any) (int, bool) {
 				return 1, true
 			}
 			return cmp.Compare(x, uint64(y)), true
+		case float64:
+			return compareUintFloat(x, y), true
+		}
+	case float64:
+		switch y := b.(type) {
+		case int64:
+			return -compareIntFloat(y, x), true
+		case uint64:
+			return -compareUintFloat(y, x), true
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -116,6 +127,41 @@ func compare(c collation, a, b any) (int, bool) {
 		return 0, false
 	}
 	return cmp.Compare(xf, yf), true
+}
+
+// compareIntFloat orders an integer and a float exactly: converted to a
+// float, integers past 2^53 round, and an id of 2^64-1 would equal 2^64.
+func compareIntFloat(x int64, f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return 1 // (as cmp.Compare orders NaN: before every number)
+	case f < -(1 << 63):
+		return 1
+	case f >= 1<<63:
+		return -1
+	}
+	t := math.Trunc(f)
+	if c := cmp.Compare(x, int64(t)); c != 0 {
+		return c
+	}
+	return cmp.Compare(0, f-t) // the fraction decides
+}
+
+// compareUintFloat orders an unsigned integer and a float exactly.
+func compareUintFloat(x uint64, f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return 1
+	case f < 0:
+		return 1
+	case f >= 1<<64:
+		return -1
+	}
+	t := math.Trunc(f)
+	if c := cmp.Compare(x, uint64(t)); c != 0 {
+		return c
+	}
+	return cmp.Compare(0, f-t)
 }
 
 // setContains reports whether a multi value holds v (any numeric value).
