@@ -98,6 +98,11 @@ func readWrite(kind writeKind, v *jval) (*writeRequest, error) {
 		if w.cond, err = condition(x); err != nil {
 			return nil, err
 		}
+		if kind == writeUpdate || kind == writeDelete {
+			if b := emptyBool(w.cond); b != nil {
+				return nil, requestError("%s: a bool without conditions matches every document; to %s every document say so with \"query\": {\"match_all\": {}}", b.Path, kind)
+			}
+		}
 	}
 	switch kind {
 	case writeReplace:
@@ -393,4 +398,25 @@ func bulkAction(text []byte) (*writeRequest, error) {
 		return readWrite(writeKind(kind), body)
 	}
 	return nil, requestError("unknown action %q (expected insert, replace, update or delete)", kind)
+}
+
+// emptyBool finds a bool of c, or c itself, that has no conditions: it
+// matches every document, which a write that changes documents must ask
+// for plainly (match_all) rather than get from an empty object.
+func emptyBool(c sql.Cond) *sql.BoolCond {
+	b, ok := c.(*sql.BoolCond)
+	if !ok {
+		return nil
+	}
+	if len(b.Must)+len(b.Should)+len(b.MustNot)+len(b.Filter) == 0 {
+		return b
+	}
+	for _, list := range [][]sql.Cond{b.Must, b.Should, b.MustNot, b.Filter} {
+		for _, sub := range list {
+			if e := emptyBool(sub); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
