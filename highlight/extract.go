@@ -213,8 +213,10 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				e.unitEnds()
 			}
 			e.onGap(gap, zoneLater)
-			e.shrinkHead()
-			e.weighAndSubmit()
+			if !e.growing {
+				e.shrinkHead()
+				e.weighAndSubmit()
+			}
 		}
 	}
 	if e.growing {
