@@ -607,7 +607,7 @@ func notANumber(schema *index.Schema, col, value expr, path string) error {
 	}
 	text, ok := c.v.(string)
 	if !ok {
-		return nil
+		return notAString(schema, col, c.v, path)
 	}
 	if _, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
 		return nil
@@ -636,6 +636,26 @@ func notANumber(schema *index.Schema, col, value expr, path string) error {
 		what = "a number or a date ('2024-05-01' or '2024-05-01 12:30:00')"
 	}
 	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not %s", path, name, typ, quoteForError(text), what)
+}
+
+// notAString refuses a string column compared with a number: which rows
+// could be compared would depend on what they hold (a number written as
+// text, or not), and the error would show a stored value.
+func notAString(schema *index.Schema, col expr, v any, path string) error {
+	x, ok := col.(attrExpr)
+	if !ok || schema == nil || schema.Columns[x.col].Type != index.TypeString {
+		return nil
+	}
+	switch v.(type) {
+	case int64, uint64, float64:
+	default:
+		return nil
+	}
+	if path != "" {
+		path += ": "
+	}
+	sc := schema.Columns[x.col]
+	return Errorf(CodeWrongValue, "%scolumn '%s' (string) is compared with the number %s: compare it with a string ('%s')", path, sc.Name, formatNumber(v), formatNumber(v))
 }
 
 // unknownColumn is the error for a column schema does not have, named as
