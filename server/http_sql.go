@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -181,7 +183,8 @@ func (s *Server) handleSQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !req.raw && len(results) == 1 && isResultSet(results[0]) {
-		writeJSON(w, http.StatusOK, appendSearchShape(nil, results[0], time.Since(start)))
+		took := time.Since(start)
+		writeJSON(w, http.StatusOK, appendSearchShape(nil, results[0], totalFound(r.Context(), sess, results[0]), took))
 		return
 	}
 	writeJSON(w, http.StatusOK, appendRawShape(nil, results))
@@ -228,8 +231,28 @@ func appendRawShape(b []byte, results []*sql.Result) []byte {
 	return append(b, ']')
 }
 
-// appendSearchShape appends a result set in /search's answer shape.
-func appendSearchShape(b []byte, r *sql.Result, took time.Duration) []byte {
+// totalFound is hits.total of a search-shaped answer: the statement's
+// total_found (SHOW META), as /search gives it, past LIMIT; the rows
+// shown when the statement was not a search (SHOW TABLES).
+func totalFound(ctx context.Context, sess Session, r *sql.Result) int64 {
+	meta, err := sess.Exec(ctx, "SHOW META")
+	if err == nil && len(meta) == 1 {
+		for _, row := range meta[0].Rows {
+			if len(row) == 2 && row[0] == "total_found" {
+				if s, ok := row[1].(string); ok {
+					if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+						return n
+					}
+				}
+			}
+		}
+	}
+	return int64(len(r.Rows))
+}
+
+// appendSearchShape appends a result set in /search's answer shape, with
+// total as hits.total.
+func appendSearchShape(b []byte, r *sql.Result, total int64, took time.Duration) []byte {
 	idCol, scoreCol := -1, -1
 	for j, col := range r.Columns {
 		switch strings.ToLower(col.Name) {
@@ -246,7 +269,7 @@ func appendSearchShape(b []byte, r *sql.Result, took time.Duration) []byte {
 	b = append(b, `{"took":`...)
 	b = appendJSONValue(b, took.Milliseconds())
 	b = append(b, `,"timed_out":false,"hits":{"total":`...)
-	b = appendJSONValue(b, int64(len(r.Rows)))
+	b = appendJSONValue(b, total)
 	b = append(b, `,"total_relation":"eq","hits":[`...)
 	for i, row := range r.Rows {
 		if i > 0 {
