@@ -101,11 +101,11 @@ func searchRequest(v *jval) (*sql.SearchRequest, error) {
 		}
 	}
 	if x := m["max_matches"]; x != nil {
-		n, err := x.integer(1, math.MaxInt32)
+		n, err := x.integer(1, sql.MaxMatchesLimit)
 		if err != nil {
 			return nil, err
 		}
-		req.MaxMatches = int(n)
+		req.MaxMatches, req.MaxMatchesPath = int(n), x.path
 	}
 	if x := m["options"]; x != nil {
 		if err := searchOptions(x, req); err != nil {
@@ -642,11 +642,11 @@ func searchOptions(v *jval, req *sql.SearchRequest) error {
 		if req.MaxMatches != 0 {
 			return requestError("%s: max_matches is given twice", x.where())
 		}
-		n, err := x.integer(1, math.MaxInt32)
+		n, err := x.integer(1, sql.MaxMatchesLimit)
 		if err != nil {
 			return err
 		}
-		req.MaxMatches = int(n)
+		req.MaxMatches, req.MaxMatchesPath = int(n), x.path
 	}
 	return nil
 }

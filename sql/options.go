@@ -12,7 +12,10 @@ import (
 )
 
 // maxMatchesLimit is the largest OPTION max_matches.
-const maxMatchesLimit = 100_000_000
+const maxMatchesLimit = MaxMatchesLimit
+
+// MaxMatchesLimit is the largest max_matches, of OPTION and of JSON.
+const MaxMatchesLimit = 100_000_000
 
 // selectOptions is the OPTION tail of a SELECT (README, Decisions).
 type selectOptions struct {

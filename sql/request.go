@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -35,6 +36,8 @@ type SearchRequest struct {
 	Ranker       string
 	FieldWeights map[string]int
 	MaxMatches   int
+	// MaxMatchesPath is where max_matches was given, for errors.
+	MaxMatchesPath string
 	// MaxQueryTime is OPTION max_query_time: the search stops then and
 	// answers with the hits found so far (TimedOut); 0: no limit of its own.
 	MaxQueryTime time.Duration
@@ -369,11 +372,11 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 	want := p.offset + p.count
 	switch {
 	case req.MaxMatches < 0 || req.MaxMatches > maxMatchesLimit:
-		return nil, nil, Errorf(CodeBadOption, "%s: max_matches must be from 1 to %d", orRoot(req.Path), maxMatchesLimit)
+		return nil, nil, Errorf(CodeBadOption, "%s: max_matches must be from 1 to %d", orRoot(cmp.Or(req.MaxMatchesPath, req.Path)), maxMatchesLimit)
 	case req.MaxMatches == 0:
 		p.maxMatches = max(defaultMaxMatches, want)
 	case want > req.MaxMatches:
-		return nil, nil, Errorf(CodeBadOption, "%s: offset+limit (%d) exceeds max_matches (%d)", orRoot(req.Path), want, req.MaxMatches)
+		return nil, nil, Errorf(CodeBadOption, "%s: offset+limit (%d) exceeds max_matches (%d)", orRoot(cmp.Or(req.MaxMatchesPath, req.Path)), want, req.MaxMatches)
 	default:
 		p.maxMatches = req.MaxMatches
 	}
