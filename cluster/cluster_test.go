@@ -662,3 +662,35 @@ func TestStatusCatchingUp(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, uint64(0), c.node(lead).Status().LeaderCommit, "a leader is told by no leader")
 }
+
+// TestSlowApplyKeepsLeader: members whose every Apply takes three election
+// timeouts still answer their leader meanwhile (the applier applies, the
+// loop ticks and answers), so the leader keeps its quorum and its term
+// while they apply; before, their loops were busy in Apply and the leader
+// stepped down for want of a quorum.
+func TestSlowApplyKeepsLeader(t *testing.T) {
+	c := newTestCluster(t, 3, 3, Faults{})
+	lead := c.leader()
+	term := c.node(lead).Status().Term
+	for _, id := range c.live() {
+		if id != lead {
+			c.sm(id).mu.Lock()
+			c.sm(id).delay = 300 * time.Millisecond // (the election timeout: 100 ms)
+			c.sm(id).mu.Unlock()
+		}
+	}
+	for i := range 5 {
+		c.propose(lead, fmt.Sprintf("add s%d", i))
+	}
+	require.Eventually(t, func() bool {
+		for _, id := range c.live() {
+			if st := c.node(id).Status(); st.Applied < st.Commit || !c.sm(id).state().Set["s4"] {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 10*time.Millisecond)
+	st := c.node(lead).Status()
+	require.Equal(t, StateLeader, st.State, "the leader stepped down while its members applied")
+	require.Equal(t, term, st.Term, "an election while the members applied")
+}

@@ -39,8 +39,14 @@
 // HardState to its raft log in one badger batch, synced unless only the
 // commit index moved (Storage; group commit: proposals and messages that
 // arrive meanwhile go into the same Ready), then sends the messages, then restores the state machine from a
-// received snapshot, then applies the committed entries in order, then
-// advances. Apply runs on the loop, so a slow Apply delays heartbeats.
+// received snapshot, then hands the committed entries to the applier, then
+// advances. The applier, a goroutine of the node's, applies them in order,
+// so that a slow Apply (a large write, a disk that stalls) does not keep
+// the loop from ticking and answering: a leader whose followers answered
+// nothing while they applied lost its quorum. A membership change is
+// applied on the loop (it changes raft's configuration), as are a restore
+// and the sync before a compaction, each once the applier has applied
+// what it was handed.
 //
 // # Proposals
 //

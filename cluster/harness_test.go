@@ -153,7 +153,10 @@ func newKVSM(disk *kvDisk) *kvSM {
 }
 
 func (s *kvSM) Apply(e Entry) (any, error) {
-	time.Sleep(s.delay)
+	s.mu.Lock()
+	d := s.delay
+	s.mu.Unlock()
+	time.Sleep(d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e.Index != s.st.Applied+1 {

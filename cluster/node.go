@@ -27,7 +27,8 @@ import (
 // Node runs one member of one raft group: its raft state machine, its
 // durable log, and the loop that follows etcd raft's rules for each Ready:
 // persist the snapshot, entries and HardState in one synced batch, then send
-// the messages, then apply the committed entries in order, then Advance.
+// the messages, then hand the committed entries to the applier in order,
+// then Advance.
 // Its methods are safe for concurrent use.
 type Node struct {
 	opts Options
@@ -54,6 +55,17 @@ type Node struct {
 	stopc  chan struct{}
 	donec  chan struct{}
 	snapWG sync.WaitGroup
+	// The applier (applyLoop) applies the committed normal entries the
+	// loop hands it, in order, on a goroutine of its own: an Apply that
+	// takes long (a table copy's keys, a disk that stalls) then does not
+	// keep the loop from ticking, stepping and answering, which made a
+	// leader lose its quorum while its followers applied. Everything else
+	// that touches the state machine's state (membership changes,
+	// restoring a snapshot, syncing before a compaction) waits until the
+	// applier has done what it was handed (drainApplier).
+	applyq      chan []*pb.Entry
+	appliedc    chan applyDone
+	applierDone chan struct{}
 	askWG  sync.WaitGroup // the rounds of AskStanding
 	recvMu sync.Mutex     // held while a snapshot is received
 
@@ -71,10 +83,12 @@ type Node struct {
 	closeOnce   sync.Once
 	closeError  error
 
+	smApplied atomic.Uint64 // the state machine's applied index (the applier's; the loop's while the applier is idle)
+
 	// Owned by the loop.
-	smApplied    uint64 // the state machine's applied index
+	queued       int    // batches handed to the applier that it has not reported done
 	appliedTerm  uint64 // the term of the last entry applied (retryStale)
-	raftApplied  uint64 // the last entry handed to apply (or snapshot taken): confState is as of it
+	raftApplied  uint64 // the last entry applied (or snapshot taken): confState is as of it
 	raftTerm     uint64 // its term
 	confState    *pb.ConfState
 	removed      map[uint64]bool   // written under mu (Standing reads it)
@@ -235,6 +249,9 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		endc:         make(chan uint64, 8),
 		gonec:        make(chan uint64, 1),
 		ctrlc:        make(chan func()),
+		applyq:       make(chan []*pb.Entry, applyQueue),
+		appliedc:     make(chan applyDone, applyQueue+1),
+		applierDone:  make(chan struct{}),
 		stopc:        make(chan struct{}),
 		donec:        make(chan struct{}),
 		pending:      map[uint64]*proposal{},
@@ -334,7 +351,7 @@ func (n *Node) start() error {
 			return fmt.Errorf("cluster: node %d: restored image is at %d, before the snapshot at %d: %w", n.id, applied, md.GetIndex(), ErrBehindLog)
 		}
 	}
-	n.smApplied = applied
+	n.smApplied.Store(applied)
 	n.applied = applied
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	cfg := &raft.Config{
@@ -751,9 +768,12 @@ func (n *Node) WaitApplied(ctx context.Context, index uint64) error {
 func (n *Node) run() {
 	ticker := time.NewTicker(n.opts.TickInterval)
 	defer ticker.Stop()
+	go n.applyLoop()
 	var err error
 	for err == nil {
 		select {
+		case d := <-n.appliedc:
+			err = n.onApplied(d)
 		case <-ticker.C:
 			n.rn.Tick()
 			n.ticks++
@@ -779,6 +799,7 @@ func (n *Node) run() {
 			n.probing = false
 			n.leaderGone(lead)
 		case <-n.stopc:
+			n.stopApplier()
 			n.stop(ErrStopped)
 			return
 		}
@@ -791,12 +812,157 @@ func (n *Node) run() {
 		for err == nil && n.rn.HasReady() {
 			err = n.handleReady()
 		}
+		if err == nil {
+			err = n.maybeCompact()
+		}
 		n.publishStatus()
 	}
-	if !errors.Is(err, ErrRemoved) { // learnRemoved logged it
+	// (learnRemoved logged a removal; ErrStopped is the applier's word
+	// for a Close that came while it held entries.)
+	if !errors.Is(err, ErrRemoved) && !errors.Is(err, ErrStopped) {
 		n.log.Error("node stopped", "err", err)
 	}
+	n.stopApplier()
 	n.stop(err)
+}
+
+// applyQueue is how many batches of committed entries the loop hands the
+// applier before it waits for it (each batch is at most MaxSizePerMsg of
+// entries, raft's bound on the committed entries of one Ready).
+const applyQueue = 64
+
+// applyDone is the applier's report of one batch: applied up to index
+// (of term term), or the error that stopped it.
+type applyDone struct {
+	index, term uint64
+	err         error
+}
+
+// applyLoop is the applier: it applies each batch of normal entries the
+// loop hands it, in order, and reports each. After an error it applies
+// nothing more (the loop stops the node); once Close is called it skips
+// what is left, which a restart replays from the state machine's applied
+// index.
+func (n *Node) applyLoop() {
+	defer close(n.applierDone)
+	var failed error
+	for ents := range n.applyq {
+		d := applyDone{err: failed}
+		for _, e := range ents {
+			if d.err != nil {
+				break
+			}
+			select {
+			case <-n.stopc:
+				d.err = ErrStopped
+				continue
+			default:
+			}
+			if d.err = n.apply(e); d.err == nil {
+				d.index, d.term = e.GetIndex(), e.GetTerm()
+			}
+		}
+		failed = d.err
+		n.appliedc <- d
+	}
+}
+
+// queueApply hands the applier a batch of normal entries, taking its
+// reports meanwhile when its queue is full.
+func (n *Node) queueApply(ents []*pb.Entry) error {
+	for {
+		select {
+		case n.applyq <- ents:
+			n.queued++
+			return nil
+		case d := <-n.appliedc:
+			if err := n.onApplied(d); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// onApplied takes one report of the applier: what is applied is what a
+// snapshot may now say it holds, and an entry of a new term applied
+// means the proposals of earlier terms not applied were lost.
+func (n *Node) onApplied(d applyDone) error {
+	n.queued--
+	if d.err != nil {
+		return d.err
+	}
+	n.applyDoneTo(d.index, d.term)
+	return nil
+}
+
+// applyDoneTo records that the entries up to index (of term) are applied.
+func (n *Node) applyDoneTo(index, term uint64) {
+	if index <= n.raftApplied {
+		return
+	}
+	n.raftApplied, n.raftTerm = index, term
+	n.st.setApplied(n.raftApplied, n.raftTerm, n.confState, encodeHeader(n.removed))
+	if term > n.appliedTerm {
+		n.appliedTerm = term
+		n.retryStale(term)
+	}
+}
+
+// drainApplier waits until the applier has applied every batch it was
+// handed.
+func (n *Node) drainApplier() error {
+	for n.queued > 0 {
+		if err := n.onApplied(<-n.appliedc); err != nil {
+			// (It applies nothing more: the rest of its reports carry the error.)
+			for n.queued > 0 {
+				n.onApplied(<-n.appliedc)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stopApplier ends the applier and waits for it.
+func (n *Node) stopApplier() {
+	close(n.applyq)
+	for {
+		select {
+		case <-n.appliedc:
+		case <-n.applierDone:
+			return
+		}
+	}
+}
+
+// applyCommitted hands the committed entries of a Ready to the applier, in
+// order; a membership change is applied here, on the loop (it changes
+// raft's own configuration), once the applier has applied the entries
+// before it.
+func (n *Node) applyCommitted(ents []*pb.Entry) error {
+	start := 0
+	for i, e := range ents {
+		if e.GetType() == pb.EntryNormal {
+			continue
+		}
+		if i > start {
+			if err := n.queueApply(ents[start:i]); err != nil {
+				return err
+			}
+		}
+		start = i + 1
+		if err := n.drainApplier(); err != nil {
+			return err
+		}
+		if err := n.apply(e); err != nil {
+			return err
+		}
+		n.applyDoneTo(e.GetIndex(), e.GetTerm())
+	}
+	if start < len(ents) {
+		return n.queueApply(ents[start:])
+	}
+	return nil
 }
 
 // drain takes what else is waiting, so that one Ready (one synced write)
@@ -1160,6 +1326,12 @@ func (n *Node) promoteLearners() {
 
 func (n *Node) handleReady() error {
 	rd := n.rn.Ready()
+	if !raft.IsEmptySnap(rd.Snapshot) {
+		// A snapshot replaces the state the applier is applying to.
+		if err := n.drainApplier(); err != nil {
+			return err
+		}
+	}
 	// When only the commit index moved, raft does not need it synced (a
 	// restart learns it again): not syncing then saves the leader an fsync
 	// between a quorum's answer and its client's.
@@ -1205,20 +1377,10 @@ func (n *Node) handleReady() error {
 			n.readBatch = nil
 		}
 	}
-	for _, e := range rd.CommittedEntries {
-		if err := n.apply(e); err != nil {
-			return err
-		}
-	}
-	if k := len(rd.CommittedEntries); k > 0 {
-		last := rd.CommittedEntries[k-1]
-		n.raftApplied, n.raftTerm = last.GetIndex(), last.GetTerm()
-		n.st.setApplied(n.raftApplied, n.raftTerm, n.confState, encodeHeader(n.removed))
-	}
-	n.rn.Advance(rd)
-	if err := n.maybeCompact(); err != nil {
+	if err := n.applyCommitted(rd.CommittedEntries); err != nil {
 		return err
 	}
+	n.rn.Advance(rd)
 	if n.removed[n.id] && !n.gone {
 		return n.learnRemoved("it applied its own removal")
 	}
@@ -1282,7 +1444,7 @@ func (n *Node) restore(snap *pb.Snapshot) error {
 	n.removed = removed
 	n.mu.Unlock()
 	n.confState = proto.CloneOf(md.GetConfState())
-	n.smApplied = applied
+	n.smApplied.Store(applied)
 	n.raftApplied, n.raftTerm = md.GetIndex(), md.GetTerm()
 	n.setApplied(applied)
 	n.log.Info("restored snapshot", "index", md.GetIndex(), "applied", applied, "took", took.Round(time.Millisecond))
@@ -1361,13 +1523,13 @@ func (n *Node) apply(e *pb.Entry) error {
 		}
 	}
 	var result any
-	if e.GetIndex() > n.smApplied {
+	if e.GetIndex() > n.smApplied.Load() {
 		var err error
 		result, err = n.sm.Apply(Entry{Index: e.GetIndex(), Term: e.GetTerm(), Data: data, Change: change})
 		if err != nil {
 			return fmt.Errorf("cluster: node %d: apply entry %d: %w", n.id, e.GetIndex(), err)
 		}
-		n.smApplied = e.GetIndex()
+		n.smApplied.Store(e.GetIndex())
 		n.setApplied(e.GetIndex())
 	}
 	if origin == n.id && !stale {
@@ -1380,10 +1542,6 @@ func (n *Node) apply(e *pb.Entry) error {
 			default:
 			}
 		}
-	}
-	if t := e.GetTerm(); t > n.appliedTerm {
-		n.appliedTerm = t
-		n.retryStale(t)
 	}
 	return nil
 }
@@ -1545,6 +1703,11 @@ func (n *Node) maybeCompact() error {
 	if n.raftApplied < at+n.opts.SnapshotEntries {
 		return nil
 	}
+	// (Sync covers what the state machine applied; the applier is let
+	// finish what it holds first, so that nothing applies meanwhile.)
+	if err := n.drainApplier(); err != nil {
+		return err
+	}
 	if err := n.sm.Sync(); err != nil {
 		return fmt.Errorf("cluster: node %d: sync state machine: %w", n.id, err)
 	}
@@ -1576,8 +1739,8 @@ func (n *Node) publishStatus() {
 		ID:      n.id,
 		Leader:  bs.Lead,
 		Term:    bs.HardState.GetTerm(),
-		Commit:  max(bs.HardState.GetCommit(), n.smApplied), // a restored image may be ahead of the log
-		Applied: n.smApplied,
+		Commit:  max(bs.HardState.GetCommit(), n.smApplied.Load()), // a restored image may be ahead of the log
+		Applied: n.smApplied.Load(),
 		Voters:  slices.Clone(n.confState.GetVoters()),
 		// (A leader's commit index is committed, whichever leader told it.)
 		LeaderCommit: n.leaderCommit,

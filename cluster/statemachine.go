@@ -59,9 +59,10 @@ func (k ChangeKind) String() string {
 	return fmt.Sprintf("ChangeKind(%d)", int(k))
 }
 
-// StateMachine is what a Node replicates: the node calls it from one
-// goroutine (its loop) for Apply and Restore, and from other goroutines for
-// Snapshot and AppliedIndex.
+// StateMachine is what a Node replicates: the node calls Apply, Restore
+// and Sync one at a time, never two at once (Apply from its applier,
+// Restore and Sync from its loop while the applier is idle), and
+// Snapshot and AppliedIndex from other goroutines.
 type StateMachine interface {
 	// Apply applies one committed entry. It is called for every index in
 	// log order, each once per run of the node, and must be deterministic:
