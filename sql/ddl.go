@@ -17,6 +17,7 @@ import (
 	"github.com/glint-search/glint/sql/catalog"
 	"github.com/glint-search/glint/sql/dialect"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 )
 
 // settingKind says what values a table setting takes.
@@ -251,6 +252,21 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 		}
 	case *ast.ColumnNameExpr:
 		raw = v.Name.Name.O
+	case *ast.UnaryOperationExpr:
+		// A signed number (-5, +3000): its text, for the setting's own
+		// check to say what it takes.
+		lit, ok := v.V.(ast.ValueExpr)
+		if !ok || (v.Op != opcode.Minus && v.Op != opcode.Plus) {
+			return "", Errorf(CodeBadOption, "table setting '%s' takes a quoted value", st.Name)
+		}
+		inner, err := settingValue(dialect.Setting{Name: st.Name, Value: lit}, settingText)
+		if err != nil {
+			return "", err
+		}
+		raw = inner
+		if v.Op == opcode.Minus {
+			raw = "-" + inner
+		}
 	default:
 		return "", Errorf(CodeBadOption, "table setting '%s' takes a quoted value", st.Name)
 	}

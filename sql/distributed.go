@@ -311,7 +311,7 @@ func parseAgent(dist, value string) (distSpec, error) {
 		if i := strings.IndexFunc(host, blankOrControl); i >= 0 {
 			return a, bad("host '%s' of '%s' has a blank or a control character at byte %d", host, p, i)
 		}
-		m.addr = net.JoinHostPort(host, port)
+		m.addr = net.JoinHostPort(host, strconv.Itoa(n)) // (019306 and +19306 are port 19306: one mirror)
 		a.mirrors = append(a.mirrors, m)
 	}
 	table := dist
