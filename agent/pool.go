@@ -176,9 +176,22 @@ func (p *Pool) take(ctx context.Context, addr string, connect time.Duration) (c 
 		c.Close()
 	}
 	var nc net.Conn
-	d, err := connector.Connect(context.WithValue(ctx, dialedKey{}, &nc))
+	// Connecting is the dial and the MySQL handshake: both within the
+	// connect timeout (a listener that takes the connection and says
+	// nothing, an HTTP port, would otherwise hold it until the query's).
+	cctx, cancel := context.WithTimeout(ctx, connect)
+	d, err := connector.Connect(context.WithValue(cctx, dialedKey{}, &nc))
+	var ne net.Error
+	timedOut := ctx.Err() == nil && (cctx.Err() != nil || errors.As(err, &ne) && ne.Timeout())
+	cancel()
 	if err != nil {
 		var me *mysql.MySQLError
+		if timedOut {
+			if nc != nil {
+				return nil, false, fmt.Errorf("%s took the connection but sent no MySQL handshake within the connect timeout (%v, agent_connect_timeout): an agent is a glintd MySQL listener (not its HTTP port)", addr, connect)
+			}
+			return nil, false, fmt.Errorf("no connection to %s within the connect timeout (%v, agent_connect_timeout)", addr, connect)
+		}
 		if nc != nil && !errors.As(err, &me) && ctx.Err() == nil {
 			// Connected, and no MySQL handshake came (the driver says
 			// only "invalid connection").

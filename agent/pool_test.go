@@ -74,6 +74,13 @@ func TestUnreachable(t *testing.T) {
 	_, err = p.Query(ctx, hang.Addr().String(), 5*time.Second, "SELECT 1")
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 3*time.Second)
+
+	// The handshake is part of connecting: the connect timeout bounds it,
+	// not the query's.
+	start = time.Now()
+	_, err = p.Query(context.Background(), hang.Addr().String(), 300*time.Millisecond, "SELECT 1")
+	require.ErrorContains(t, err, hang.Addr().String()+" took the connection but sent no MySQL handshake within the connect timeout (300ms, agent_connect_timeout)")
+	require.Less(t, time.Since(start), 3*time.Second)
 }
 
 // serveTCP listens on a loopback port and hands each connection to
