@@ -172,6 +172,10 @@ func TestDistributedEqualsUnion(t *testing.T) {
 			require.Equal(t, hits, highlights(t, servers)-before, "documents highlighted by %s", body)
 		}
 	}
+	// A bad sort key is named where the client wrote it, through the
+	// shards too.
+	bad := servers[0].HTTPAnswer(t, "POST /search", `{"table": "d4", "query": {"match": {"*": "alpha"}}, "sort": [{"nosuch": "asc"}]}`)
+	require.Contains(t, bad, "sort[0]: unknown column 'nosuch'")
 
 	// The definition survives a restart of the coordinator.
 	create := MustQuery(t, coord, "SHOW CREATE TABLE d4")

@@ -300,6 +300,14 @@ func (s *Session) planSearch(req *SearchRequest) (*selectPlan, *jsonHighlightExp
 	// The select list: id, weight, _source columns, then the highlight.
 	sc.usesText = map[int]bool{}
 	p.fields = []field{{name: "id", e: idExpr{}, typ: colAny}, {name: "_score", e: weightExpr{}, typ: colAny}}
+	// The sort keys first: a coordinator asks a shard for its sort
+	// columns in _source, and a key that is no column should be named as
+	// the sort key the client wrote.
+	for _, k := range req.Sort {
+		if _, err := sortExpr(schema, k); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := req.Source.check(schema); err != nil {
 		return nil, nil, err
 	}
