@@ -851,6 +851,9 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	for _, row := range answers[0][2].Rows {
 		name, _ := row[0].(string)
 		value, _ := row[1].(string)
+		if name == "warning" {
+			continue // (its warnings are passed up above; SHOW META tells them)
+		}
 		if name == "time" {
 			value = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)
 		}

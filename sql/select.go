@@ -216,6 +216,15 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error) {
 	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
 	rows := s.meta
+	if len(s.warnings) > 0 {
+		// The last statement's warnings, as the family's SHOW META tells
+		// them (a shard left out, a query word dropped): first, one row.
+		msgs := make([]string, len(s.warnings))
+		for i, w := range s.warnings {
+			msgs[i] = w.msg
+		}
+		rows = append([]metaRow{{"warning", strings.Join(msgs, "; ")}}, rows...)
+	}
 	if mq := s.metaQuery; mq != nil {
 		rows = slices.Clip(rows)
 		for i, st := range mq.terms {

@@ -253,12 +253,26 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 		}
 		return nil, asError(err)
 	}
-	if show, ok := st.Node.(*ast.ShowStmt); !ok || show.Tp != ast.ShowWarnings {
+	if !diagnostic(st.Node) {
 		s.warnings = s.pending
 		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 	}
 	s.pending = nil
 	return rs, nil
+}
+
+// diagnostic reports whether n tells of the statement before it (SHOW
+// WARNINGS, SHOW META), which then keeps its warnings: SHOW META and then
+// SHOW WARNINGS still show them.
+func diagnostic(n ast.StmtNode) bool {
+	switch x := n.(type) {
+	case *ast.ShowStmt:
+		return x.Tp == ast.ShowWarnings
+	case *ast.SelectStmt:
+		_, meta := showMetaCall(x)
+		return meta
+	}
+	return false
 }
 
 // Prepared is a statement prepared with Prepare.
