@@ -17,18 +17,25 @@ import (
 // HTTPHandler returns the HTTP API. Every endpoint is listed here; the answer
 // is always JSON, errors included ({"error": "..."}).
 func (s *Server) HTTPHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/sql", s.handleSQL)
-	mux.HandleFunc("/search", s.handleSearch)
-	mux.HandleFunc("/insert", s.handleWrite(writeInsert))
-	mux.HandleFunc("/replace", s.handleWrite(writeReplace))
-	mux.HandleFunc("/update", s.handleWrite(writeUpdate))
-	mux.HandleFunc("/delete", s.handleWrite(writeDelete))
-	mux.HandleFunc("/bulk", s.handleBulk)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	// Paths match exactly: http.ServeMux would answer //search or
+	// /./search with a redirect to /search (a bodiless 307 that resends
+	// a write elsewhere); here they are unknown endpoints, as any other.
+	routes := map[string]http.HandlerFunc{
+		"/sql":     s.handleSQL,
+		"/search":  s.handleSearch,
+		"/insert":  s.handleWrite(writeInsert),
+		"/replace": s.handleWrite(writeReplace),
+		"/update":  s.handleWrite(writeUpdate),
+		"/delete":  s.handleWrite(writeDelete),
+		"/bulk":    s.handleBulk,
+	}
+	return s.httpMiddleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h, ok := routes[r.URL.Path]; ok {
+			h(w, r)
+			return
+		}
 		writeJSONError(w, http.StatusNotFound, "unknown endpoint "+r.URL.Path)
-	})
-	return s.httpMiddleware(mux)
+	}))
 }
 
 // ServeHTTPAPI serves the HTTP API on ln until Shutdown; it then returns

@@ -124,6 +124,8 @@ func TestHTTPSQL(t *testing.T) {
 		{"a statement in the URL and the body", "/sql?mode=raw&query=select%201", "", "select 2", 400,
 			`{"error":"the statement is both in the URL (\"query\") and in the body"}`},
 		{"unknown endpoint", "/x", "", "", 404, `{"error":"unknown endpoint /x"}`},
+		{"a path that is not the endpoint's own spelling", "//sql", "", "select 1", 404, `{"error":"unknown endpoint //sql"}`},
+		{"a path with a dot segment", "/./sql", "", "select 1", 404, `{"error":"unknown endpoint /./sql"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
