@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql"
 )
 
@@ -291,10 +293,65 @@ func appendSearchShape(b []byte, r *sql.Result, total int64, took time.Duration)
 			b = append(b, '1')
 		}
 		b = append(b, `,"_source":`...)
-		b = appendRowObject(b, r.Columns, row, func(j int) bool { return j != idCol && j != scoreCol })
+		b = appendSourceObject(b, r, row, func(j int) bool { return j != idCol && j != scoreCol })
 		b = append(b, '}')
 	}
 	return append(b, "]}}"...)
+}
+
+// appendSourceObject appends a row of r as _source: as appendRowObject,
+// with multi attributes as arrays of numbers and json attributes as their
+// documents, as /search gives them.
+func appendSourceObject(b []byte, r *sql.Result, row []any, keep func(int) bool) []byte {
+	if r.Attrs == nil {
+		return appendRowObject(b, r.Columns, row, keep)
+	}
+	b = append(b, '{')
+	first := true
+	for j, col := range r.Columns {
+		if !keep(j) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendJSONString(b, col.Name)
+		b = append(b, ':')
+		var v any
+		if j < len(row) {
+			v = row[j]
+		}
+		text, isText := v.(string)
+		switch {
+		case !isText:
+			b = appendJSONValue(b, v)
+		case r.Attrs[j] == index.TypeMulti || r.Attrs[j] == index.TypeMulti64:
+			b = appendMultiArray(b, text)
+		case r.Attrs[j] == index.TypeJSON && text == "":
+			b = append(b, "null"...) // (no document, as /search says)
+		case r.Attrs[j] == index.TypeJSON && json.Valid([]byte(text)):
+			b = append(b, text...)
+		default:
+			b = appendJSONValue(b, v)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendMultiArray appends a multi attribute's text ("1,5,7", as SELECT
+// shows it) as a JSON array of its numbers.
+func appendMultiArray(b []byte, text string) []byte {
+	b = append(b, '[')
+	if text != "" {
+		for i, part := range strings.Split(text, ",") {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, strings.TrimSpace(part)...)
+		}
+	}
+	return append(b, ']')
 }
 
 // appendRowObject appends a row as a JSON object with the columns in order;

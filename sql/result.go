@@ -1,5 +1,7 @@
 package sql
 
+import "github.com/glint-search/glint/index"
+
 // ColumnType is the wire type of a result column.
 type ColumnType int
 
@@ -37,6 +39,13 @@ type Result struct {
 	// theirs), whether or not the select list shows them: /sql's
 	// search-shaped answer gives every hit its _id. nil otherwise.
 	IDs []uint64
+
+	// Attrs, for a SELECT's rows, is the table's type of each column
+	// that shows a multi or json attribute as stored (TypeMulti,
+	// TypeMulti64, TypeJSON; TypeText for every other column), so that a
+	// JSON answer gives them as /search does: an array, the document; nil
+	// when no column is one.
+	Attrs []index.ColumnType
 }
 
 // IsResultSet reports whether r carries columns and rows rather than an OK.

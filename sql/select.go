@@ -839,6 +839,15 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 	res := &Result{Columns: make([]Column, len(p.fields)), Rows: make([][]any, 0, len(page))}
 	for i, f := range p.fields {
 		res.Columns[i] = Column{Name: f.name, Type: f.typ}
+		if a, ok := f.e.(attrExpr); ok && p.table != nil {
+			switch t := p.table.Schema().Columns[a.col].Type; t {
+			case index.TypeMulti, index.TypeMulti64, index.TypeJSON:
+				if res.Attrs == nil {
+					res.Attrs = make([]index.ColumnType, len(p.fields))
+				}
+				res.Attrs[i] = t
+			}
+		}
 	}
 	if len(page) == 1 && page[0].grp != nil && !page[0].grp.found {
 		// The implicit group of no match: aggregates over nothing, and NULL
