@@ -66,8 +66,8 @@ type Node struct {
 	applyq      chan []*pb.Entry
 	appliedc    chan applyDone
 	applierDone chan struct{}
-	askWG  sync.WaitGroup // the rounds of AskStanding
-	recvMu sync.Mutex     // held while a snapshot is received
+	askWG       sync.WaitGroup // the rounds of AskStanding
+	recvMu      sync.Mutex     // held while a snapshot is received
 
 	pendMu  sync.Mutex
 	pending map[uint64]*proposal // by request id, until applied or abandoned
