@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/glint-search/glint/cluster"
@@ -768,6 +769,10 @@ func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*R
 	return &Result{}, nil
 }
 
+// copyWindow is how many entries of a table copy's keys are in flight at
+// once.
+const copyWindow = 4
+
 // copyTableIn copies this server's table name into cluster c: an entry
 // creates a staging table on every member, entries of about copyBatch
 // bytes carry its keys, and a last one gives the staging table its name.
@@ -796,9 +801,45 @@ func (s *Session) copyTableIn(ctx context.Context, c *replCluster, name string) 
 	if err := send(replEntry{Op: opCopyBegin, Table: stage, Schema: &schema}); err != nil {
 		return err
 	}
+	// The entries of keys go copyWindow at a time: they are independent
+	// (puts of distinct keys into the staging table, in any order), and
+	// several in flight share the log's fsyncs and overlap replicating
+	// one with applying another, where one at a time waited for each.
+	var (
+		inflight = make(chan struct{}, copyWindow)
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		sendErr  error
+	)
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return sendErr
+	}
 	_, nextID, err := s.engine.db.ExportTable(ctx, name, copyBatch, func(kvs []index.KV) error {
-		return send(replEntry{Op: opCopyKeys, Table: stage, KVs: kvs})
+		inflight <- struct{}{}
+		if err := failed(); err != nil {
+			<-inflight
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-inflight }()
+			if err := send(replEntry{Op: opCopyKeys, Table: stage, KVs: kvs}); err != nil {
+				mu.Lock()
+				if sendErr == nil {
+					sendErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+		return nil
 	})
+	wg.Wait()
+	if err == nil {
+		err = failed()
+	}
 	if err == nil {
 		err = send(replEntry{Op: opCopyEnd, Table: stage, Name: name, NextID: nextID})
 	}
