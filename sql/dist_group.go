@@ -379,7 +379,9 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 				if found && (!g.found || better) {
 					g.weight, g.id, g.found, g.within = weight, id, true, wkeys
 					for i, a := range aggs {
-						if a.fn == "best" {
+						_, text := row[i].(string)
+						if a.fn == "best" || a.fn == "" && text {
+							// (a string key: its best document's spelling, as one table shows)
 							g.vals[i] = row[i]
 						}
 					}

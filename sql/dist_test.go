@@ -146,7 +146,14 @@ var distQueries = []string{
 	"SELECT cat, id AS best, GROUP_CONCAT(id), COUNT(DISTINCT price) FROM {t} WHERE MATCH('gamma') GROUP BY cat WITHIN GROUP ORDER BY price DESC HAVING best > 10",
 	"SELECT id, price, COUNT(*) FROM {t} WHERE MATCH('epsilon')",
 	"SELECT id, COUNT(*) FROM {t} WHERE MATCH('nosuchword')",
+	// A string key shows its best document's spelling, on one table and
+	// through the shards.
+	"SELECT label, COUNT(*) FROM {t} GROUP BY label",
+	"SELECT label, id, COUNT(*) FROM {t} WHERE MATCH('alpha') GROUP BY label",
+	"SELECT label, COUNT(*) FROM {t} WHERE MATCH('beta') GROUP BY label WITHIN GROUP ORDER BY price DESC",
 }
+
+var distLabels = []string{"Drama", "drama", "DRAMA", "comedy", "Comedy"}
 
 var distWords = []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa"}
 
@@ -161,7 +168,7 @@ func TestDistributedEqualsUnion(t *testing.T) {
 			remote := &fakeRemote{engines: map[string]*Engine{}}
 			coord.SetRemote(remote)
 			s := coord.NewSession("root")
-			const schema = "(title text, body text, price float, cat int)"
+			const schema = "(title text, body text, price float, cat int, label string)"
 			require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE u "+schema))
 			sessions := []*Session{s}
 			ddl := "CREATE TABLE d type='distributed' local='p0'"
@@ -185,10 +192,12 @@ func TestDistributedEqualsUnion(t *testing.T) {
 					}
 					return strings.Join(w, " ")
 				}
-				values := fmt.Sprintf("(%d, '%s', '%s', %d.5, %d)", id, words(3), words(12), rng.IntN(20), rng.IntN(5))
-				require.Equal(t, "ok 1\n", exec(t, s, "INSERT INTO u (id, title, body, price, cat) VALUES "+values))
+				// (label: spellings that the collation takes for one)
+				label := distLabels[rng.IntN(len(distLabels))]
+				values := fmt.Sprintf("(%d, '%s', '%s', %d.5, %d, '%s')", id, words(3), words(12), rng.IntN(20), rng.IntN(5), label)
+				require.Equal(t, "ok 1\n", exec(t, s, "INSERT INTO u (id, title, body, price, cat, label) VALUES "+values))
 				p := rng.IntN(shards)
-				require.Equal(t, "ok 1\n", exec(t, sessions[p], fmt.Sprintf("INSERT INTO p%d (id, title, body, price, cat) VALUES %s", p, values)))
+				require.Equal(t, "ok 1\n", exec(t, sessions[p], fmt.Sprintf("INSERT INTO p%d (id, title, body, price, cat, label) VALUES %s", p, values)))
 			}
 			for i, req := range distSearches() {
 				want, err := s.Search(context.Background(), req)

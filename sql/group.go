@@ -89,8 +89,25 @@ func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector
 	keyVals := make([]any, len(g.keys))
 	scratch := make([]any, len(g.within))
 	var composite []byte
+	// spell gives gr's string keys the spelling of its best document,
+	// r: under a case-insensitive collation 'Drama' and 'drama' are one
+	// group, which shows its best document's, as the rest of its row does
+	// (and as a distributed table's coordinator picks it among shards).
+	spell := func(gr *groupRow) {
+		for i, k := range g.keys {
+			if v, ok := keyVals[i].(string); ok && !k.multi {
+				gr.key[i] = v
+			}
+		}
+	}
 	fold := func(gr *groupRow, r *row) error {
 		gr.count++
+		bestID, hadBest := gr.best.id, gr.found
+		defer func() {
+			if g.spellBest && gr.found && (!hadBest || gr.best.id != bestID) {
+				spell(gr)
+			}
+		}()
 		for i, a := range g.aggs {
 			if gr.acc[i] == nil {
 				continue

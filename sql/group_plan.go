@@ -22,6 +22,9 @@ type groupPlan struct {
 	// needBest: the select list, HAVING or ORDER BY read the group's best
 	// document, so the scan keeps it.
 	needBest bool
+	// spellBest: a string key shows the spelling of its group's best
+	// document (keys equal under the collation are one group).
+	spellBest bool
 	// docFields[i]: select-list item i reads its group's best document, so it
 	// is NULL in the group of no match (implicit grouping over nothing).
 	docFields []bool
@@ -92,6 +95,12 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 	for _, d := range g.docFields {
 		g.needBest = g.needBest || d
 	}
+	for _, k := range g.keys {
+		if k.typ == ColString && !k.multi {
+			g.spellBest = true // (the key shows its best document's spelling)
+		}
+	}
+	g.needBest = g.needBest || g.spellBest
 	return nil
 }
 
