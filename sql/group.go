@@ -100,14 +100,20 @@ func (s *Session) groupCollector(p *selectPlan, snap *index.Snapshot) *collector
 			}
 		}
 	}
+	var foldMatch func(gr *groupRow, r *row) error
 	fold := func(gr *groupRow, r *row) error {
-		gr.count++
+		if !g.spellBest {
+			return foldMatch(gr, r)
+		}
 		bestID, hadBest := gr.best.id, gr.found
-		defer func() {
-			if g.spellBest && gr.found && (!hadBest || gr.best.id != bestID) {
-				spell(gr)
-			}
-		}()
+		err := foldMatch(gr, r)
+		if gr.found && (!hadBest || gr.best.id != bestID) {
+			spell(gr)
+		}
+		return err
+	}
+	foldMatch = func(gr *groupRow, r *row) error {
+		gr.count++
 		for i, a := range g.aggs {
 			if gr.acc[i] == nil {
 				continue
