@@ -270,6 +270,16 @@ func TestDistributedEqualsUnion(t *testing.T) {
 				require.NotContains(t, want, "error", q)
 				require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")+" OPTION global_idf=1"), q)
 			}
+			// CALL KEYWORDS: the words as the shards read them, the
+			// counts summed over them, as the union table counts them.
+			for _, q := range []string{
+				"CALL KEYWORDS('alpha beta-gamma nosuchword', '{t}')",
+				"CALL KEYWORDS('Alpha delta delta', '{t}', 1)",
+			} {
+				want := exec(t, s, strings.ReplaceAll(q, "{t}", "u"))
+				require.NotContains(t, want, "error", q)
+				require.Equal(t, want, exec(t, s, strings.ReplaceAll(q, "{t}", "d")), q)
+			}
 		})
 	}
 }

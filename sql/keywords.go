@@ -2,6 +2,8 @@ package sql
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/glint-search/glint/index"
@@ -57,8 +59,11 @@ func (s *Session) callKeywords(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 		stats = n == 1
 	}
-	if _, dist, _ := s.distributed(tableName); dist {
-		return nil, Errorf(CodeUnsupported, "CALL KEYWORDS on distributed table '%s': name one of its tables, whose settings the others share", tableName)
+	if d, dist, err := s.distributed(tableName); dist {
+		if err != nil {
+			return nil, err
+		}
+		return s.callKeywordsDistributed(ctx, d, text, stats)
 	}
 	if unlock, held := s.engine.repl.holdDBs(s); held {
 		defer unlock()
@@ -133,4 +138,76 @@ func termCounts(ctx context.Context, snap *index.Snapshot, terms []string) (map[
 		out[t.Keyword] = [2]int64{c[0] + t.Docs, c[1] + t.Hits}
 	}
 	return out, nil
+}
+
+// callKeywordsDistributed answers CALL KEYWORDS on a distributed table:
+// every shard is asked (locals in-process, agents as CALL KEYWORDS on
+// their table); the words are the first shard's that answers (the shards
+// share the table's settings), and with stats each word's docs and hits
+// are the sums of the shards', as one table holding all their documents
+// counts them. A shard that reads the words otherwise (other settings)
+// is left out of the counts with a warning; one that does not answer is
+// left out as in a search.
+func (s *Session) callKeywordsDistributed(ctx context.Context, d *distTable, text string, stats bool) (*Result, error) {
+	flag := "0"
+	if stats {
+		flag = "1"
+	}
+	stmt := func(table string) []string {
+		return []string{"CALL KEYWORDS(" + quoteString(text) + ", " + quoteString(table) + ", " + flag + ")"}
+	}
+	shards := d.shards()
+	run := make([]bool, len(shards))
+	for i := range run {
+		run[i] = true
+	}
+	answers, err := s.eachShard(ctx, d, shards, run, d.queryTimeout, false, false, func(int) func(string) []string { return stmt })
+	if err != nil {
+		return nil, err
+	}
+	var res *Result
+	for i, a := range answers {
+		if len(a) == 0 {
+			continue
+		}
+		r := a[0]
+		if res == nil {
+			res = &Result{Columns: r.Columns, Rows: make([][]any, len(r.Rows))}
+			for j, row := range r.Rows {
+				res.Rows[j] = slices.Clone(row)
+			}
+			continue
+		}
+		if !sameWords(res, r) {
+			s.pending = append(s.pending, warning{level: "Warning", code: CodeShardFailed,
+				msg: fmt.Sprintf("distributed table '%s': %s reads the words of the text otherwise (its settings differ from the first shard's); its counts are left out", d.name, shards[i].name)})
+			continue
+		}
+		if stats {
+			for j, row := range r.Rows {
+				res.Rows[j][3] = asInt(res.Rows[j][3]) + asInt(row[3])
+				res.Rows[j][4] = asInt(res.Rows[j][4]) + asInt(row[4])
+			}
+		}
+	}
+	if res == nil {
+		return nil, Errorf(CodeShardFailed, "CALL KEYWORDS on distributed table '%s': no shard answered", d.name)
+	}
+	return res, nil
+}
+
+// sameWords reports whether two CALL KEYWORDS answers read the same words
+// (qpos, tokenized, normalized).
+func sameWords(a, b *Result) bool {
+	if len(a.Rows) != len(b.Rows) || len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for j := range a.Rows {
+		for k := 0; k < 3; k++ {
+			if fmt.Sprint(a.Rows[j][k]) != fmt.Sprint(b.Rows[j][k]) {
+				return false
+			}
+		}
+	}
+	return true
 }
