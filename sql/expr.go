@@ -638,12 +638,16 @@ func notANumber(schema *index.Schema, col, value expr, path string) error {
 	return Errorf(CodeWrongValue, "%scolumn '%s' (%s) is compared with string %s, which is not %s", path, name, typ, quoteForError(text), what)
 }
 
-// notAString refuses a string column compared with a number: which rows
-// could be compared would depend on what they hold (a number written as
-// text, or not), and the error would show a stored value.
+// notAString refuses a string or json column compared with a number:
+// which rows could be compared would depend on what they hold (a number
+// written as text, or not), and the error would show a stored value.
 func notAString(schema *index.Schema, col expr, v any, path string) error {
 	x, ok := col.(attrExpr)
-	if !ok || schema == nil || schema.Columns[x.col].Type != index.TypeString {
+	if !ok || schema == nil {
+		return nil
+	}
+	typ := schema.Columns[x.col].Type
+	if typ != index.TypeString && typ != index.TypeJSON {
 		return nil
 	}
 	switch v.(type) {
@@ -655,6 +659,9 @@ func notAString(schema *index.Schema, col expr, v any, path string) error {
 		path += ": "
 	}
 	sc := schema.Columns[x.col]
+	if typ == index.TypeJSON {
+		return Errorf(CodeWrongValue, "%scolumn '%s' (json) is compared with the number %s: a json column is compared as its text (paths into it are not supported); compare it with a string ('%s')", path, sc.Name, formatNumber(v), formatNumber(v))
+	}
 	return Errorf(CodeWrongValue, "%scolumn '%s' (string) is compared with the number %s: compare it with a string ('%s')", path, sc.Name, formatNumber(v), formatNumber(v))
 }
 
