@@ -221,7 +221,7 @@ func appendRawShape(b []byte, results []*sql.Result) []byte {
 				if j > 0 {
 					b = append(b, ',')
 				}
-				b = appendRowObject(b, r.Columns, row, nil)
+				b = appendRowObject(b, r.Columns, nil, row, nil)
 			}
 			b = append(b, "],"...)
 			total = uint64(len(r.Rows))
@@ -293,50 +293,10 @@ func appendSearchShape(b []byte, r *sql.Result, total int64, took time.Duration)
 			b = append(b, '1')
 		}
 		b = append(b, `,"_source":`...)
-		b = appendSourceObject(b, r, row, func(j int) bool { return j != idCol && j != scoreCol })
+		b = appendRowObject(b, r.Columns, r.Attrs, row, func(j int) bool { return j != idCol && j != scoreCol })
 		b = append(b, '}')
 	}
 	return append(b, "]}}"...)
-}
-
-// appendSourceObject appends a row of r as _source: as appendRowObject,
-// with multi attributes as arrays of numbers and json attributes as their
-// documents, as /search gives them.
-func appendSourceObject(b []byte, r *sql.Result, row []any, keep func(int) bool) []byte {
-	if r.Attrs == nil {
-		return appendRowObject(b, r.Columns, row, keep)
-	}
-	b = append(b, '{')
-	first := true
-	for j, col := range r.Columns {
-		if !keep(j) {
-			continue
-		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, col.Name)
-		b = append(b, ':')
-		var v any
-		if j < len(row) {
-			v = row[j]
-		}
-		text, isText := v.(string)
-		switch {
-		case !isText:
-			b = appendJSONValue(b, v)
-		case r.Attrs[j] == index.TypeMulti || r.Attrs[j] == index.TypeMulti64:
-			b = appendMultiArray(b, text)
-		case r.Attrs[j] == index.TypeJSON && text == "":
-			b = append(b, "null"...) // (no document, as /search says)
-		case r.Attrs[j] == index.TypeJSON && json.Valid([]byte(text)):
-			b = append(b, text...)
-		default:
-			b = appendJSONValue(b, v)
-		}
-	}
-	return append(b, '}')
 }
 
 // appendMultiArray appends a multi attribute's text ("1,5,7", as SELECT
@@ -355,8 +315,10 @@ func appendMultiArray(b []byte, text string) []byte {
 }
 
 // appendRowObject appends a row as a JSON object with the columns in order;
-// keep, when set, selects the columns.
-func appendRowObject(b []byte, cols []sql.Column, row []any, keep func(int) bool) []byte {
+// keep, when set, selects the columns. attrs, when set (Result.Attrs),
+// gives multi attributes as arrays of numbers and json attributes as
+// their documents, as /search gives them.
+func appendRowObject(b []byte, cols []sql.Column, attrs []index.ColumnType, row []any, keep func(int) bool) []byte {
 	b = append(b, '{')
 	first := true
 	for j, col := range cols {
@@ -373,7 +335,19 @@ func appendRowObject(b []byte, cols []sql.Column, row []any, keep func(int) bool
 		if j < len(row) {
 			v = row[j]
 		}
-		b = appendJSONValue(b, v)
+		text, isText := v.(string)
+		switch {
+		case attrs == nil || !isText:
+			b = appendJSONValue(b, v)
+		case attrs[j] == index.TypeMulti || attrs[j] == index.TypeMulti64:
+			b = appendMultiArray(b, text)
+		case attrs[j] == index.TypeJSON && text == "":
+			b = append(b, "null"...) // (no document, as /search says)
+		case attrs[j] == index.TypeJSON && json.Valid([]byte(text)):
+			b = append(b, text...)
+		default:
+			b = appendJSONValue(b, v)
+		}
 	}
 	return append(b, '}')
 }
