@@ -95,14 +95,14 @@ func compare(c collation, a, b any) (int, bool) {
 			}
 			return cmp.Compare(x, uint64(y)), true
 		case float64:
-			return compareUintFloat(x, y), true
+			return compareIntFloat(x, y), true
 		}
 	case float64:
 		switch y := b.(type) {
 		case int64:
 			return -compareIntFloat(y, x), true
 		case uint64:
-			return -compareUintFloat(y, x), true
+			return -compareIntFloat(y, x), true
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -131,37 +131,25 @@ func compare(c collation, a, b any) (int, bool) {
 
 // compareIntFloat orders an integer and a float exactly: converted to a
 // float, integers past 2^53 round, and an id of 2^64-1 would equal 2^64.
-func compareIntFloat(x int64, f float64) int {
+// A float outside T's range orders outright; else its integer part, then
+// its fraction, decide.
+func compareIntFloat[T int64 | uint64](x T, f float64) int {
+	var zero T
+	lo, hi := 0.0, math.Ldexp(1, 64) // uint64: [0, 2^64)
+	if ^zero < 0 {
+		lo, hi = -math.Ldexp(1, 63), math.Ldexp(1, 63) // int64: [-2^63, 2^63)
+	}
 	switch {
-	case math.IsNaN(f):
-		return 1 // (as cmp.Compare orders NaN: before every number)
-	case f < -(1 << 63):
-		return 1
-	case f >= 1<<63:
+	case math.IsNaN(f), f < lo:
+		return 1 // (NaN: as cmp.Compare orders it, before every number)
+	case f >= hi:
 		return -1
 	}
 	t := math.Trunc(f)
-	if c := cmp.Compare(x, int64(t)); c != 0 {
+	if c := cmp.Compare(x, T(t)); c != 0 {
 		return c
 	}
 	return cmp.Compare(0, f-t) // the fraction decides
-}
-
-// compareUintFloat orders an unsigned integer and a float exactly.
-func compareUintFloat(x uint64, f float64) int {
-	switch {
-	case math.IsNaN(f):
-		return 1
-	case f < 0:
-		return 1
-	case f >= 1<<64:
-		return -1
-	}
-	t := math.Trunc(f)
-	if c := cmp.Compare(x, uint64(t)); c != 0 {
-		return c
-	}
-	return cmp.Compare(0, f-t)
 }
 
 // setContains reports whether a multi value holds v (any numeric value).
