@@ -994,16 +994,39 @@ func (s *Session) linearize(ctx context.Context, from *ast.TableRefsClause) erro
 	return s.linearizeTable(ctx, name)
 }
 
-// linearizeTable is linearize of the table name (c:t or t).
+// linearizeTable is linearize of the table name (c:t or t). A plain name
+// that no cluster holds on this member yet, and that is no table of this
+// server's own, may be a cluster's table created elsewhere whose creation
+// this member has not applied: the read waits on every cluster of this
+// server, so that it finds the table as the leader would.
 func (s *Session) linearizeTable(ctx context.Context, name string) error {
 	cn, _, ok := dialect.SplitClusterTable(name)
 	if !ok {
 		cn = s.engine.repl.clusterOf(name)
+		if cn == "" {
+			if s.engine.db.HasTable(name) {
+				return nil
+			}
+			for _, other := range s.engine.repl.names() {
+				if c, found := s.engine.repl.cluster(other); found && !c.removed() {
+					if err := s.linearizeCluster(ctx, c); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
 	}
 	c, found := s.engine.repl.cluster(cn)
 	if !found {
 		return nil
 	}
+	return s.linearizeCluster(ctx, c)
+}
+
+// linearizeCluster waits until this member has applied what cluster c
+// committed before the call (raft's ReadIndex).
+func (s *Session) linearizeCluster(ctx context.Context, c *replCluster) error {
 	if c.removed() {
 		return c.errRemoved()
 	}
