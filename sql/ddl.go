@@ -247,8 +247,8 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 			return "", Errorf(CodeBadOption, "table setting '%s' needs a value", st.Name)
 		}
 		raw = displayString(lit)
-		if f, ok := lit.(float64); ok {
-			raw = strconv.FormatFloat(f, 'g', -1, 64)
+		if st.Text != "" {
+			raw = st.Text // (3000.0 and 1e2 as written, refused where '3000.0' is)
 		}
 	case *ast.ColumnNameExpr:
 		raw = v.Name.Name.O
@@ -259,7 +259,7 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 		if !ok || (v.Op != opcode.Minus && v.Op != opcode.Plus) {
 			return "", Errorf(CodeBadOption, "table setting '%s' takes a quoted value", st.Name)
 		}
-		inner, err := settingValue(dialect.Setting{Name: st.Name, Value: lit}, settingText)
+		inner, err := settingValue(dialect.Setting{Name: st.Name, Value: lit, Text: st.Text}, settingText)
 		if err != nil {
 			return "", err
 		}
@@ -311,6 +311,7 @@ func (s *Session) execDropTable(ctx context.Context, n *ast.DropTableStmt) (*Res
 			return nil, s.tableError(tn.Name.O, err)
 		}
 	}
+	var dropped []string // local tables of this server
 	for _, tn := range n.Tables {
 		if _, dist := s.engine.db.DistributedTable(tn.Name.O); dist {
 			if err := s.engine.db.DropDistributed(tn.Name.O); err != nil {
@@ -325,8 +326,41 @@ func (s *Session) execDropTable(ctx context.Context, n *ast.DropTableStmt) (*Res
 		if err != nil && !(errors.Is(err, index.ErrNoSuchTable) && n.IfExists) {
 			return nil, s.tableError(tn.Name.O, err)
 		}
+		if err == nil && db == s.engine.db {
+			dropped = append(dropped, name)
+		}
+	}
+	for _, name := range dropped {
+		s.warnShardDropped(name)
 	}
 	return &Result{}, nil
+}
+
+// warnShardDropped warns, after table name was dropped, of the
+// distributed tables (left after the statement) that name it as a local shard: their searches now
+// fail ("unknown table") until a table of that name is created again or
+// they are created again without it. (The drop is not refused: a shard
+// may be dropped to be recreated, as the family allows.)
+func (s *Session) warnShardDropped(name string) {
+	var users []string
+	for _, dn := range s.engine.db.DistributedNames() {
+		d, ok, err := s.distributed(dn)
+		if !ok || err != nil {
+			continue
+		}
+		if slices.ContainsFunc(d.locals, func(l string) bool { return strings.EqualFold(l, name) }) {
+			users = append(users, "'"+d.name+"'")
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	what := "distributed table " + users[0] + ": searching it fails"
+	if len(users) > 1 {
+		what = "distributed tables " + strings.Join(users, ", ") + ": searching them fails"
+	}
+	s.pending = append(s.pending, warning{level: "Warning", code: CodeNoSuchTable,
+		msg: fmt.Sprintf("table '%s' was a local shard of %s until a table '%s' is created again", name, what, name)})
 }
 
 func (s *Session) execTruncate(ctx context.Context, n *ast.TruncateTableStmt) (*Result, error) {

@@ -56,6 +56,10 @@ type Setting struct {
 	Name  string       // lower case
 	Value ast.ExprNode // as TiDB parsed it: a literal, a bare identifier (ColumnNameExpr), or a row (a, b=1)
 	Pos   int          // byte offset of the name in the original statement
+	// Text is the value's number as written (1e2, 3000.0: digits, not the
+	// value TiDB made of them) when the value is a number, signed or not;
+	// empty otherwise.
+	Text string
 }
 
 // Statement is one statement after parsing: Node as TiDB parsed it, or, for

@@ -27,6 +27,7 @@ type settingItem struct {
 	pos  int    // source offset of the name
 	list bool   // the value is in parentheses: a row even with one element
 	lit  any    // the value when it is one literal: an integer (int64, or uint64 past it) or a string; else nil
+	text string // the number as written, when the value is one (with or without a sign)
 }
 
 // settings reads the name=value pairs of s[from:]. With commas, pairs are
@@ -61,7 +62,11 @@ func (r *rewriter) settings(label string, from int, commas bool) (*tail, error) 
 		}
 		b.insert(quoteString(name)+", ", r.s[i].start)
 		b.copy(r.s[eq+1].start, r.s[end-1].end)
-		tl.items = append(tl.items, settingItem{name: name, pos: r.s[i].start, list: r.punct(eq+1, '('), lit: r.literal(eq+1, end)})
+		it := settingItem{name: name, pos: r.s[i].start, list: r.punct(eq+1, '('), lit: r.literal(eq+1, end)}
+		if t := r.s[end-1]; t.kind == tokNumber {
+			it.text = r.text(t)
+		}
+		tl.items = append(tl.items, it)
 		i = end
 		switch {
 		case i == n:
@@ -137,7 +142,7 @@ func (tl *tail) parse(p *parser.Parser, src string) ([]Setting, error) {
 		cs := literalCharset()
 		settings := make([]Setting, len(tl.items))
 		for i, it := range tl.items {
-			settings[i] = Setting{Name: strings.ToLower(it.name), Value: ast.NewValueExpr(it.lit, cs[0], cs[1]), Pos: it.pos}
+			settings[i] = Setting{Name: strings.ToLower(it.name), Value: ast.NewValueExpr(it.lit, cs[0], cs[1]), Pos: it.pos, Text: it.text}
 		}
 		return settings, nil
 	}
@@ -176,7 +181,7 @@ func (tl *tail) parseAll(p *parser.Parser, src string) ([]Setting, error) {
 		if paren, ok := value.(*ast.ParenthesesExpr); ok && it.list {
 			value = &ast.RowExpr{Values: []ast.ExprNode{paren.Expr}}
 		}
-		settings[i] = Setting{Name: strings.ToLower(it.name), Value: value, Pos: it.pos}
+		settings[i] = Setting{Name: strings.ToLower(it.name), Value: value, Pos: it.pos, Text: it.text}
 	}
 	return settings, nil
 }
