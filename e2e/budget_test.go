@@ -22,7 +22,7 @@ func TestWorkBudget(t *testing.T) {
 	res := s.CLI(t, "", "--batch", "-e",
 		"SELECT id, HIGHLIGHT({limit=40}) FROM docs WHERE MATCH('needle') ORDER BY id ASC; SHOW WARNINGS; SHOW META LIKE 'highlight%'")
 	require.Zero(t, res.ExitCode, res.Stderr)
-	require.Equal(t, "id\thighlight()\n"+
+	require.Equal(t, "id\thighlight({limit=40})\n"+
 		"1\ta <b>needle</b> here\n"+
 		"2\tlorem ipsum dolor lorem ipsum dolor  ... \n"+
 		"3\tone more <b>needle</b>\n"+

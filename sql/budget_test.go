@@ -74,7 +74,7 @@ func TestWorkBudget(t *testing.T) {
 	// 11 + 731 + 11 + 11 = 764 fit; the second big row (id 5) would take
 	// the total past 1000: it shows its beginning; id 6 still fits.
 	fallback := strings.Repeat("filler words here ", 3) + "filler ... "
-	want := "id:uint | highlight():str\n" +
+	want := "id:uint | highlight({limit=60}):str\n" +
 		"1 | a small <b>cat</b>\n" +
 		"2 |  ...  here filler words here the <b>cat</b> sat\n" +
 		"3 | a small <b>cat</b>\n4 | a small <b>cat</b>\n" +

@@ -152,6 +152,7 @@ func (sc *scope) highlightCall(x *ast.FuncCallExpr, offsets bool) (expr, error) 
 		h.query = q
 	}
 	sc.highlights = append(sc.highlights, h)
+	sc.docReads++ // (a group shows its best document's highlights)
 	return h, nil
 }
 

@@ -30,7 +30,7 @@ func TestHighlightOffsets(t *testing.T) {
 	require.Equal(t, "ok 2\n", exec("INSERT INTO t (id, title, body) VALUES (1, 'Café cats', 'Un café: the black cat and the white dog'), (2, 'none', 'dogs only')"))
 	require.Equal(t, "ok 1\n", exec("INSERT INTO h (id, body) VALUES (1, '<p>The   <i>big</i> cat &amp; the dog</p>')"))
 
-	require.Equal(t, "highlight_offsets():str\n"+
+	require.Equal(t, "highlight_offsets({}, 'title,body', 'café | cat | cats'):str\n"+
 		`[{"field":"title","start":0,"end":10,"start_cp":0,"end_cp":9,"rank":0,"score":0,"considered":0,"keywords":["café","cats"],"marks":[{"start":0,"end":10,"start_cp":0,"end_cp":9,"keywords":["café","cats"]}]},`+
 		`{"field":"body","start":0,"end":41,"start_cp":0,"end_cp":40,"rank":0,"score":0,"considered":0,"keywords":["café","cat"],"marks":[{"start":3,"end":8,"start_cp":3,"end_cp":7,"keywords":["café"]},{"start":20,"end":23,"start_cp":19,"end_cp":22,"keywords":["cat"]}]}]`+"\n",
 		exec("SELECT HIGHLIGHT_OFFSETS({}, 'title,body', 'café | cat | cats') FROM t WHERE id = 1"))

@@ -296,9 +296,7 @@ func fieldName(f *ast.SelectField) string {
 		return aggText(x)
 	case *ast.FuncCallExpr:
 		if highlightFuncs[x.FnName.L] {
-			// Its arguments went through the dialect bridge: name it as
-			// the Sphinx family does rather than by the rewritten text.
-			return x.FnName.L + "()"
+			return highlightCallText(x)
 		}
 		if !ownFunctions[x.FnName.L] && f.Text() != "" {
 			return f.Text() // the catalog's functions: as MySQL names them, as written
@@ -308,7 +306,83 @@ func fieldName(f *ast.SelectField) string {
 			return f.Text()
 		}
 	}
-	return exprText(f.Expr)
+	text := exprText(f.Expr)
+	// A highlighting call inside an expression (LENGTH(HIGHLIGHT(...))):
+	// its text as written, not as the dialect bridge rewrote it.
+	f.Expr.Accept(walker(func(n ast.Node) bool {
+		if c, ok := n.(*ast.FuncCallExpr); ok && highlightFuncs[c.FnName.L] {
+			text = strings.Replace(text, exprText(c), highlightCallText(c), 1)
+			return false
+		}
+		return true
+	}))
+	return text
+}
+
+// walker visits the nodes of a tree in order, calling itself on each: false
+// skips the node's children.
+type walker func(ast.Node) bool
+
+func (w walker) Enter(n ast.Node) (ast.Node, bool) { return n, !w(n) }
+func (w walker) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// highlightCallText names a column of HIGHLIGHT(), SNIPPET() or
+// HIGHLIGHT_OFFSETS() as the Sphinx family does, by the call as written
+// (highlight({limit=50}, 'title')), in lower case: its option map and
+// unquoted option words as they were before the dialect bridge rewrote
+// them, so that two calls with other arguments name two columns.
+func highlightCallText(x *ast.FuncCallExpr) string {
+	var b strings.Builder
+	b.WriteString(x.FnName.L)
+	b.WriteByte('(')
+	for i, a := range x.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeHighlightArg(&b, a)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+func writeHighlightArg(b *strings.Builder, a ast.ExprNode) {
+	switch x := a.(type) {
+	case *ast.FuncCallExpr:
+		switch x.FnName.L {
+		case dialect.FuncOptionMap:
+			b.WriteByte('{')
+			for k := 0; k+1 < len(x.Args); k += 2 {
+				if k > 0 {
+					b.WriteString(", ")
+				}
+				if v, ok := x.Args[k].(ast.ValueExpr); ok {
+					b.WriteString(strings.ToLower(fmt.Sprint(v.GetValue())))
+				} else {
+					b.WriteString(exprText(x.Args[k]))
+				}
+				b.WriteByte('=')
+				writeHighlightArg(b, x.Args[k+1])
+			}
+			b.WriteByte('}')
+			return
+		case dialect.FuncQuery:
+			b.WriteString("query()")
+			return
+		case dialect.FuncWord:
+			if len(x.Args) == 1 {
+				if v, ok := x.Args[0].(ast.ValueExpr); ok {
+					b.WriteString(fmt.Sprint(v.GetValue()))
+					return
+				}
+			}
+		}
+	case ast.ValueExpr:
+		if s, ok := x.GetValue().(string); ok {
+			b.WriteString(quoteString(s))
+			return
+		}
+	}
+	b.WriteString(exprText(a))
 }
 
 // limitOf reads LIMIT [offset,] count; without one, count is def.
@@ -852,7 +926,7 @@ func (s *Session) page(ctx context.Context, p *selectPlan, snap *index.Snapshot,
 	if len(page) == 1 && page[0].grp != nil && !page[0].grp.found {
 		// The implicit group of no match: aggregates over nothing, and NULL
 		// for the columns of a document.
-		r := &row{grp: page[0].grp}
+		r := &row{grp: page[0].grp, snap: snap} // (a SNIPPET() of a literal text still needs the table)
 		out := make([]any, len(p.fields))
 		for j, f := range p.fields {
 			if p.group.docFields[j] {

@@ -150,7 +150,7 @@ func TestSnippetsTenMegabyteField(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	got := render(s.Exec(ctx, "SELECT id, HIGHLIGHT({limit=80, around=5}) FROM t WHERE MATCH('dragon')"))
 	runtime.ReadMemStats(&after)
-	require.Equal(t, "id:uint | highlight():str\n1 | "+want+"\n", got)
+	require.Equal(t, "id:uint | highlight({limit=80, around=5}):str\n1 | "+want+"\n", got)
 	// The stored text read back, its words (24 bytes per word of about
 	// 5 bytes) and the answer: well under 8 times the text.
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(text)))
