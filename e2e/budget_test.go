@@ -49,3 +49,21 @@ func TestWorkBudget(t *testing.T) {
 	require.Contains(t, got, `"highlight":{"body":["one more <b>needle</b>"]}}`)
 	require.Contains(t, got, `"highlight_truncated":1,"warning":"1 row is past the highlighting work budget of 100 bytes`)
 }
+
+// TestHighlightResultBound: a highlight that would be over
+// max_allowed_packet (long markers around many marks) is refused before it
+// is rendered, in SQL and in JSON alike, naming the cause.
+func TestHighlightResultBound(t *testing.T) {
+	s := StartServer(t, WithArgs("--max-allowed-packet", "4K"))
+	db := s.DB(t)
+	MustExec(t, db, "CREATE TABLE docs (body text)")
+	MustExec(t, db, "INSERT INTO docs (id, body) VALUES (1, ?)", strings.Repeat("a cat and a dog ", 40))
+	long := strings.Repeat("x", 100)
+	_, err := db.Exec("SELECT HIGHLIGHT({limit=0, before_match='" + long + "'}) FROM docs WHERE MATCH('cat')")
+	require.ErrorContains(t, err, "HIGHLIGHT(): the result would be about 4")
+	require.ErrorContains(t, err, "over max_allowed_packet (4096)")
+	got := s.HTTPAnswer(t, "POST /search", `{"table":"docs","query":{"match":{"*":"cat"}},"highlight":{"limit":0,"pre_tags":"`+long+`"}}`)
+	require.True(t, strings.HasPrefix(got, "400\n"), got)
+	require.Contains(t, got, "highlight: the result would be about 4")
+	require.Contains(t, s.HTTPAnswer(t, "POST /search", `{"table":"docs","query":{"match":{"*":"cat"}},"highlight":{"limit":0}}`), "<b>cat</b>")
+}

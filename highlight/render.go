@@ -382,6 +382,23 @@ func (r *FieldResult) shows() bool {
 	return len(r.Snippets) > 1 || len(r.Snippets) == 1 && (r.Snippets[0].End > r.Snippets[0].Start || r.Snippets[0].Cut)
 }
 
+// Size is about the bytes the result renders to, Join's string or the
+// snippets of every field together (at least that, for the markers as
+// given): known before anything is rendered, so that a caller can refuse a
+// result too big to send (long markers around many marks) before it takes
+// the memory.
+func (res *Result) Size() int {
+	o := res.opts
+	size := 0
+	for i := range res.Fields {
+		for k := range res.Fields[i].Snippets {
+			size += textSize(&res.Fields[i].Snippets[k], o) + len(o.SnippetSeparator)
+		}
+		size += len(o.FieldSeparator)
+	}
+	return size
+}
+
 // Join renders the SQL form: the snippets of a field joined by
 // snippet_separator (and led or followed by it where a snippet does not
 // reach the start or the end of its field), the fields with snippets joined
@@ -394,14 +411,7 @@ func (res *Result) Join() string {
 		}
 	}
 	var b strings.Builder
-	size := 0
-	for i := range res.Fields {
-		for k := range res.Fields[i].Snippets {
-			size += textSize(&res.Fields[i].Snippets[k], o) + len(o.SnippetSeparator)
-		}
-		size += len(o.FieldSeparator)
-	}
-	b.Grow(size)
+	b.Grow(res.Size())
 	last := -1 // the last field that shows anything
 	for i := range res.Fields {
 		if res.Fields[i].shows() {

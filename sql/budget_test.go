@@ -182,3 +182,34 @@ func statusValue(t *testing.T, s *Session, name string) int {
 	require.NoError(t, err)
 	return n
 }
+
+// TestHighlightResultBound: a highlighting value is refused before it is
+// rendered when it would be over max_allowed_packet (long markers around
+// many marks), in HIGHLIGHT(), SNIPPET() and CALL SNIPPETS; the same
+// request with short markers is answered.
+func TestHighlightResultBound(t *testing.T) {
+	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	e := NewEngine(db)
+	e.SetListener(Listener{MaxAllowedPacket: 4096})
+	s := e.NewSession("root")
+	exec := func(stmt string) string { return render(s.Exec(context.Background(), stmt)) }
+	text := strings.Repeat("a cat and a dog ", 40) // 40 marks of cat, 640 bytes
+	require.Equal(t, "ok 0\n", exec("CREATE TABLE t (body text)"))
+	require.Equal(t, "ok 1\n", exec("INSERT INTO t (id, body) VALUES (1, '"+text+"')"))
+	long := strings.Repeat("x", 100)
+	for _, q := range []string{
+		"SELECT HIGHLIGHT({limit=0, before_match='" + long + "'}) FROM t WHERE MATCH('cat')",
+		"SELECT SNIPPET(body, QUERY(), 'limit=0', 'after_match=" + long + "') FROM t WHERE MATCH('cat')",
+		"CALL SNIPPETS(('dog', '" + text + "'), 't', 'cat', 0 AS limit, '" + long + "' AS before_match)",
+	} {
+		got := exec(q)
+		require.Contains(t, got, "over max_allowed_packet (4096): shorter markers (before_match, after_match) or a limit would fit", q)
+		require.True(t, strings.HasPrefix(got, "error WrongValue: "), got)
+	}
+	require.Contains(t, exec("CALL SNIPPETS(('dog', '"+text+"'), 't', 'cat', 0 AS limit, '"+long+"' AS before_match)"), "CALL SNIPPETS, text 2: the result would be about 4")
+	// Short markers fit: 40 marks of 7 bytes more.
+	got := exec("SELECT HIGHLIGHT({limit=0}) FROM t WHERE MATCH('cat')")
+	require.Equal(t, 40, strings.Count(got, "<b>cat</b>"), got)
+}

@@ -30,6 +30,9 @@ type highlightExpr struct {
 	query   *string   // the third argument; nil: the MATCH() query (set by the planner)
 	table   hlTable
 	stats   *Stats
+	// maxResult bounds a value (max_allowed_packet): markers around many
+	// marks can make one far bigger than its text (tooBig).
+	maxResult int
 
 	hlMatchers // compiled on the first row, for the snapshot of the statement
 }
@@ -91,7 +94,8 @@ func (t hlTable) withTokenizer(tok *tokenize.Tokenizer) hlTable {
 
 // newHighlightExpr starts a HIGHLIGHT() or SNIPPET() with default options.
 func (sc *scope) newHighlightExpr(fn string) *highlightExpr {
-	return &highlightExpr{fn: fn, opts: highlight.DefaultOptions(), table: tableForHighlight(sc.schema.Tokenization), stats: &sc.sess.engine.stats}
+	return &highlightExpr{fn: fn, opts: highlight.DefaultOptions(), table: tableForHighlight(sc.schema.Tokenization), stats: &sc.sess.engine.stats,
+		maxResult: sc.sess.MaxAllowedPacket()}
 }
 
 // hlField is one field of the field list: a stored text column, or a string
@@ -437,7 +441,7 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 		// The text is read with the table's settings, its HTML stripping
 		// included (html_strip_mode=index), as CALL SNIPPETS reads it.
 		f := h.table.field("", text, m.Fields[0], h.table.html)
-		return h.value(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}, h.anyText), nil
+		return h.value(&highlight.Request{Fields: []highlight.Field{f}, Weights: h.anyText.KeywordWeights(), Options: &h.opts}, h.anyText)
 	}
 	if len(h.fields) == 0 {
 		return "", nil // a field list that names no stored full-text field
@@ -474,25 +478,38 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	for _, f := range h.fields {
 		fields = append(fields, byCol[f.col])
 	}
-	return h.value(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}, h.matcher), nil
+	return h.value(&highlight.Request{Fields: fields, Weights: h.matcher.KeywordWeights(), Options: &h.opts, Stored: true}, h.matcher)
+}
+
+// tooBig refuses a highlighting result over max bytes (max_allowed_packet),
+// before it is rendered: long before_match / after_match around many
+// marks would make it many times its text.
+func tooBig(what string, res *highlight.Result, max int) error {
+	if n := res.Size(); max > 0 && n > max {
+		return Errorf(CodeWrongValue, "%s: the result would be about %d bytes, over max_allowed_packet (%d): shorter markers (before_match, after_match) or a limit would fit", what, n, max)
+	}
+	return nil
 }
 
 // value highlights req: the string HIGHLIGHT() shows, or for
 // HIGHLIGHT_OFFSETS() the snippets as JSON data, their keywords named as
 // m's query writes them.
-func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) string {
+func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) (any, error) {
 	req.Offsets = h.offsets
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
 	defer res.Release()
+	if err := tooBig(h.fn+"()", res, h.maxResult); err != nil {
+		return nil, err
+	}
 	if !h.offsets {
-		return res.Join()
+		return res.Join(), nil
 	}
 	texts := make([]string, len(req.Fields))
 	for i := range req.Fields {
 		texts[i] = req.Fields[i].Text
 	}
-	return offsetsJSON(res, texts, m.KeywordTexts())
+	return offsetsJSON(res, texts, m.KeywordTexts()), nil
 }
 
 // beginning is the value of a row past the work budget: the beginning of
@@ -519,7 +536,7 @@ func (h *highlightExpr) beginning(r *row, ms *rowMatches) (any, error) {
 			return nil, err
 		}
 	}
-	return h.value(&highlight.Request{Fields: fields, Options: o, Stored: h.text == nil}, h.anyText), nil
+	return h.value(&highlight.Request{Fields: fields, Options: o, Stored: h.text == nil}, h.anyText)
 }
 
 // field is the highlighter's input for one text the matcher saw.

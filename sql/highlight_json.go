@@ -19,6 +19,8 @@ type jsonHighlightExpr struct {
 	query  query.Node // what to mark: highlight_query, or the search query
 	table  hlTable
 	stats  *Stats
+	// maxResult bounds one hit's highlights (max_allowed_packet, as SQL's).
+	maxResult int
 
 	hlMatchers // compiled on the first row, for the statement's snapshot
 }
@@ -36,7 +38,7 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 	hr := req.Highlight
 	schema := t.Schema()
 	h := &jsonHighlightExpr{global: highlight.DefaultOptions(), query: text,
-		table: tableForHighlight(schema.Tokenization), stats: &s.engine.stats}
+		table: tableForHighlight(schema.Tokenization), stats: &s.engine.stats, maxResult: s.MaxAllowedPacket()}
 	if req.Older {
 		h.global = highlight.DefaultOptionsOlder()
 	}
@@ -190,17 +192,20 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 			in[i].Limits = f.opts
 		}
 	}
-	return h.snippets(in, h.matcher.KeywordWeights(), &h.global, h.matcher), nil
+	return h.snippets(in, h.matcher.KeywordWeights(), &h.global, h.matcher)
 }
 
 // snippets highlights the fields of one hit in one request
 // (limits_per_field=0 spreads one budget over them).
-func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) hitHighlight {
+func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) (any, error) {
 	out := make([]FieldSnippets, len(h.fields))
 	req := &highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets}
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
 	defer res.Release()
+	if err := tooBig("highlight", res, h.maxResult); err != nil {
+		return nil, err
+	}
 	for i, sn := range res.Strings() {
 		out[i].Field = h.fields[i].name
 		out[i].Snippets = sn
@@ -230,7 +235,7 @@ func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *hig
 		}
 		hh.Offsets = snippetsData(res, texts, m.KeywordTexts())
 	}
-	return hh
+	return hh, nil
 }
 
 // beginning is the highlight of a hit past the work budget: the beginning
@@ -246,5 +251,5 @@ func (h *jsonHighlightExpr) beginning(r *row) (any, error) {
 			return nil, err
 		}
 	}
-	return h.snippets(in, nil, o, h.anyText), nil
+	return h.snippets(in, nil, o, h.anyText)
 }

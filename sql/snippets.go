@@ -156,15 +156,21 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		res.Columns = append(res.Columns, Column{"offsets", ColString})
 		keywords = matcher.KeywordTexts()
 	}
-	row := func(req *highlight.Request) []any {
+	maxResult := s.MaxAllowedPacket()
+	row := func(i int, req *highlight.Request) error {
 		req.Offsets = opts.Offsets
 		s.engine.stats.countHighlight(req)
 		hl := highlight.Highlight(req)
 		defer hl.Release()
-		if !opts.Offsets {
-			return []any{hl.Join()}
+		if err := tooBig(fmt.Sprintf("CALL SNIPPETS, text %d", i+1), hl, maxResult); err != nil {
+			return err
 		}
-		return []any{hl.Join(), offsetsJSON(hl, []string{req.Fields[0].Text}, keywords)}
+		if !opts.Offsets {
+			res.Rows[i] = []any{hl.Join()}
+		} else {
+			res.Rows[i] = []any{hl.Join(), offsetsJSON(hl, []string{req.Fields[0].Text}, keywords)}
+		}
+		return nil
 	}
 	weights := matcher.KeywordWeights()
 	table := tableForHighlight(cfg).withTokenizer(snap.Tokenizer())
@@ -190,8 +196,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 			if err != nil {
 				return err
 			}
-			res.Rows[i] = row(&highlight.Request{Fields: []highlight.Field{f}, Options: fallbackOpts})
-			return nil
+			return row(i, &highlight.Request{Fields: []highlight.Field{f}, Options: fallbackOpts})
 		}
 		m, err := matcher.Match(nil, []string{data[i]})
 		if err != nil {
@@ -199,8 +204,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		}
 		defer m.Release()
 		f := table.field("", data[i], m.Fields[0], table.html)
-		res.Rows[i] = row(&highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts})
-		return nil
+		return row(i, &highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts})
 	}
 	// Large batches on several goroutines, bounded.
 	if err := s.engine.helpers.each(ctx, len(data), len(data)/8+1, func() func(int) error { return one }); err != nil {
