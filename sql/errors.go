@@ -60,6 +60,7 @@ const (
 	CodeLockWaitTimeout                 // a wait for a lock past @@lock_wait_timeout (1205)
 	CodeNoSuchThread                    // KILL of a connection id the server does not have (1094)
 	CodeUnknownCollation                // SET collation_connection to a collation glint does not have (1273)
+	CodeOutOfRange                      // integer arithmetic past 64 bits (1690)
 
 	numCodes // not a code: how many there are
 )
@@ -108,6 +109,7 @@ var codes = [numCodes]codeInfo{
 	CodeLockWaitTimeout:     {"LockWaitTimeout", mysql.ER_LOCK_WAIT_TIMEOUT, "HY000", http.StatusServiceUnavailable},
 	CodeNoSuchThread:        {"NoSuchThread", mysql.ER_NO_SUCH_THREAD, "HY000", http.StatusBadRequest},
 	CodeUnknownCollation:    {"UnknownCollation", mysql.ER_UNKNOWN_COLLATION, "HY000", http.StatusBadRequest},
+	CodeOutOfRange:          {"OutOfRange", mysql.ER_DATA_OUT_OF_RANGE, "22003", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

@@ -271,6 +271,9 @@ func anyElement(set []int64, op opcode.Op, v any) bool {
 	return false
 }
 
+// arithSymbol writes an arithmetic operator in errors.
+var arithSymbol = map[opcode.Op]string{opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.IntDiv: "DIV", opcode.Mod: "%"}
+
 type arithExpr struct {
 	op   opcode.Op
 	l, r expr
@@ -283,22 +286,13 @@ func (e arithExpr) eval(r *row) (any, error) {
 	}
 	x, okx := a.(int64)
 	y, oky := b.(int64)
-	if okx && oky && e.op != opcode.Div {
-		switch e.op {
-		case opcode.Plus:
-			return x + y, nil
-		case opcode.Minus:
-			return x - y, nil
-		case opcode.Mul:
-			return x * y, nil
-		case opcode.IntDiv, opcode.Mod:
-			if y == 0 {
-				return nil, nil
-			}
-			if e.op == opcode.Mod {
-				return x % y, nil
-			}
-			return x / y, nil
+	if okx && oky {
+		// Exactly; past 64 bits an error, as MySQL's, never wrapped.
+		if v, ok := catalog.IntArith(e.op, x, y); ok {
+			return v, nil
+		}
+		if e.op != opcode.Div {
+			return nil, Errorf(CodeOutOfRange, "BIGINT value is out of range in '%d %s %d'", x, arithSymbol[e.op], y)
 		}
 	}
 	f, ok1 := toFloat(a)
@@ -322,7 +316,11 @@ func (e arithExpr) eval(r *row) (any, error) {
 		if g == 0 {
 			return nil, nil
 		}
-		return int64(f / g), nil
+		if q := math.Trunc(f / g); q > math.MinInt64 && q < math.MaxInt64 {
+			return int64(q), nil
+		} else {
+			return q, nil
+		}
 	case opcode.Mod:
 		if g == 0 {
 			return nil, nil

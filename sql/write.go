@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -325,10 +326,14 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 			values := make(map[int]index.Value, len(set))
 			for _, a := range set {
 				v, err := a.e.eval(r)
+				c := schema.Columns[a.col]
+				var e *Error
+				if errors.As(err, &e) && e.Code == CodeOutOfRange {
+					return Errorf(CodeOutOfRange, "document %d, column '%s' (%s): %s", snap.ID(r.ref), c.Name, typeName(c), e.Msg)
+				}
 				if err != nil {
 					return err
 				}
-				c := schema.Columns[a.col]
 				cv, msg := columnValue(c.Type, v)
 				if _, same := a.e.(constExpr); msg != "" && !same {
 					// A value of the document's own: say which one.

@@ -445,40 +445,51 @@ func Holds(op opcode.Op, c int) bool {
 	return false
 }
 
+// IntArith computes x op y for +, -, *, DIV and % of two integers, exactly:
+// ok is false when the result would not fit in 64 bits (or op is /), for
+// the caller to compute it as float instead; a DIV or % by zero is NULL
+// (nil), as in MySQL.
+func IntArith(op opcode.Op, x, y int64) (v any, ok bool) {
+	switch op {
+	case opcode.Plus:
+		if s := x + y; (s > x) == (y > 0) {
+			return s, true
+		}
+	case opcode.Minus:
+		if d := x - y; (d < x) == (y > 0) {
+			return d, true
+		}
+	case opcode.Mul:
+		if x == 0 || (x*y)/x == y && !(x == -1 && y == math.MinInt64) {
+			return x * y, true
+		}
+	case opcode.IntDiv:
+		if y == 0 {
+			return nil, true
+		}
+		if !(x == math.MinInt64 && y == -1) {
+			return x / y, true
+		}
+	case opcode.Mod:
+		if y == 0 {
+			return nil, true
+		}
+		if y == -1 {
+			return int64(0), true
+		}
+		return x % y, true
+	}
+	return nil, false
+}
+
 // arith computes a op b: exactly for integers (+, -, *, DIV, %), as float
 // otherwise; a division by zero is NULL, as in MySQL.
 func arith(op opcode.Op, a, b any) any {
 	x, xInt := a.(int64)
 	y, yInt := b.(int64)
 	if xInt && yInt {
-		switch op {
-		case opcode.Plus:
-			if s := x + y; (s > x) == (y > 0) {
-				return s
-			}
-		case opcode.Minus:
-			if d := x - y; (d < x) == (y > 0) {
-				return d
-			}
-		case opcode.Mul:
-			if x == 0 || (x*y)/x == y && !(x == -1 && y == math.MinInt64) {
-				return x * y
-			}
-		case opcode.IntDiv:
-			if y == 0 {
-				return nil
-			}
-			if !(x == math.MinInt64 && y == -1) {
-				return x / y
-			}
-		case opcode.Mod:
-			if y == 0 {
-				return nil
-			}
-			if y == -1 {
-				return int64(0)
-			}
-			return x % y
+		if v, ok := IntArith(op, x, y); ok {
+			return v
 		}
 	}
 	f, _ := toFloat(a)
