@@ -270,6 +270,9 @@ func settingValue(st dialect.Setting, kind settingKind) (string, error) {
 	default:
 		return "", Errorf(CodeBadOption, "table setting '%s' takes a quoted value", st.Name)
 	}
+	if !utf8.ValidString(raw) {
+		return "", Errorf(CodeBadOption, "table setting '%s' is not UTF-8 text", st.Name)
+	}
 	switch kind {
 	case settingInt:
 		if n, err := strconv.ParseUint(raw, 10, 31); err != nil {

@@ -26,3 +26,21 @@ func TestWritesRefuseTextThatIsNotUTF8(t *testing.T) {
 		exec("UPDATE t SET author = 'Zo\xeb' WHERE id = 5"))
 	assert.Equal(t, "author:str\nZoë\n", exec("SELECT author FROM t WHERE id = 5"))
 }
+
+// A name or a table setting that is not UTF-8 is refused where it is, never
+// made into a name or a setting with '?' in place of the byte.
+func TestNamesAndSettingsRefuseBytesThatAreNotUTF8(t *testing.T) {
+	s := newTestSession(t)
+	exec := func(q string) string { return render(s.Exec(context.Background(), q)) }
+	assert.Equal(t, "error Syntax: byte 0xE9 is not UTF-8: names and keywords are UTF-8 text at line 1 column 20 near '\ufffd (title text)'\n",
+		exec("CREATE TABLE hb_bad\xe9 (title text)"))
+	assert.Equal(t, "error Syntax: byte 0xE9 is not UTF-8: names and keywords are UTF-8 text at line 1 column 19 near '\ufffdtle text)'\n",
+		exec("CREATE TABLE t (ti\xe9tle text)"))
+	assert.Equal(t, "error Syntax: byte 0xE9 is not UTF-8: names and keywords are UTF-8 text at line 1 column 16 near '\ufffd` (title text)'\n",
+		exec("CREATE TABLE `q\xe9` (title text)"))
+	assert.Equal(t, "error BadOption: table setting 'stopwords' is not UTF-8 text\n",
+		exec("CREATE TABLE t (title text) stopwords='caf\xe9'"))
+	assert.Equal(t, "error BadOption: table setting 'local' is not UTF-8 text\n",
+		exec("CREATE TABLE d type='distributed' local='t\xe9'"))
+	assert.Equal(t, "Table:str | Type:str\n", exec("SHOW TABLES"))
+}

@@ -37,17 +37,21 @@ func errorAt(text string, off int, format string, args ...any) *SyntaxError {
 }
 
 // near returns at most maxNear bytes from the start of s, cut before a UTF-8
-// sequence rather than inside it.
+// sequence rather than inside it, each run of bytes that are not UTF-8 shown
+// as U+FFFD (an error message is text a client shows and JSON carries).
 func near(s string) string {
-	if len(s) <= maxNear {
-		return s
+	if len(s) > maxNear {
+		n := maxNear
+		for n > maxNear-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if !utf8.RuneStart(s[n]) {
+			n = maxNear // not UTF-8 anyway
+		}
+		s = s[:n]
 	}
-	n := maxNear
-	for n > maxNear-utf8.UTFMax && !utf8.RuneStart(s[n]) {
-		n--
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	if !utf8.RuneStart(s[n]) {
-		n = maxNear // not UTF-8 anyway
-	}
-	return s[:n]
+	return s
 }

@@ -218,9 +218,9 @@ func TestSyntaxErrorFields(t *testing.T) {
 func TestNearCutsBeforeRunes(t *testing.T) {
 	s := strings.Repeat("a", maxNear-1) + "é"
 	require.Equal(t, strings.Repeat("a", maxNear-1), near(s))
-	require.Equal(t, s[:maxNear], near(s[:maxNear]), "short enough: as is")
+	require.Equal(t, strings.Repeat("a", maxNear-1)+"\uFFFD", near(s[:maxNear]), "short enough, its cut rune shown as U+FFFD")
 	bad := strings.Repeat("\x80", 2*maxNear)
-	require.Equal(t, bad[:maxNear], near(bad), "not UTF-8: cut at 40 bytes")
+	require.Equal(t, "\uFFFD", near(bad), "not UTF-8: cut at 40 bytes, one U+FFFD for the run")
 }
 
 func TestTiDBOffset(t *testing.T) {

@@ -3,6 +3,7 @@ package dialect
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // rewritten is one statement after the rewrite.
@@ -51,6 +52,19 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 			if n := mantissaDigits(src[t.start:t.end]); n > maxNumberDigits {
 				return nil, errorAt(src, t.start, "a number of %d digits: a number literal has at most %d (write a longer one with an exponent, like 1.5e80)", n, maxNumberDigits)
 			}
+		}
+		if t.kind != tokString && t.kind != tokComment && t.kind != tokSpace && !utf8.ValidString(src[t.start:t.end]) {
+			// A name (or a stray byte) that is not UTF-8 would reach
+			// the parser as '?' and become part of a table's or a
+			// column's name.
+			bad := t.start
+			for k, r := range src[t.start:t.end] {
+				if r == utf8.RuneError {
+					bad = t.start + k
+					break
+				}
+			}
+			return nil, errorAt(src, bad, "byte 0x%02X is not UTF-8: names and keywords are UTF-8 text", src[bad])
 		}
 		if kind := binaryLiteral(src, toks, i); kind != "" {
 			return nil, errorAt(src, t.start, "%s literals are not supported: write a number in decimal, a text in quotes", kind)
