@@ -520,6 +520,12 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 			if list[i], err = sc.compile(le); err != nil {
 				return nil, err
 			}
+			// Each item as = would take it: a string column with a
+			// number, a numeric column with a word, are errors.
+			list[i] = sc.asSeconds(list[i], v) // (a date for a timestamp, as = takes it)
+			if err := notANumber(sc.schema, v, list[i], ""); err != nil {
+				return nil, err
+			}
 		}
 		return newInExpr(v, list, x.Not, sc.collation()), nil
 	case *ast.BetweenExpr:
@@ -534,6 +540,11 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		hi, err := sc.compile(x.Right)
 		if err != nil {
 			return nil, err
+		}
+		for _, bound := range []expr{lo, hi} {
+			if err := notANumber(sc.schema, v, sc.asSeconds(bound, v), ""); err != nil {
+				return nil, err
+			}
 		}
 		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not, coll: sc.collation()}, nil
 	case *ast.IsNullExpr:
