@@ -611,6 +611,7 @@ func snippetOption(opt string) (string, any, error) {
 	}
 	value = strings.TrimLeft(value, " \t\r\n")
 	if spec, ok := highlight.Lookup(name); ok && (spec.Kind == highlight.KindNumber || spec.Kind == highlight.KindFlag) {
+		value = strings.TrimRight(value, " \t\r\n") // (a number's blanks after it too: 'limit=10 ')
 		if value == "" {
 			return "", nil, fmt.Errorf("option '%s' has no value after '='", name)
 		}
