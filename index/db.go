@@ -439,14 +439,20 @@ func cloneSchema(s Schema) Schema {
 
 // putCatalog writes a catalog entry and the next table id in txn.
 func (db *DB) putCatalog(txn *badger.Txn, e catalogEntry) error {
+	if err := putCatalogEntry(txn, e); err != nil {
+		return err
+	}
+	return txn.Set(keyNextTable, binary.BigEndian.AppendUint32(nil, db.nextTable))
+}
+
+// putCatalogEntry writes a table's catalog entry alone (the caller need
+// not hold db.mu, which guards the next table id putCatalog writes).
+func putCatalogEntry(txn *badger.Txn, e catalogEntry) error {
 	v, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := txn.Set(catalogKey(strings.ToLower(e.Schema.Name)), v); err != nil {
-		return err
-	}
-	return txn.Set(keyNextTable, binary.BigEndian.AppendUint32(nil, db.nextTable))
+	return txn.Set(catalogKey(strings.ToLower(e.Schema.Name)), v)
 }
 
 // CreateTable creates a table. ErrTableExists if the name is taken.

@@ -782,3 +782,30 @@ func TestConcurrentReadersAndWriters(t *testing.T) {
 	wg.Wait()
 	require.Equal(t, 2*writes, len(search(t, tb.Snapshot(), "common")))
 }
+
+// TestAutoIDsSurviveRemovedSegments: a merge that removes segments with no
+// live document left keeps their floor of the next auto id, so that after
+// a restart the ids handed out before (and deleted) are not handed out
+// again.
+func TestAutoIDsSurviveRemovedSegments(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(DefaultOptions(dir))
+	require.NoError(t, err)
+	tb := newTableT(t, db, simple())
+	insert(t, tb, doc(50, "fifty", "", 1))
+	require.Equal(t, []uint64{51}, insert(t, tb, doc(0, "next", "", 1)))
+	require.NoError(t, tb.Write(ctx, func(w *Writer) error {
+		_, err := w.Delete([]uint64{50, 51})
+		return err
+	}))
+	require.NoError(t, tb.Optimize(ctx))
+	require.Empty(t, tb.Snapshot().segs, "the segments went, nothing in their place")
+	require.NoError(t, db.Close())
+
+	db, err = Open(DefaultOptions(dir))
+	require.NoError(t, err)
+	defer db.Close()
+	tb, err = db.Table(simple().Name)
+	require.NoError(t, err)
+	require.Equal(t, []uint64{52}, insert(t, tb, doc(0, "after", "", 1)))
+}

@@ -580,6 +580,13 @@ func (t *Table) commitMerge(ms []mergeSource, staged *stagedSegment) error {
 			if err := t.register(txn, out); err != nil {
 				return err
 			}
+		} else {
+			// The sources go with nothing in their place: the floor of the
+			// next auto id they kept goes to the catalog, so that a
+			// restart does not hand out their ids again.
+			if err := putCatalogEntry(txn, catalogEntry{ID: t.tid, NextID: t.nextID, Schema: *t.schema}); err != nil {
+				return err
+			}
 		}
 		for i, v := range vers {
 			for _, kind := range []byte{kindSeg, kindAttr, kindDeleted} {

@@ -109,7 +109,7 @@ func (w *Writer) prepare(docs []Document) ([][]Value, []uint64, error) {
 	for i := range ids {
 		if ids[i] == 0 {
 			if next == math.MaxUint64 {
-				return nil, nil, &ValueError{Column: "id", Msg: "no more automatic ids"}
+				return nil, nil, &ValueError{Column: "id", Msg: "no more automatic ids: an automatic id follows the largest id the table has held, 18446744073709551614 or more; give the id"}
 			}
 			ids[i] = next
 			next++
