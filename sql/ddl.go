@@ -140,6 +140,9 @@ func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, s
 	seen := map[string]bool{}
 	for _, def := range n.Cols {
 		name := def.Name.Name.O
+		if name == "" {
+			return nil, Errorf(CodeSyntax, "a column name cannot be empty")
+		}
 		canonical := ""
 		for _, opt := range def.Options {
 			if strings.EqualFold(name, "id") && (opt.Tp == ast.ColumnOptionNotNull || opt.Tp == ast.ColumnOptionPrimaryKey) {
