@@ -294,8 +294,8 @@ func intInRange(v any, lo, hi int64) (index.Value, string) {
 	case int64:
 		n = x
 	case uint64:
-		if x > math.MaxInt64 {
-			return nil, fmt.Sprintf("value %d is out of range", x)
+		if x > math.MaxInt64 || int64(x) > hi {
+			return nil, fmt.Sprintf("value %d is out of range %d..%d", x, lo, hi)
 		}
 		n = int64(x)
 	case float64:
