@@ -245,16 +245,21 @@ func (p *Pool) Query(ctx context.Context, addr string, connect time.Duration, st
 }
 
 // query sends text on a connection to addr and reads its result sets. A
-// kept connection that turns out broken before the text was sent
-// (driver.ErrBadConn) is dropped and the text sent on a new one.
+// connection that turns out broken before the text was sent
+// (driver.ErrBadConn) is dropped and the text sent on another: a kept one
+// as often as kept ones fail (the agent restarted), a new one up to twice
+// more, as database/sql retries.
 func (p *Pool) query(ctx context.Context, addr string, connect time.Duration, text string) ([]*sql.Result, error) {
-	for {
+	for fresh := 0; ; {
 		c, reused, err := p.take(ctx, addr, connect)
 		if err != nil {
 			return nil, err
 		}
 		out, err := run(ctx, c, text)
-		if errors.Is(err, driver.ErrBadConn) && reused && ctx.Err() == nil {
+		if errors.Is(err, driver.ErrBadConn) && ctx.Err() == nil && (reused || fresh < 2) {
+			if !reused {
+				fresh++
+			}
 			c.Close()
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -422,8 +423,8 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 		return nil, s.statementTimeError(ctx, err)
 	}
 	var hits []jsonHit
-	total := 0
-	timedOut := false // a shard's max_query_time stopped its search
+	found := make([]int, len(shards)) // each shard's total_found
+	timedOut := false                 // a shard's max_query_time stopped its search
 	tokens := make([]string, len(shards))
 	for i, res := range answers {
 		if res == nil {
@@ -451,8 +452,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			}
 			hits = append(hits, jh)
 		}
-		found, _ := metaOf(res[2])
-		total += found
+		found[i], _ = metaOf(res[2])
 		tokens[i] = metaValue(res[2], "snapshot")
 		timedOut = timedOut || metaValue(res[2], "timed_out") == "1"
 	}
@@ -483,43 +483,86 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 			merged = append(merged, h)
 		}
 	}
-	window := merged[min(offset, len(merged)):min(want, len(merged))]
-
-	// Phase two: _source and highlight of the window's hits.
-	ids := make([][]any, len(shards))
-	need := make([]bool, len(shards))
-	for _, h := range window {
-		ids[h.shard] = append(ids[h.shard], h.hit.ID)
-		need[h.shard] = true
-	}
+	// Phase two: _source and highlight of the window's hits. A shard that
+	// fails now is left out as if it had been down from the start (the
+	// window cut again from the others, its total gone), as in SQL.
 	byID := map[uint64]Hit{}
-	rows, err := s.eachShard(ctx, d, shards, need, d.queryTimeout, false, true, func(i int) func(string) []string {
-		two := *req
-		var query Cond = req.Query
-		if query == nil {
-			query = &AllCond{Path: "query"}
+	asked := map[uint64]bool{}
+	var window []jsonHit
+	for {
+		window = window[:0]
+		rank := 0
+		for _, h := range merged {
+			if !live[h.shard] {
+				continue
+			}
+			if rank >= offset && rank < want {
+				window = append(window, h)
+			}
+			rank++
 		}
-		two.Query = &BoolCond{Path: "query", Must: []Cond{query}, Filter: []Cond{&AttrCond{Path: "query", Column: "id", Op: AttrIn, Values: ids[i]}}}
-		two.Offset, two.Limit, two.Sort, two.MaxMatches = 0, len(ids[i]), nil, max(len(ids[i]), 1)
-		two.Snapshot = tokens[i]
-		return call(&two)
-	})
-	if err != nil {
-		return nil, s.statementTimeError(ctx, err)
+		ids := make([][]any, len(shards))
+		need := make([]bool, len(shards))
+		for _, h := range window {
+			if !asked[h.hit.ID] {
+				ids[h.shard] = append(ids[h.shard], h.hit.ID)
+				need[h.shard] = true
+			}
+		}
+		if !slices.Contains(need, true) {
+			break
+		}
+		sent := slices.Clone(need) // (eachShard clears need[i] of a shard that failed)
+		rows, err := s.eachShard(ctx, d, shards, need, d.queryTimeout, false, true, func(i int) func(string) []string {
+			two := *req
+			var query Cond = req.Query
+			if query == nil {
+				query = &AllCond{Path: "query"}
+			}
+			two.Query = &BoolCond{Path: "query", Must: []Cond{query}, Filter: []Cond{&AttrCond{Path: "query", Column: "id", Op: AttrIn, Values: ids[i]}}}
+			two.Offset, two.Limit, two.Sort, two.MaxMatches = 0, len(ids[i]), nil, max(len(ids[i]), 1)
+			two.Snapshot = tokens[i]
+			return call(&two)
+		})
+		if err != nil {
+			return nil, s.statementTimeError(ctx, err)
+		}
+		for i := range sent {
+			if sent[i] {
+				tokens[i] = "" // (taken: a second fetch reads the shard as it is)
+			}
+		}
+		lost := false
+		for i, res := range rows {
+			if !sent[i] {
+				continue
+			}
+			if res == nil {
+				live[i], lost = false, true
+				continue
+			}
+			for _, id := range ids[i] {
+				asked[asUint(id)] = true
+			}
+			for _, row := range res[0].Rows {
+				h, err := decodeHit(row)
+				if err != nil {
+					return nil, shardError(d, shards[i], err)
+				}
+				byID[h.ID] = h
+			}
+		}
+		if !lost {
+			break
+		}
+	}
+	total := 0
+	for i, n := range found {
+		if live[i] {
+			total += n
+		}
 	}
 	resp := &SearchResponse{Total: total, Hits: []Hit{}}
-	for i, res := range rows {
-		if res == nil {
-			continue
-		}
-		for _, row := range res[0].Rows {
-			h, err := decodeHit(row)
-			if err != nil {
-				return nil, shardError(d, shards[i], err)
-			}
-			byID[h.ID] = h
-		}
-	}
 	dropped := make([]int, len(shards))
 	for _, h := range window {
 		if full, ok := byID[h.hit.ID]; ok {
@@ -527,7 +570,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 				resp.HighlightTruncated++
 			}
 			resp.Hits = append(resp.Hits, full)
-		} else if rows[h.shard] != nil {
+		} else if asked[h.hit.ID] {
 			dropped[h.shard]++
 		}
 	}

@@ -234,47 +234,92 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 			merged = append(merged, c)
 		}
 	}
-	window := merged[min(q.offset, len(merged)):min(q.want, len(merged))]
-
 	// Phase two: the select list of the window's rows, from the shards
-	// (and mirrors) that hold them.
-	ids := make([][]uint64, len(shards))
-	for _, c := range window {
-		ids[c.shard] = append(ids[c.shard], c.id)
-	}
-	need := make([]bool, len(shards))
-	anyNeed := false
-	for i := range shards {
-		need[i] = len(ids[i]) > 0
-		anyNeed = anyNeed || need[i]
-	}
-	if !anyNeed {
-		// No row: one shard still answers the columns, with LIMIT 0.
-		for i := range shards {
-			if live[i] {
-				need[i] = true
-				break
-			}
-		}
-	}
-	rows, err := s.eachShard(ctx, d, shards, need, timeout, do.strict, true, func(i int) func(string) []string {
-		return func(table string) []string { return []string{q.phaseTwo(table, ids[i], round.tokens[i])} }
-	})
-	if err != nil {
-		return nil, err
-	}
+	// (and mirrors) that hold them. A shard that answered phase one and
+	// then fails (its mirror went down between the phases) is left out as
+	// if it had been down from the start: the window is cut again from the
+	// other shards' answers (each holds its best offset+count), the rows
+	// that come into it are fetched, and total_found and the keyword counts
+	// lose its share; its warning says so.
 	res := &Result{Rows: [][]any{}}
 	byID := map[uint64][]any{}
-	for _, r := range rows {
-		if r == nil {
-			continue
+	asked := map[uint64]bool{} // ids asked for (the answer has those still there)
+	var window []distCandidate
+	for {
+		window = window[:0]
+		rank := 0
+		for _, c := range merged {
+			if !live[c.shard] {
+				continue
+			}
+			if rank >= q.offset && rank < q.want {
+				window = append(window, c)
+			}
+			rank++
 		}
-		if res.Columns == nil {
-			res.Columns = r[0].Columns[1:]
+		ids := make([][]uint64, len(shards))
+		for _, c := range window {
+			if !asked[c.id] {
+				ids[c.shard] = append(ids[c.shard], c.id)
+			}
 		}
-		for _, row := range r[0].Rows {
-			byID[asUint(row[0])] = row[1:]
+		need := make([]bool, len(shards))
+		anyNeed := false
+		for i := range shards {
+			need[i] = len(ids[i]) > 0
+			anyNeed = anyNeed || need[i]
 		}
+		if !anyNeed && res.Columns == nil {
+			// No row to fetch: one shard still answers the columns, with
+			// LIMIT 0.
+			for i := range shards {
+				if live[i] {
+					need[i] = true
+					break
+				}
+			}
+		}
+		if !slices.Contains(need, true) {
+			break
+		}
+		sent := slices.Clone(need) // (eachShard clears need[i] of a shard that failed)
+		rows, err := s.eachShard(ctx, d, shards, need, timeout, do.strict, true, func(i int) func(string) []string {
+			return func(table string) []string { return []string{q.phaseTwo(table, ids[i], round.tokens[i])} }
+		})
+		for i := range sent {
+			if sent[i] {
+				// A fetch took the snapshot the shard held: one more (the
+				// window cut again) reads the shard as it is then, as a
+				// shard that holds none is read.
+				round.tokens[i] = ""
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		lost := false
+		for i, r := range rows {
+			if !sent[i] {
+				continue
+			}
+			if r == nil {
+				live[i], lost = false, true
+				continue
+			}
+			for _, id := range ids[i] {
+				asked[id] = true
+			}
+			if res.Columns == nil {
+				res.Columns = r[0].Columns[1:]
+			}
+			for _, row := range r[0].Rows {
+				byID[asUint(row[0])] = row[1:]
+			}
+		}
+		if !lost {
+			break
+		}
+		round.sum()
 	}
 	if res.Columns == nil {
 		// Every shard is down: the columns are unknown, and there are no rows.
@@ -287,7 +332,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		if row, ok := byID[c.id]; ok {
 			res.Rows = append(res.Rows, row)
 			res.IDs = append(res.IDs, c.id)
-		} else if rows[c.shard] != nil {
+		} else if asked[c.id] {
 			dropped[c.shard]++
 		}
 	}
@@ -349,14 +394,7 @@ func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do
 	if err != nil {
 		return nil, err
 	}
-	for _, res := range r.answers {
-		if res == nil {
-			continue
-		}
-		found, terms := metaOf(res[2])
-		r.found += found
-		r.terms = addTerms(r.terms, terms)
-	}
+	r.sum()
 	r.tokens = make([]string, len(r.shards))
 	for i, res := range r.answers {
 		if res != nil {
@@ -365,6 +403,20 @@ func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do
 	}
 	s.shardWarnings(d, r.shards, r.answers, 1)
 	return r, nil
+}
+
+// sum adds up total_found and the keyword counts of the shards that
+// answered and are live.
+func (r *distRound) sum() {
+	r.found, r.terms = 0, nil
+	for i, res := range r.answers {
+		if res == nil || !r.live[i] {
+			continue
+		}
+		found, terms := metaOf(res[2])
+		r.found += found
+		r.terms = addTerms(r.terms, terms)
+	}
 }
 
 // setDistMeta sets what SHOW META tells of a distributed SELECT.

@@ -41,6 +41,9 @@ func (f *fakeRemote) Query(ctx context.Context, addr string, _ time.Duration, st
 	f.mu.Unlock()
 	if before != nil {
 		before(addr, stmts)
+		f.mu.Lock()
+		down = f.down[addr] // (before may have taken it down)
+		f.mu.Unlock()
 	}
 	if !ok || down {
 		return nil, errors.New("connection refused")
@@ -812,4 +815,58 @@ func TestDistributedCutoff(t *testing.T) {
 	require.Equal(t, exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC"),
 		exec(t, s, "SELECT id FROM d WHERE MATCH('word') ORDER BY id ASC OPTION cutoff=0"))
 	require.Contains(t, exec(t, s, "SELECT id FROM d WHERE MATCH('word') OPTION cutoff=-2"), "OPTION cutoff takes an integer")
+}
+
+// TestShardLostBetweenPhases: a shard whose mirror answers phase one and
+// then goes down is left out as if it had been down from the start: the
+// page is cut again from the other shards (the rows that come into it
+// fetched), total_found loses its share, and a warning says so, in SQL
+// and in JSON.
+func TestShardLostBetweenPhases(t *testing.T) {
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{}, down: map[string]bool{}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
+	require.Equal(t, "ok 3\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'word'), (4, 'word'), (7, 'word')"))
+	for k, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306"} {
+		e := newMemEngine(t)
+		remote.engines[addr] = e
+		rs := e.NewSession("root")
+		require.Equal(t, "ok 0\n", exec(t, rs, "CREATE TABLE p1 (title text)"))
+		require.Equal(t, "ok 3\n", exec(t, rs, fmt.Sprintf("INSERT INTO p1 (id, title) VALUES (%d, 'word'), (%d, 'word'), (%d, 'word')", 2+k, 5+k, 8+k)))
+	}
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' agent='10.0.0.1:9306:p1' agent='10.0.0.2:9306:p1'"))
+	// The second agent goes down after its first call (phase one).
+	downAfterOne := func() {
+		calls := 0
+		remote.down = map[string]bool{}
+		remote.before = func(addr string, _ []string) {
+			if addr == "10.0.0.2:9306" {
+				if calls++; calls == 1 {
+					return
+				}
+				remote.mu.Lock()
+				remote.down[addr] = true
+				remote.mu.Unlock()
+			}
+		}
+	}
+	downAfterOne()
+	require.Equal(t, "id:uint | title:str\n1 | word\n2 | word\n4 | word\n5 | word\n7 | word\n", exec(t, s, "SELECT id, title FROM d WHERE MATCH('word') ORDER BY id ASC LIMIT 5"))
+	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "distributed table 'd': agent '10.0.0.2:9306:p1' did not answer and is left out of the result")
+	require.Equal(t, "Variable_name:str | Value:str\ntotal | 6\ntotal_found | 6\n", exec(t, s, "SHOW META LIKE 'total%'"))
+
+	downAfterOne()
+	resp, err := s.Search(context.Background(), &SearchRequest{Table: "d", Query: &TextCond{Query: "word"},
+		Sort: []SortKey{{Column: "id"}}, Limit: 5})
+	require.NoError(t, err)
+	var ids []uint64
+	for _, h := range resp.Hits {
+		ids = append(ids, h.ID)
+	}
+	require.Equal(t, []uint64{1, 2, 4, 5, 7}, ids)
+	require.Equal(t, 6, resp.Total)
+	require.Len(t, resp.Warnings, 1)
+	require.Contains(t, resp.Warnings[0], "agent '10.0.0.2:9306:p1' did not answer and is left out of the result")
 }
