@@ -342,12 +342,9 @@ func (s *Session) execDropTable(ctx context.Context, n *ast.DropTableStmt) (*Res
 	return &Result{}, nil
 }
 
-// warnShardDropped warns, after table name was dropped, of the
-// distributed tables (left after the statement) that name it as a local shard: their searches now
-// fail ("unknown table") until a table of that name is created again or
-// they are created again without it. (The drop is not refused: a shard
-// may be dropped to be recreated, as the family allows.)
-func (s *Session) warnShardDropped(name string) {
+// localShardOf lists, quoted, the distributed tables that name table name
+// as a local shard.
+func (s *Session) localShardOf(name string) []string {
 	var users []string
 	for _, dn := range s.engine.db.DistributedNames() {
 		d, ok, err := s.distributed(dn)
@@ -358,6 +355,16 @@ func (s *Session) warnShardDropped(name string) {
 			users = append(users, "'"+d.name+"'")
 		}
 	}
+	return users
+}
+
+// warnShardDropped warns, after table name was dropped, of the
+// distributed tables (left after the statement) that name it as a local shard: their searches now
+// fail ("unknown table") until a table of that name is created again or
+// they are created again without it. (The drop is not refused: a shard
+// may be dropped to be recreated, as the family allows.)
+func (s *Session) warnShardDropped(name string) {
+	users := s.localShardOf(name)
 	if len(users) == 0 {
 		return
 	}

@@ -136,6 +136,10 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 	if err := checkShardsNamedOnce(d); err != nil {
 		return nil, err
 	}
+	if users := s.localShardOf(name); len(users) > 0 {
+		// (Its table was dropped: a local shard is a table with documents.)
+		return nil, Errorf(CodeBadOption, "table '%s' is a local shard of distributed table %s: a local shard is a table with documents, so '%s' cannot be distributed (create it with columns, or drop %s first)", name, strings.Join(users, ", "), name, strings.Join(users, ", "))
+	}
 	for _, l := range d.locals {
 		if strings.EqualFold(l, name) {
 			return nil, Errorf(CodeBadOption, "table setting local='%s': a distributed table cannot name itself", l)
