@@ -188,7 +188,7 @@ func (p *Pool) take(ctx context.Context, addr string, connect time.Duration) (c 
 		var me *mysql.MySQLError
 		if timedOut {
 			if nc != nil {
-				return nil, false, fmt.Errorf("%s took the connection but sent no MySQL handshake within the connect timeout (%v, agent_connect_timeout): an agent is a glintd MySQL listener (not its HTTP port)", addr, connect)
+				return nil, false, fmt.Errorf("%s took the connection but sent no MySQL handshake within the connect timeout (%v, agent_connect_timeout): it is stopped or too busy to answer, or it is not a glintd MySQL listener (an HTTP port, say)", addr, connect)
 			}
 			return nil, false, fmt.Errorf("no connection to %s within the connect timeout (%v, agent_connect_timeout)", addr, connect)
 		}

@@ -161,10 +161,15 @@ func TestReplicationBootstrapDroppedPairComesBack(t *testing.T) {
 	}
 	requireConverged(t, nodes...)
 
+	// While it hears a leader, pc.bootstrap is refused: the cluster has
+	// its quorum.
+	mustFail(t, nodes[0].DB(t), "SET CLUSTER c GLOBAL 'pc.bootstrap' = 1", "this member hears a leader")
+	requireConverged(t, nodes...)
 	nodes[1].Stop(t)
 	nodes[2].Stop(t)
-	exec(nodes[0], "SET CLUSTER c GLOBAL 'pc.bootstrap' = 1")
 	db0 := nodes[0].DB(t)
+	eventually(t, "the survivor hears no leader", func() bool { return status(t, db0, "cluster_c_status") == "non-primary" })
+	exec(nodes[0], "SET CLUSTER c GLOBAL 'pc.bootstrap' = 1")
 	eventually(t, "the survivor leads", func() bool { return status(t, db0, "cluster_c_role") == "leader" })
 	exec(nodes[0], "INSERT INTO c:books (id, title, n) VALUES (2, 'survivor', 2)")
 

@@ -298,6 +298,9 @@ func parseAgent(dist, value string) (distSpec, error) {
 			return a, bad("'%s' has no host", p)
 		}
 		n, err := strconv.Atoi(port)
+		if !isDigits(port) {
+			err = strconv.ErrSyntax // (a sign is no part of a port: +9306)
+		}
 		if err != nil || n < 1 || n > 65535 {
 			return a, bad("port '%s' of '%s' is not a number from 1 to 65535", port, p)
 		}
@@ -315,7 +318,7 @@ func parseAgent(dist, value string) (distSpec, error) {
 		if i := strings.IndexFunc(host, blankOrControl); i >= 0 {
 			return a, bad("host '%s' of '%s' has a blank or a control character at byte %d", host, p, i)
 		}
-		m.addr = net.JoinHostPort(host, strconv.Itoa(n)) // (019306 and +19306 are port 19306: one mirror)
+		m.addr = net.JoinHostPort(host, strconv.Itoa(n)) // (019306 is port 19306: one mirror)
 		a.mirrors = append(a.mirrors, m)
 	}
 	table := dist

@@ -702,6 +702,17 @@ func (rp *replication) bootstrap(c *replCluster) error {
 	if c.removed() {
 		return c.errRemoved()
 	}
+	// Only for a lost quorum: a member that hears a leader would throw away
+	// what the cluster goes on committing without it (acknowledged writes
+	// it has not applied), and the members it hears would be removed. One
+	// that never became a voting member has nothing of the cluster to
+	// restart from.
+	switch st := c.node.Status(); {
+	case st.Leader != 0:
+		return Errorf(CodeCluster, "SET CLUSTER %s GLOBAL 'pc.bootstrap': this member hears a leader (node %d): the cluster has its quorum, and pc.bootstrap is only the way out of a lost one (SHOW STATUS says status non-primary then); nothing was changed", c.name, st.Leader)
+	case st.State == cluster.StateLearner || st.State == cluster.StateNone:
+		return Errorf(CodeCluster, "SET CLUSTER %s GLOBAL 'pc.bootstrap': this server is still joining (node_state joining, role %s): it holds nothing of the cluster to restart from; DELETE CLUSTER %s, then JOIN it again", c.name, st.State, c.name)
+	}
 	rp.cfg.Logger.Error("cluster: forcing a new cluster of this node alone (pc.bootstrap): writes only the lost members held are gone, and they must not come back with their old data",
 		"cluster", c.name, "node", c.node.ID())
 	rp.mu.Lock()
@@ -723,7 +734,12 @@ func (rp *replication) bootstrap(c *replCluster) error {
 	_, err := rp.open(c.name, nil, false)
 	rp.cfg.Raft = raft
 	if err != nil {
-		return Errorf(CodeCluster, "pc.bootstrap of cluster %s: %v", c.name, err)
+		// Open it again as it was, so that it does not vanish from the
+		// running server.
+		if _, again := rp.open(c.name, nil, false); again != nil {
+			return Errorf(CodeCluster, "pc.bootstrap of cluster %s: %v (and opening it again as it was: %v; restart the server)", c.name, err, again)
+		}
+		return Errorf(CodeCluster, "pc.bootstrap of cluster %s: %v; the cluster is as it was", c.name, err)
 	}
 	return nil
 }
