@@ -215,3 +215,37 @@ func TestReplicationBootstrapDroppedPairComesBack(t *testing.T) {
 	require.Equal(t, "1", status(t, db0, "cluster_c_size"))
 	require.Equal(t, "leader", status(t, db0, "cluster_c_role"))
 }
+
+// TestReplicationKilledBeforeJoinAnswered: a server killed while its JOIN
+// CLUSTER waits for a member's answer (no member knows of it) removes the
+// cluster at its next start, with a warning, instead of staying "joining"
+// for good and refusing the JOIN again as a cluster it has.
+func TestReplicationKilledBeforeJoinAnswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers, a restart")
+	}
+	// A "member" that takes the connection and never answers.
+	l, err := net.Listen("tcp", "127.0.0.38:0")
+	require.NoError(t, err)
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	a := startReplNode(t, "127.0.0.36")
+	mustExec(t, a.DB(t), "CREATE CLUSTER c")
+	b := startReplNode(t, "127.0.0.37")
+	go func() { _, _ = b.DB(t).Exec("JOIN CLUSTER c AT '" + l.Addr().String() + "'") }()
+	eventually(t, "the join asks", func() bool { return status(t, b.DB(t), "cluster_c_node_state") == "joining" })
+	b.Kill(t)
+	b.Restart(t)
+	require.Contains(t, b.Output(), "removing a cluster whose JOIN CLUSTER no member had answered")
+	require.Equal(t, "", status(t, b.DB(t), "cluster_c_node_state"))
+	mustExec(t, b.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
+	require.Equal(t, "synced", status(t, b.DB(t), "cluster_c_node_state"))
+}

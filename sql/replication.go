@@ -157,6 +157,15 @@ func (e *Engine) StartReplication(r Replication) error {
 			}
 			continue
 		}
+		if unansweredJoin(filepath.Join(r.Dir, clusterKey(de.Name()))) {
+			// Its JOIN CLUSTER never answered, and no member took it.
+			r.Logger.Warn("cluster: removing a cluster whose JOIN CLUSTER no member had answered before the server stopped; join it again", "cluster", clusterKey(de.Name()))
+			if err := os.RemoveAll(filepath.Join(r.Dir, clusterKey(de.Name()))); err != nil {
+				rp.close()
+				return fmt.Errorf("replication: cluster %s: removing an unanswered JOIN CLUSTER: %w", de.Name(), err)
+			}
+			continue
+		}
 		if _, err := rp.open(clusterKey(de.Name()), nil, false); err != nil {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
@@ -241,6 +250,15 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 			return nil, err
 		}
 	}
+	if create && peers != nil {
+		// JOIN CLUSTER: marked as asking until a member took this server
+		// (join keeps the members' addresses it answered, joinMembersFile);
+		// a server stopped before then removes the cluster at its next
+		// start, as no member knows of it.
+		if err := durable.WriteFile(filepath.Join(dir, askingFile), nil, 0o644); err != nil {
+			return nil, err
+		}
+	}
 	id, err := nodeID(dir)
 	if err != nil {
 		return nil, err
@@ -296,8 +314,22 @@ func (rp *replication) open(name string, peers []uint64, create bool) (*replClus
 }
 
 // creatingFile, in a cluster's directory, marks a CREATE CLUSTER that has
-// not finished.
-const creatingFile = "creating"
+// not finished; askingFile a JOIN CLUSTER no member has answered yet.
+const (
+	creatingFile = "creating"
+	askingFile   = "join-asking"
+)
+
+// unansweredJoin reports whether the cluster in dir is a JOIN CLUSTER that
+// no member answered: marked as asking, without the members' addresses an
+// answer brings.
+func unansweredJoin(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, askingFile)); err != nil {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, joinMembersFile))
+	return errors.Is(err, fs.ErrNotExist)
+}
 
 // clusterKey is the form of a cluster's name that this server keeps it
 // under: names are case-insensitive, as table names are.

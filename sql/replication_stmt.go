@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -486,6 +487,9 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 	// it starts again (it could not answer the leader's snapshot else).
 	if err := saveJoinMembers(c.dir, answer.Members); err != nil {
 		return Errorf(CodeCluster, "JOIN CLUSTER %s: added as a learner, but the members' addresses could not be kept: %v", name, err)
+	}
+	if err := os.Remove(filepath.Join(c.dir, askingFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Errorf(CodeCluster, "JOIN CLUSTER %s: added as a learner: %v", name, err)
 	}
 	c.mu.Lock()
 	for id, addr := range answer.Members {
