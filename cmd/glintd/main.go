@@ -96,6 +96,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		defer eng.StopReplication()
+	} else if names := clusterDirs(filepath.Join(o.data, "clusters")); len(names) > 0 {
+		// Their tables are not served: say so, rather than have them
+		// vanish (and a table of the server's own take one's name).
+		log.Warn("replication_listen is not set, so the clusters in the data directory are not served, nor their tables; start with replication_listen to serve them",
+			"clusters", strings.Join(names, ","))
 	}
 	srv := server.New(server.SessionFunc(func(user string) server.Session {
 		return eng.NewSession(user)
@@ -190,6 +195,22 @@ func debugHandler() http.Handler {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
+}
+
+// clusterDirs lists the clusters kept under dir (the data directory's
+// clusters/), none when there is no such directory.
+func clusterDirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, de := range entries {
+		if de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
+			names = append(names, de.Name())
+		}
+	}
+	return names
 }
 
 // startReplication serves the members of this server's clusters on
