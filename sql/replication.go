@@ -166,9 +166,19 @@ func (e *Engine) StartReplication(r Replication) error {
 			}
 			continue
 		}
-		if _, err := rp.open(clusterKey(de.Name()), nil, false); err != nil {
+		c, err := rp.open(clusterKey(de.Name()), nil, false)
+		if err != nil {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
+		}
+		c.mu.Lock()
+		known := c.addrs[c.id]
+		c.mu.Unlock()
+		if known != "" && known != r.Advertise {
+			// The members reach this member where it was: they will not
+			// hear it here.
+			r.Logger.Warn("cluster: the members know this member at another address than it is reached at now; they will not reach it (start it at the address they know, or DELETE CLUSTER here and JOIN again)",
+				"cluster", c.name, "known", known, "now", r.Advertise)
 		}
 	}
 	e.repl = rp
