@@ -265,7 +265,12 @@ func (c *replCluster) propose(ctx context.Context, ent replEntry) (*applyOutcome
 	case errors.Is(err, cluster.ErrNoLeader):
 		return nil, Errorf(CodeClusterUnavailable, "cluster '%s' has no leader (a majority of its members is not reachable): nothing was written", c.name)
 	case errors.Is(err, cluster.ErrOutcomeUnknown):
-		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': the write was sent but not confirmed within %s; it may or may not be applied", c.name, proposeTimeout)
+		why := ""
+		if c.node.Status().Leader == 0 {
+			// (The likely cause: say it.)
+			why = " (this member hears no leader now: a majority of the members is not reachable)"
+		}
+		return nil, Errorf(CodeClusterUnavailable, "cluster '%s': the write was sent but not confirmed within %s%s; it may or may not be applied", c.name, proposeTimeout, why)
 	case errors.Is(err, cluster.ErrRemoved):
 		return nil, c.errRemoved()
 	case errors.Is(err, cluster.ErrStopped):
