@@ -786,6 +786,11 @@ func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*R
 	t.Freeze(errBeingAdded(name, c.name))
 	if err := s.copyTableIn(ctx, c, name); err != nil {
 		t.Thaw()
+		if e := (*Error)(nil); errors.As(err, &e) && (e.Code == CodeTableExists || e.Code == CodeNoSuchTable) && strings.Contains(e.Msg, copyPrefix) {
+			// The staging table was another's: a member adding a
+			// table of this name at the same time.
+			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: another member added a table '%s' to the cluster at the same time, and its copy stands; this server's table is as it was", c.name, name, name)
+		}
 		return nil, err
 	}
 	if err := s.engine.db.DropTable(name); err != nil {
