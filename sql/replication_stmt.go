@@ -514,6 +514,9 @@ func (rp *replication) join(ctx context.Context, name string, addrs []string) er
 		case <-ctx.Done():
 			return Errorf(CodeClusterUnavailable, "JOIN CLUSTER %s: added as a learner, still catching up after %s (applied %d of %d); it goes on in the background, and SHOW STATUS LIKE 'cluster_%s_%%' tells its state", name, joinTimeout, st.Applied, st.Commit, name)
 		case <-c.node.Done():
+			if cur, ok := rp.cluster(name); !ok || cur != c {
+				return Errorf(CodeCluster, "JOIN CLUSTER %s: cancelled: DELETE CLUSTER %s ran on this server meanwhile", name, name)
+			}
 			return Errorf(CodeClusterUnavailable, "JOIN CLUSTER %s: the node stopped: %v", name, c.node.Err())
 		case <-tick.C:
 		}
