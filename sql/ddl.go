@@ -541,6 +541,9 @@ func checkTableName(name string) error {
 	if table == "" {
 		return Errorf(CodeSyntax, "a table name cannot be empty")
 	}
+	if hiddenTable(table) {
+		return Errorf(CodeSyntax, "table name %s: names that begin with '__glint_' are glint's own (the tables a cluster keeps for itself)", quoteForError(table))
+	}
 	for i, r := range table {
 		var why string
 		switch {
