@@ -122,7 +122,11 @@ func parseCluster(src string, s []token) (*ClusterStmt, error) {
 		return nil, err
 	}
 	if p.i < len(p.s) {
-		return nil, p.errorAtToken(p.i, len(p.s), "unexpected '%s' after %s %s", p.text(p.s[p.i]), st.Action, name)
+		words := make([]string, p.i)
+		for k := range words {
+			words[k] = p.text(p.s[k])
+		}
+		return nil, p.errorAtToken(p.i, len(p.s), "unexpected '%s' after %s", p.text(p.s[p.i]), strings.Join(words, " "))
 	}
 	return st, nil
 }
