@@ -473,10 +473,29 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	total := len(order)
 	window := order[min(q.offset, len(order)):]
 	window = window[:min(len(window), q.count, max(0, q.maxMatch-q.offset))]
+	var nothing []any // every shard down: the implicit group of nothing
 	if columns == nil {
-		columns = []Column{}
+		// No shard answered: the columns by the select list (a count is
+		// an integer; the rest unknown, as text), and without GROUP BY
+		// the one row aggregates over nothing make: a count of 0, NULL
+		// for the rest, as one table answers when nothing matches.
+		columns = make([]Column, nVisible)
+		nothing = make([]any, nVisible)
+		for i, f := range n.Fields.Fields[:min(nVisible, len(n.Fields.Fields))] {
+			columns[i] = Column{Name: fieldName(f), Type: ColString}
+			if a, ok := f.Expr.(*ast.AggregateFuncExpr); ok && strings.EqualFold(a.F, ast.AggFuncCount) {
+				columns[i].Type, nothing[i] = ColInt, int64(0)
+			}
+		}
+		if n.GroupBy != nil || having != nil || n.Distinct {
+			nothing = nil
+		}
 	}
 	res := &Result{Columns: columns, Rows: [][]any{}}
+	if nothing != nil && q.offset == 0 && q.count > 0 {
+		res.Rows = append(res.Rows, nothing)
+		total = 1
+	}
 	for _, g := range window {
 		row := make([]any, nVisible)
 		for i := range row {

@@ -870,3 +870,17 @@ func TestShardLostBetweenPhases(t *testing.T) {
 	require.Len(t, resp.Warnings, 1)
 	require.Contains(t, resp.Warnings[0], "agent '10.0.0.2:9306:p1' did not answer and is left out of the result")
 }
+
+// TestAllShardsDownAggregate: with every shard down, an aggregate without
+// GROUP BY still answers its one row over nothing (a count of 0, NULL for
+// the rest), as one table does when nothing matches, with the warnings.
+func TestAllShardsDownAggregate(t *testing.T) {
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{}, down: map[string]bool{"10.0.0.1:9306": true, "10.0.0.2:9306": true}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' agent='10.0.0.1:9306:p1' agent='10.0.0.2:9306:p2'"))
+	require.Equal(t, "count(*):int | max(n):str\n0 | NULL\n", exec(t, s, "SELECT COUNT(*), MAX(n) FROM d"))
+	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
+	require.Equal(t, "n:str | count(*):int\n", exec(t, s, "SELECT n, COUNT(*) FROM d GROUP BY n"))
+}
