@@ -196,6 +196,12 @@ func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time
 			}
 			var ae *AgentError
 			if errors.As(err, &ae) {
+				if len(sh.mirrors) > 1 {
+					// Which of the mirrors said it (the others may not).
+					named := *ae
+					named.Message = fmt.Sprintf("mirror %s: %s", mirror, ae.Message)
+					return nil, &named
+				}
 				return nil, err
 			}
 			if ctx.Err() != nil {

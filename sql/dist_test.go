@@ -884,3 +884,20 @@ func TestAllShardsDownAggregate(t *testing.T) {
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
 	require.Equal(t, "n:str | count(*):int\n", exec(t, s, "SELECT n, COUNT(*) FROM d GROUP BY n"))
 }
+
+// TestMirrorErrorNamesMirror: a statement error from one mirror of a
+// mirrored agent names that mirror (another may hold the table).
+func TestMirrorErrorNamesMirror(t *testing.T) {
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{"10.0.0.1:9306": newMemEngine(t), "10.0.0.2:9306": newMemEngine(t)}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, remote.engines["10.0.0.1:9306"].NewSession("root"), "CREATE TABLE p1 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' agent='10.0.0.2:9306:p1|10.0.0.1:9306:p1' ha_strategy='roundrobin'"))
+	var got []string
+	for range 4 {
+		got = append(got, exec(t, s, "SELECT id FROM d"))
+	}
+	require.Contains(t, got, "error NoSuchTable: distributed table 'd', agent '10.0.0.2:9306:p1|10.0.0.1:9306:p1': mirror 10.0.0.2:9306:p1: unknown table 'p1'\n")
+	require.Contains(t, got, "id:uint\n")
+}
