@@ -188,9 +188,9 @@ func (p *Pool) take(ctx context.Context, addr string, connect time.Duration) (c 
 		var me *mysql.MySQLError
 		if timedOut {
 			if nc != nil {
-				return nil, false, fmt.Errorf("%s took the connection but sent no MySQL handshake within the connect timeout (%v, agent_connect_timeout): it is stopped or too busy to answer, or it is not a glintd MySQL listener (an HTTP port, say)", addr, connect)
+				return nil, false, fmt.Errorf("%s took the connection but sent no MySQL handshake within the connect timeout (%v, %w): it is stopped or too busy to answer, or it is not a glintd MySQL listener (an HTTP port, say)", addr, connect, sql.ErrConnectTimeout)
 			}
-			return nil, false, fmt.Errorf("no connection to %s within the connect timeout (%v, agent_connect_timeout)", addr, connect)
+			return nil, false, fmt.Errorf("no connection to %s within the connect timeout (%v, %w)", addr, connect, sql.ErrConnectTimeout)
 		}
 		if nc != nil && !errors.As(err, &me) && ctx.Err() == nil {
 			// Connected, and no MySQL handshake came (the driver says

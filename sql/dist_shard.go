@@ -33,6 +33,11 @@ type AgentError struct {
 
 func (e *AgentError) Error() string { return fmt.Sprintf("error %d: %s", e.Number, e.Message) }
 
+// ErrConnectTimeout is what a Remote's error wraps when no connection (or
+// no MySQL handshake) came within agent_connect_timeout: a time limit, as
+// agent_query_timeout is (a JSON answer says timed_out).
+var ErrConnectTimeout = errors.New("agent_connect_timeout")
+
 // SetRemote gives the engine the client it asks agents with.
 func (e *Engine) SetRemote(r Remote) { e.remote = r }
 
@@ -209,6 +214,9 @@ func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time
 			}
 			if timedOut {
 				err = fmt.Errorf("no answer within agent_query_timeout (%d ms)", timeout.Milliseconds())
+				sh.timedOut = true
+			}
+			if errors.Is(err, ErrConnectTimeout) {
 				sh.timedOut = true
 			}
 			s.engine.health.failed(mirror.addr, time.Now())
