@@ -490,17 +490,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	asked := map[uint64]bool{}
 	var window []jsonHit
 	for {
-		window = window[:0]
-		rank := 0
-		for _, h := range merged {
-			if !live[h.shard] {
-				continue
-			}
-			if rank >= offset && rank < want {
-				window = append(window, h)
-			}
-			rank++
-		}
+		window = liveWindow(window[:0], merged, live, func(h jsonHit) int { return h.shard }, offset, want)
 		ids := make([][]any, len(shards))
 		need := make([]bool, len(shards))
 		for _, h := range window {
@@ -532,17 +522,10 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 				tokens[i] = "" // (taken: a second fetch reads the shard as it is)
 			}
 		}
-		lost := false
+		lost := fetchedOrLost(sent, rows, ids, live, asked, asUint)
 		for i, res := range rows {
-			if !sent[i] {
+			if !sent[i] || res == nil {
 				continue
-			}
-			if res == nil {
-				live[i], lost = false, true
-				continue
-			}
-			for _, id := range ids[i] {
-				asked[asUint(id)] = true
 			}
 			for _, row := range res[0].Rows {
 				h, err := decodeHit(row)

@@ -246,17 +246,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	asked := map[uint64]bool{} // ids asked for (the answer has those still there)
 	var window []distCandidate
 	for {
-		window = window[:0]
-		rank := 0
-		for _, c := range merged {
-			if !live[c.shard] {
-				continue
-			}
-			if rank >= q.offset && rank < q.want {
-				window = append(window, c)
-			}
-			rank++
-		}
+		window = liveWindow(window[:0], merged, live, func(c distCandidate) int { return c.shard }, q.offset, q.want)
 		ids := make([][]uint64, len(shards))
 		for _, c := range window {
 			if !asked[c.id] {
@@ -297,17 +287,10 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		if err != nil {
 			return nil, err
 		}
-		lost := false
+		lost := fetchedOrLost(sent, rows, ids, live, asked, func(id uint64) uint64 { return id })
 		for i, r := range rows {
-			if !sent[i] {
+			if !sent[i] || r == nil {
 				continue
-			}
-			if r == nil {
-				live[i], lost = false, true
-				continue
-			}
-			for _, id := range ids[i] {
-				asked[id] = true
 			}
 			if res.Columns == nil {
 				res.Columns = r[0].Columns[1:]
@@ -403,6 +386,41 @@ func (s *Session) firstRound(ctx context.Context, d *distTable, q *distQuery, do
 	}
 	s.shardWarnings(d, r.shards, r.answers, 1)
 	return r, nil
+}
+
+// liveWindow appends to out the rows of merged (in order) that are the
+// page offset..want once the rows of shards no longer live are left out.
+func liveWindow[T any](out, merged []T, live []bool, shard func(T) int, offset, want int) []T {
+	rank := 0
+	for _, c := range merged {
+		if !live[shard(c)] {
+			continue
+		}
+		if rank >= offset && rank < want {
+			out = append(out, c)
+		}
+		rank++
+	}
+	return out
+}
+
+// fetchedOrLost reads a round of phase two: a shard it was sent to (sent)
+// that answered has its ids (ids[i], as idOf reads them) marked asked; one
+// that did not is no longer live. It reports whether a shard was lost.
+func fetchedOrLost[I any](sent []bool, rows [][]*Result, ids [][]I, live []bool, asked map[uint64]bool, idOf func(I) uint64) (lost bool) {
+	for i, r := range rows {
+		if !sent[i] {
+			continue
+		}
+		if r == nil {
+			live[i], lost = false, true
+			continue
+		}
+		for _, id := range ids[i] {
+			asked[idOf(id)] = true
+		}
+	}
+	return lost
 }
 
 // sum adds up total_found and the keyword counts of the shards that
