@@ -125,6 +125,7 @@ func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, s
 	if isDistributedCreate(n, settings) {
 		return s.execCreateDistributed(n, settings)
 	}
+	settings = slices.DeleteFunc(slices.Clone(settings), isRealTimeType)
 	if n.ReferTable != nil || n.Partition != nil || len(n.Options) > 0 {
 		return nil, Errorf(CodeUnsupported, "CREATE TABLE takes only a column list and table settings")
 	}

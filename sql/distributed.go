@@ -83,11 +83,19 @@ func isDistributedCreate(n *ast.CreateTableStmt, settings []dialect.Setting) boo
 		return true
 	}
 	for _, st := range settings {
-		if st.Name == "type" {
+		if st.Name == "type" && !isRealTimeType(st) {
 			return true
 		}
 	}
 	return false
+}
+
+// isRealTimeType reports whether st is type='rt': the family's name of
+// the table with documents, which a column list makes anyway (the setting
+// is taken and not kept, as the family's SHOW CREATE TABLE leaves it out).
+func isRealTimeType(st dialect.Setting) bool {
+	v, err := settingValue(st, settingText)
+	return st.Name == "type" && err == nil && strings.EqualFold(strings.TrimSpace(v), "rt")
 }
 
 // execCreateDistributed runs CREATE TABLE d type='distributed' ....
@@ -125,7 +133,7 @@ func (s *Session) execCreateDistributed(n *ast.CreateTableStmt, settings []diale
 	case typ == "" && noColumns:
 		return nil, Errorf(CodeSyntax, "CREATE TABLE '%s' has no column list: give one, or type='distributed' with its local and agent tables", name)
 	case !strings.EqualFold(typ, "distributed"):
-		return nil, Errorf(CodeBadOption, "table setting type='%s': glint knows type='distributed' (a table with documents is created with a column list and no type)", typ)
+		return nil, Errorf(CodeBadOption, "table setting type='%s': glint knows type='rt' (a table with documents, made by a column list with or without it) and type='distributed' (percolate and template tables are not supported)", typ)
 	case !noColumns:
 		return nil, Errorf(CodeSyntax, "a distributed table has no columns of its own: write CREATE TABLE %s type='distributed' local='...' agent='...' without a column list", name)
 	}
