@@ -98,6 +98,9 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		return &rewritten{cluster: c}, nil
 	}
 	r.s = s
+	if err := r.hugeLimits(); err != nil {
+		return nil, err
+	}
 	r.clusterTables()
 	cut := len(s) // the tokens from cut on are the tail of settings
 	var tl *tail
@@ -367,6 +370,44 @@ func (r *rewriter) replace(t token, text string) {
 func (r *rewriter) text(t token) string { return r.src[t.start:t.end] }
 
 // word reports whether s[i] is the word w, in any case.
+// hugeLimits refuses a LIMIT's offset or count past 64 bits, which the
+// parser would answer with a bare syntax error, as the planner words one
+// past its range.
+func (r *rewriter) hugeLimits() error {
+	for i := range r.s {
+		if !r.word(i, "LIMIT") {
+			continue
+		}
+		what := [3]string{"count", "", "count"} // LIMIT n | LIMIT m, n | LIMIT n OFFSET m
+		if r.punct(i+2, ',') {
+			what[0] = "offset"
+		} else if r.word(i+2, "OFFSET") {
+			what[2] = "offset"
+		}
+		for k, w := range what {
+			j := i + 1 + k
+			if w == "" || j >= len(r.s) || r.s[j].kind != tokNumber {
+				continue
+			}
+			text := r.text(r.s[j])
+			if isDigitsOnly(text) && (len(text) > 20 || len(text) == 20 && text > "18446744073709551615") {
+				return errorAt(r.src, r.s[j].start, "LIMIT %s must be an integer from 0 to 2147483647, not %s", w, text)
+			}
+		}
+	}
+	return nil
+}
+
+// isDigitsOnly reports whether s is one or more decimal digits.
+func isDigitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func (r *rewriter) word(i int, w string) bool {
 	if i < 0 || i >= len(r.s) || r.s[i].kind != tokWord || r.s[i].end-r.s[i].start != len(w) {
 		return false
