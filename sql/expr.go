@@ -77,8 +77,12 @@ type scope struct {
 	resolve func(n ast.ExprNode) (e expr, ok bool, err error)
 }
 
-// columnIndex finds a column by name, case-insensitively.
+// columnIndex finds a column by name, case-insensitively (-1 when none, or
+// no table: s nil).
 func columnIndex(s *index.Schema, name string) int {
+	if s == nil {
+		return -1
+	}
 	for i, c := range s.Columns {
 		if strings.EqualFold(c.Name, name) {
 			return i
