@@ -527,6 +527,7 @@ var highlightKinds = map[string]string{
 	"use_boundaries": "a boolean", "weight_order": "a boolean", "force_all_words": "a boolean",
 	"allow_empty": "a boolean", "emit_zones": "a boolean", "force_snippets": "a boolean",
 	"force_passages": "a boolean", "limits_per_field": "a boolean", "pack_fields": "a boolean",
+	"offsets": "a boolean", "balance_markup": "a boolean", "work_budget": "an integer", // (glint's own, typed alike)
 
 	"before_match": "a string", "after_match": "a string", "html_strip_mode": "a string",
 	"snippet_boundary": "a string", "passage_boundary": "a string", "encoder": "a string",
