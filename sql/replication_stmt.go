@@ -364,7 +364,7 @@ const maxClusterName = 64
 // checkClusterName says what is wrong with name as a new cluster's name.
 func checkClusterName(name string) error {
 	if !validClusterName(name) {
-		return Errorf(CodeCluster, "'%s' is not a valid cluster name: letters, digits and _, starting with a letter or _", name)
+		return Errorf(CodeCluster, "'%s' is not a valid cluster name: ASCII letters, digits and _, starting with a letter or _", name)
 	}
 	if len(name) > maxClusterName {
 		return Errorf(CodeCluster, "cluster name '%s...' is %d characters long: at most %d", name[:16], len(name), maxClusterName)

@@ -149,7 +149,7 @@ func (p *clusterParser) ident(what string) (string, error) {
 	case p.s[p.i].kind == tokString:
 		return "", p.errorAtToken(p.i, len(p.s), "the %s is a name, not a string: write it bare or in backquotes", what)
 	default:
-		return "", p.errorAtToken(p.i, len(p.s), "'%s' is not a valid %s: letters, digits and _, starting with a letter or _", p.text(p.s[p.i]), what)
+		return "", p.errorAtToken(p.i, len(p.s), "'%s' is not a valid %s: ASCII letters, digits and _, starting with a letter or _", p.text(p.s[p.i]), what)
 	}
 	if name == "" || strings.Contains(name, ClusterTableSep) {
 		return "", p.errorAtToken(p.i, len(p.s), "'%s' is not a valid %s: it must be non-empty, without '%s'", name, what, ClusterTableSep)
