@@ -74,6 +74,13 @@ func (f *fakeRemote) Query(ctx context.Context, addr string, _ time.Duration, st
 	return out, nil
 }
 
+// agent starts an in-process agent at addr and returns a session on it.
+func (f *fakeRemote) agent(t *testing.T, addr string) *Session {
+	e := newMemEngine(t)
+	f.engines[addr] = e
+	return e.NewSession("root")
+}
+
 func newMemEngine(t *testing.T) *Engine {
 	t.Helper()
 	db, err := index.Open(index.DefaultOptions("").WithInMemory(true).WithMergeFactor(-1))
@@ -177,10 +184,8 @@ func TestDistributedEqualsUnion(t *testing.T) {
 			ddl := "CREATE TABLE d type='distributed' local='p0'"
 			require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 "+schema))
 			for i := 1; i < shards; i++ {
-				e := newMemEngine(t)
 				addr := fmt.Sprintf("127.0.0.%d:9306", i+1)
-				remote.engines[addr] = e
-				rs := e.NewSession("root")
+				rs := remote.agent(t, addr)
 				require.Equal(t, "ok 0\n", exec(t, rs, fmt.Sprintf("CREATE TABLE p%d %s", i, schema)))
 				sessions = append(sessions, rs)
 				ddl += fmt.Sprintf(" agent='%s:p%d'", addr, i)
@@ -299,9 +304,7 @@ func TestDistributedFailures(t *testing.T) {
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
 	require.Equal(t, "ok 1\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'one word')"))
 	for _, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306"} {
-		e := newMemEngine(t)
-		remote.engines[addr] = e
-		rs := e.NewSession("root")
+		rs := remote.agent(t, addr)
 		require.Equal(t, "ok 0\n", exec(t, rs, "CREATE TABLE p1 (title text)"))
 		require.Equal(t, "ok 1\n", exec(t, rs, "INSERT INTO p1 (id, title) VALUES (2, 'two word')"))
 	}
@@ -506,9 +509,7 @@ func TestHoldOutlastsSlowShards(t *testing.T) {
 	coord.SetRemote(remote)
 	s := coord.NewSession("root")
 	for _, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306", "10.0.0.3:9306"} {
-		agent := newMemEngine(t)
-		remote.engines[addr] = agent
-		as := agent.NewSession("root")
+		as := remote.agent(t, addr)
 		require.Equal(t, "ok 0\n", exec(t, as, "CREATE TABLE p (title text)"))
 		id := map[string]string{"1": "1", "2": "2", "3": "1"}[addr[7:8]] // (10.0.0.3 mirrors 10.0.0.1)
 		require.Equal(t, "ok 1\n", exec(t, as, "INSERT INTO p (id, title) VALUES ("+id+", 'a word')"))
@@ -639,9 +640,7 @@ func TestDistributedSnippets(t *testing.T) {
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
 	files(coord, "f0", "f3")
 	for i, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306"} {
-		e := newMemEngine(t)
-		remote.engines[addr] = e
-		require.Equal(t, "ok 0\n", exec(t, e.NewSession("root"), fmt.Sprintf("CREATE TABLE p%d (title text)", i+1)))
+		require.Equal(t, "ok 0\n", exec(t, remote.agent(t, addr), fmt.Sprintf("CREATE TABLE p%d (title text)", i+1)))
 	}
 	files(remote.engines["10.0.0.1:9306"], "f1", "f4")
 	files(remote.engines["10.0.0.2:9306"], "f2")
@@ -830,9 +829,7 @@ func TestShardLostBetweenPhases(t *testing.T) {
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
 	require.Equal(t, "ok 3\n", exec(t, s, "INSERT INTO p0 (id, title) VALUES (1, 'word'), (4, 'word'), (7, 'word')"))
 	for k, addr := range []string{"10.0.0.1:9306", "10.0.0.2:9306"} {
-		e := newMemEngine(t)
-		remote.engines[addr] = e
-		rs := e.NewSession("root")
+		rs := remote.agent(t, addr)
 		require.Equal(t, "ok 0\n", exec(t, rs, "CREATE TABLE p1 (title text)"))
 		require.Equal(t, "ok 3\n", exec(t, rs, fmt.Sprintf("INSERT INTO p1 (id, title) VALUES (%d, 'word'), (%d, 'word'), (%d, 'word')", 2+k, 5+k, 8+k)))
 	}
