@@ -157,17 +157,18 @@ var errNoRemote = errors.New("this server has no client for agents")
 // CPU, still gets all of it).
 func (s *Session) ask(ctx context.Context, d *distTable, sh *shard, timeout time.Duration, fixed bool, build func(table string) []string) ([]*Result, error) {
 	if sh.local != "" {
-		if _, dist := s.engine.db.DistributedTable(sh.local); dist {
-			// Made distributed after this table named it (a definition
-			// from before CREATE refused that).
-			return nil, Errorf(CodeBadOption, "'%s' is a distributed table now; a local shard is a table with documents of this server", sh.local)
-		}
 		local := s.engine.NewSession(s.user)
 		stmts := build(sh.local)
 		out := make([]*Result, 0, len(stmts))
 		for _, st := range stmts {
 			r, err := local.Exec(ctx, st)
 			if err != nil {
+				if _, dist := s.engine.db.DistributedTable(sh.local); dist {
+					// Made distributed after this table named it (a
+					// definition from before CREATE refused that): its
+					// statements refused it as a coordinator's.
+					return nil, Errorf(CodeBadOption, "'%s' is a distributed table now; a local shard is a table with documents of this server", sh.local)
+				}
 				return nil, err
 			}
 			out = append(out, r...)
