@@ -545,12 +545,13 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		lo, hi = sc.asSeconds(lo, v), sc.asSeconds(hi, v)
 		for _, bound := range []expr{lo, hi} {
-			if err := notANumber(sc.schema, v, sc.asSeconds(bound, v), ""); err != nil {
+			if err := notANumber(sc.schema, v, bound, ""); err != nil {
 				return nil, err
 			}
 		}
-		return betweenExpr{x: v, lo: sc.asSeconds(lo, v), hi: sc.asSeconds(hi, v), not: x.Not, coll: sc.collation()}, nil
+		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not, coll: sc.collation()}, nil
 	case *ast.IsNullExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {
