@@ -148,21 +148,12 @@ func (e *Engine) StartReplication(r Replication) error {
 			rp.close()
 			return fmt.Errorf("replication: cluster %s: %w", de.Name(), err)
 		}
-		if _, err := os.Stat(filepath.Join(r.Dir, clusterKey(de.Name()), creatingFile)); err == nil {
-			// Its CREATE CLUSTER never answered: no member, no write.
-			r.Logger.Warn("cluster: removing a cluster whose CREATE CLUSTER did not finish before the server stopped; create it again", "cluster", clusterKey(de.Name()))
+		if stmt, warn := unfinished(filepath.Join(r.Dir, clusterKey(de.Name()))); stmt != "" {
+			// It never answered, and no member knows of this server there.
+			r.Logger.Warn(warn, "cluster", clusterKey(de.Name()))
 			if err := os.RemoveAll(filepath.Join(r.Dir, clusterKey(de.Name()))); err != nil {
 				rp.close()
-				return fmt.Errorf("replication: cluster %s: removing an unfinished CREATE CLUSTER: %w", de.Name(), err)
-			}
-			continue
-		}
-		if unansweredJoin(filepath.Join(r.Dir, clusterKey(de.Name()))) {
-			// Its JOIN CLUSTER never answered, and no member took it.
-			r.Logger.Warn("cluster: removing a cluster whose JOIN CLUSTER no member had answered before the server stopped; join it again", "cluster", clusterKey(de.Name()))
-			if err := os.RemoveAll(filepath.Join(r.Dir, clusterKey(de.Name()))); err != nil {
-				rp.close()
-				return fmt.Errorf("replication: cluster %s: removing an unanswered JOIN CLUSTER: %w", de.Name(), err)
+				return fmt.Errorf("replication: cluster %s: removing an unfinished %s: %w", de.Name(), stmt, err)
 			}
 			continue
 		}
@@ -330,15 +321,22 @@ const (
 	askingFile   = "join-asking"
 )
 
-// unansweredJoin reports whether the cluster in dir is a JOIN CLUSTER that
-// no member answered: marked as asking, without the members' addresses an
-// answer brings.
-func unansweredJoin(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, askingFile)); err != nil {
-		return false
+// unfinished tells of the cluster in dir whose statement never answered,
+// which the start removes: a CREATE CLUSTER still marked as being made, or
+// a JOIN CLUSTER marked as asking without the members' addresses an
+// answer brings. It returns the statement and the warning to log, or ""
+// when the cluster is whole.
+func unfinished(dir string) (stmt, warn string) {
+	if _, err := os.Stat(filepath.Join(dir, creatingFile)); err == nil {
+		return "CREATE CLUSTER", "cluster: removing a cluster whose CREATE CLUSTER did not finish before the server stopped; create it again"
 	}
-	_, err := os.Stat(filepath.Join(dir, joinMembersFile))
-	return errors.Is(err, fs.ErrNotExist)
+	if _, err := os.Stat(filepath.Join(dir, askingFile)); err != nil {
+		return "", ""
+	}
+	if _, err := os.Stat(filepath.Join(dir, joinMembersFile)); errors.Is(err, fs.ErrNotExist) {
+		return "JOIN CLUSTER", "cluster: removing a cluster whose JOIN CLUSTER no member had answered before the server stopped; join it again"
+	}
+	return "", ""
 }
 
 // clusterKey is the form of a cluster's name that this server keeps it
