@@ -1,6 +1,8 @@
 package dialect
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -390,22 +392,12 @@ func (r *rewriter) hugeLimits() error {
 				continue
 			}
 			text := r.text(r.s[j])
-			if isDigitsOnly(text) && (len(text) > 20 || len(text) == 20 && text > "18446744073709551615") {
+			if _, err := strconv.ParseUint(text, 10, 64); errors.Is(err, strconv.ErrRange) { // (digits past 64 bits)
 				return errorAt(r.src, r.s[j].start, "LIMIT %s must be an integer from 0 to 2147483647, not %s", w, text)
 			}
 		}
 	}
 	return nil
-}
-
-// isDigitsOnly reports whether s is one or more decimal digits.
-func isDigitsOnly(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func (r *rewriter) word(i int, w string) bool {
