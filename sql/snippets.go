@@ -22,6 +22,11 @@ import (
 // default max_allowed_packet.
 const maxSnippetFiles = 64 << 20
 
+// bytesPerHelper is how much text a CALL SNIPPETS hands each goroutine
+// beyond its own at least: package descriptions of a few hundred bytes
+// take a few microseconds each, less than waking a helper costs.
+const bytesPerHelper = 16 << 10
+
 // SetSnippetsFilePrefix sets the directory CALL SNIPPETS(..., 1 AS
 // load_files) reads files from. Nothing outside it can be read: file names
 // are resolved inside an os.Root, which refuses "..", absolute paths and
@@ -206,8 +211,14 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		f := table.field("", data[i], m.Fields[0], table.html)
 		return row(i, &highlight.Request{Fields: []highlight.Field{f}, Weights: weights, Options: &opts})
 	}
-	// Large batches on several goroutines, bounded.
-	if err := s.engine.helpers.each(ctx, len(data), len(data)/8+1, func() func(int) error { return one }); err != nil {
+	// Large batches on several goroutines, bounded: a helper costs a
+	// wake-up and a hand-over that a few short texts do not repay.
+	total := 0
+	for _, c := range costs {
+		total += c
+	}
+	workers := min(len(data)/8+1, total/bytesPerHelper+1)
+	if err := s.engine.helpers.each(ctx, len(data), workers, func() func(int) error { return one }); err != nil {
 		return nil, err
 	}
 	s.engine.stats.Highlights.Add(uint64(len(data)))
