@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +123,12 @@ func TestBIJDBC(t *testing.T) {
 func TestMysqldumpRoundTrip(t *testing.T) {
 	dump := mysqldumpTool(t)
 	src := startWithBIData(t)
+	// More rows than a SELECT without LIMIT returns: the dump holds them all.
+	var more []string
+	for id := 100; id < 140; id++ {
+		more = append(more, fmt.Sprintf("(%d, 'Volume %d', 'more text, a hole and a hobbit', %d)", id, id, id))
+	}
+	MustExec(t, src.DB(t), "INSERT INTO books (id, title, content, year) VALUES "+strings.Join(more, ", "))
 	host, port := hostPort(t, src)
 	cmd := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "glint", "books")
 	var stderr strings.Builder
@@ -136,6 +143,8 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 	for _, q := range []string{
 		"SHOW CREATE TABLE books",
 		"SELECT * FROM books ORDER BY id",
+		"SELECT COUNT(*) FROM books",
+		"SELECT * FROM books ORDER BY id DESC LIMIT 5",
 		"SELECT id, WEIGHT() FROM books WHERE MATCH('holes | beginnings')",
 		"SELECT id, HIGHLIGHT() FROM books WHERE MATCH('clever')",
 	} {

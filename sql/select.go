@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/sql/dialect"
@@ -75,6 +78,9 @@ type selectPlan struct {
 	// heldToken is the token of the snapshot the search held (OPTION
 	// hold_snapshot=1), for SHOW META; "" when none.
 	heldToken string
+	// readAll: SQL_NO_CACHE without LIMIT, a dump tool's read of every
+	// row (readAllRows).
+	readAll bool
 }
 
 // errQueryTime is the cause of the context OPTION max_query_time ends.
@@ -597,6 +603,11 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 	if p.offset, p.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
+	if n.Limit == nil && n.SelectStmtOpts != nil && !n.SelectStmtOpts.SQLCache {
+		// What mysqldump and its kin send (SELECT /*!40001 SQL_NO_CACHE */
+		// * FROM t): every row, not the default page.
+		p.count, p.readAll = 1<<31-1, true
+	}
 	if p.opts, err = parseSelectOptions(options); err != nil {
 		return nil, err
 	}
@@ -886,6 +897,9 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 		if h.Len() >= want && !h.less(c, h.items[0]) {
 			return nil // not among the best: its keys are not kept
 		}
+		if p.readAll && (h.Len()+1)*candidateBytes > readAllBudget() {
+			return errReadAllTooBig(p, h.Len()+1)
+		}
 		if c.keys = nil; keyed {
 			c.keys = append([]any(nil), scratch...)
 		}
@@ -900,10 +914,76 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 		sorted := h.items
 		sort.Slice(sorted, func(i, j int) bool { return h.less(sorted[i], sorted[j]) })
 		s.keepPage(p, sorted)
+		if p.readAll {
+			res, err := s.pageAll(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
+			return res, matches, err
+		}
 		res, err := s.page(ctx, p, snap, sorted[min(p.offset, len(sorted)):])
 		return res, matches, err
 	}
 	return &collector{add: add, finish: finish}
+}
+
+// A read of every row (selectPlan.readAll) builds its rows readAllChunk
+// documents at a time, and fails once the documents and rows it holds pass
+// readAllBudget: a table too big for one answer is dumped in parts (a
+// WHERE on id ranges), never cut short without a word.
+const (
+	readAllChunk   = 256
+	candidateBytes = int(unsafe.Sizeof(candidate{}))
+)
+
+// readAllBudget is what one read of every row may hold: a quarter of the
+// Go runtime's memory limit (glintd's memory_limit), a quarter of the
+// default memory limit when there is none.
+func readAllBudget() int {
+	limit := debug.SetMemoryLimit(-1) // (a negative value reads it)
+	if limit <= 0 || limit >= math.MaxInt64/2 {
+		limit = index.DefaultMemoryLimit
+	}
+	return int(limit / 4)
+}
+
+// errReadAllTooBig is the error of a read of every row of p's table that
+// passed readAllBudget at n documents.
+func errReadAllTooBig(p *selectPlan, n int) error {
+	return Errorf(CodeUnsupported, "reading every row of table '%s' at once (SQL_NO_CACHE without LIMIT, as dump tools read) "+
+		"would hold more than %d MB (a quarter of the memory limit) by document %d: read it in parts "+
+		"(mysqldump --where='id BETWEEN 1 AND 100000', ...) or with LIMIT", p.table.Schema().Name, readAllBudget()>>20, n)
+}
+
+// pageAll builds the rows of every candidate of a read of every row,
+// readAllChunk at a time, within readAllBudget.
+func (s *Session) pageAll(ctx context.Context, p *selectPlan, snap *index.Snapshot, all []candidate) (*Result, error) {
+	budget := readAllBudget()
+	held := len(all) * candidateBytes
+	var res *Result
+	for at := 0; res == nil || at < len(all); {
+		chunk := all[at:min(at+readAllChunk, len(all))]
+		r, err := s.page(ctx, p, snap, chunk)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = r
+		} else {
+			res.Rows = append(res.Rows, r.Rows...)
+			res.IDs = append(res.IDs, r.IDs...)
+		}
+		for _, row := range r.Rows {
+			for _, v := range row {
+				held += 16
+				if str, ok := v.(string); ok {
+					held += len(str)
+				}
+			}
+		}
+		at += len(chunk)
+		if held > budget {
+			return nil, errReadAllTooBig(p, at)
+		}
+	}
+	return res, nil
 }
 
 // page builds the result rows of the candidates that are returned: only
