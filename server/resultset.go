@@ -301,8 +301,68 @@ func argValue(a any) (any, error) {
 		case mysql.MYSQL_TYPE_TINY_BLOB, mysql.MYSQL_TYPE_MEDIUM_BLOB, mysql.MYSQL_TYPE_LONG_BLOB,
 			mysql.MYSQL_TYPE_BLOB, mysql.MYSQL_TYPE_GEOMETRY, mysql.MYSQL_TYPE_BIT:
 			return append([]byte(nil), x.Bytes...), nil
+		case mysql.MYSQL_TYPE_DATE, mysql.MYSQL_TYPE_NEWDATE, mysql.MYSQL_TYPE_DATETIME, mysql.MYSQL_TYPE_TIMESTAMP:
+			return binaryDateTime(x.Type, x.Bytes)
+		case mysql.MYSQL_TYPE_TIME:
+			return binaryTime(x.Bytes)
 		}
 		return string(x.Bytes), nil
 	}
 	return nil, fmt.Errorf("unsupported parameter type %T", a)
+}
+
+// binaryDateTime is the text of a DATE, DATETIME or TIMESTAMP parameter
+// as the binary protocol sends it (a connector's setTimestamp): year (2
+// bytes), month and day, then hour, minute and second, then microseconds
+// (4 bytes), each part there only when a later one is not zero. A DATE
+// reads as 'YYYY-MM-DD', the others as 'YYYY-MM-DD HH:MM:SS[.ffffff]',
+// the literals glint takes for a timestamp.
+func binaryDateTime(tp byte, b []byte) (string, error) {
+	var year, month, day, hour, minute, second, micro int
+	switch len(b) {
+	case 0:
+	case 4, 7, 11:
+		year, month, day = int(binary.LittleEndian.Uint16(b)), int(b[2]), int(b[3])
+		if len(b) >= 7 {
+			hour, minute, second = int(b[4]), int(b[5]), int(b[6])
+		}
+		if len(b) == 11 {
+			micro = int(binary.LittleEndian.Uint32(b[7:]))
+		}
+	default:
+		return "", fmt.Errorf("a date parameter of %d bytes (the binary protocol sends 0, 4, 7 or 11)", len(b))
+	}
+	if tp == mysql.MYSQL_TYPE_DATE || tp == mysql.MYSQL_TYPE_NEWDATE {
+		return fmt.Sprintf("%04d-%02d-%02d", year, month, day), nil
+	}
+	text := fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hour, minute, second)
+	if micro != 0 {
+		text += fmt.Sprintf(".%06d", micro)
+	}
+	return text, nil
+}
+
+// binaryTime is the text of a TIME parameter as the binary protocol sends
+// it: a sign byte, days (4 bytes), hour, minute and second, then
+// microseconds (4 bytes); '[-]HH:MM:SS[.ffffff]' with the days in the hours.
+func binaryTime(b []byte) (string, error) {
+	switch len(b) {
+	case 0:
+		return "00:00:00", nil
+	case 8, 12:
+	default:
+		return "", fmt.Errorf("a time parameter of %d bytes (the binary protocol sends 0, 8 or 12)", len(b))
+	}
+	sign := ""
+	if b[0] == 1 {
+		sign = "-"
+	}
+	hours := int(binary.LittleEndian.Uint32(b[1:]))*24 + int(b[5])
+	text := fmt.Sprintf("%s%02d:%02d:%02d", sign, hours, b[6], b[7])
+	if len(b) == 12 {
+		if micro := binary.LittleEndian.Uint32(b[8:]); micro != 0 {
+			text += fmt.Sprintf(".%06d", micro)
+		}
+	}
+	return text, nil
 }

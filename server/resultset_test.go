@@ -4,7 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/go-mysql-org/go-mysql/mysql"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Floats are printed the reference's way: six decimals when they read back
@@ -51,4 +53,41 @@ func TestFormatShortest(t *testing.T) {
 	for in, want := range map[float64]string{0: "0", 2.5: "2.5", 20: "20", 1e-7: "1e-07", 1e21: "1e+21"} {
 		assert.Equal(t, want, formatShortest(in), "formatShortest(%v)", in)
 	}
+}
+
+// TestArgValueDateTime: date and time parameters of a prepared statement
+// in the binary protocol's form (JDBC's setTimestamp, setDate, setTime)
+// arrive as the literals glint reads, in each length the protocol allows.
+func TestArgValueDateTime(t *testing.T) {
+	le16 := func(v int) []byte { return []byte{byte(v), byte(v >> 8)} }
+	le32 := func(v int) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
+	cat := func(parts ...[]byte) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		tp   byte
+		b    []byte
+		want string
+	}{
+		{mysql.MYSQL_TYPE_DATETIME, cat(le16(2000), []byte{1, 2}), "2000-01-02 00:00:00"},
+		{mysql.MYSQL_TYPE_DATETIME, cat(le16(2024), []byte{5, 6, 7, 8, 9}), "2024-05-06 07:08:09"},
+		{mysql.MYSQL_TYPE_TIMESTAMP, cat(le16(2024), []byte{5, 6, 7, 8, 9}, le32(120)), "2024-05-06 07:08:09.000120"},
+		{mysql.MYSQL_TYPE_DATETIME, nil, "0000-00-00 00:00:00"},
+		{mysql.MYSQL_TYPE_DATE, cat(le16(1999), []byte{12, 31}), "1999-12-31"},
+		{mysql.MYSQL_TYPE_TIME, cat([]byte{0}, le32(0), []byte{10, 20, 30}), "10:20:30"},
+		{mysql.MYSQL_TYPE_TIME, cat([]byte{1}, le32(2), []byte{1, 0, 5}, le32(7)), "-49:00:05.000007"},
+		{mysql.MYSQL_TYPE_TIME, nil, "00:00:00"},
+	} {
+		v, err := argValue(mysql.TypedBytes{Type: tc.tp, Bytes: tc.b})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, v, "type %d, % x", tc.tp, tc.b)
+	}
+	_, err := argValue(mysql.TypedBytes{Type: mysql.MYSQL_TYPE_DATETIME, Bytes: []byte{1, 2, 3}})
+	require.ErrorContains(t, err, "a date parameter of 3 bytes")
+	_, err = argValue(mysql.TypedBytes{Type: mysql.MYSQL_TYPE_TIME, Bytes: []byte{1}})
+	require.ErrorContains(t, err, "a time parameter of 1 bytes")
 }
