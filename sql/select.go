@@ -122,6 +122,9 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if n.Kind != ast.SelectStmtKindSelect || n.With != nil || n.SelectIntoOpt != nil || n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone {
 		return nil, Errorf(CodeUnsupported, "this form of SELECT is not supported")
 	}
+	if n.GroupBy != nil && n.GroupBy.Rollup {
+		return nil, Errorf(CodeUnsupported, "GROUP BY ... WITH ROLLUP is not supported")
+	}
 	if within != nil && (n.From == nil || n.GroupBy == nil || s.readsCatalog(n) || derivedSource(n) != nil) {
 		return nil, Errorf(CodeSyntax, "WITHIN GROUP ORDER BY needs GROUP BY over a full-text table")
 	}

@@ -188,6 +188,9 @@ func selectIn(ctx context.Context, n *ast.SelectStmt, env *Env, outer *outerRow)
 	var groups []evalCtx
 	if n.GroupBy != nil || len(aggs) > 0 {
 		var keys []expr
+		if n.GroupBy != nil && n.GroupBy.Rollup {
+			return nil, errorf(CodeUnsupported, "GROUP BY ... WITH ROLLUP is not supported")
+		}
 		if n.GroupBy != nil {
 			gsc := &scope{ctx: ctx, env: env, cols: from.cols, outer: outer}
 			for _, item := range n.GroupBy.Items {
