@@ -228,7 +228,9 @@ func appendRawShape(b []byte, results []*sql.Result) []byte {
 		}
 		b = append(b, `"total":`...)
 		b = appendJSONValue(b, total)
-		b = append(b, `,"error":"","warning":""}`...)
+		b = append(b, `,"error":"","warning":`...)
+		b = appendJSONString(b, strings.Join(r.WarningTexts, "; "))
+		b = append(b, '}')
 	}
 	return append(b, ']')
 }
@@ -296,7 +298,12 @@ func appendSearchShape(b []byte, r *sql.Result, total int64, took time.Duration)
 		b = appendRowObject(b, r.Columns, r.Attrs, row, func(j int) bool { return j != idCol && j != scoreCol })
 		b = append(b, '}')
 	}
-	return append(b, "]}}"...)
+	b = append(b, "]}"...)
+	if len(r.WarningTexts) > 0 {
+		b = append(b, `,"warning":`...)
+		b = appendJSONString(b, strings.Join(r.WarningTexts, "; "))
+	}
+	return append(b, '}')
 }
 
 // appendMultiArray appends a multi attribute's text ("1,5,7", as SELECT

@@ -27,6 +27,9 @@ type Result struct {
 	AffectedRows uint64
 	InsertID     uint64
 	Warnings     uint16
+	// WarningTexts are the messages of the statement's warnings, as SHOW
+	// WARNINGS gives them (the HTTP /sql answer's "warning").
+	WarningTexts []string
 
 	// ShortestFloats asks for floats in their shortest form (7.99), as
 	// MySQL prints them: the catalog's answers (information_schema, the

@@ -256,6 +256,9 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 	if !diagnostic(st.Node) {
 		s.warnings = s.pending
 		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
+		for _, w := range s.pending {
+			rs[0].WarningTexts = append(rs[0].WarningTexts, w.msg)
+		}
 	}
 	s.pending = nil
 	return rs, nil
