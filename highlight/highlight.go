@@ -258,6 +258,17 @@ func Highlight(req *Request) *Result {
 			ps = ps[n:]
 		}
 	}
+	if req.Pack && !o.AllowEmpty {
+		// A field with a match none of whose passages was chosen (the
+		// budget it shares went to other fields, or nothing fits its
+		// limits) shows its beginning, as a field without a match does.
+		for i, f := range fields {
+			if f.marked && len(res.Fields[i].Snippets) == 0 {
+				used := 0
+				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
+			}
+		}
+	}
 	finish(req, fields, res)
 	return res
 }

@@ -436,3 +436,27 @@ func TestIsASCII(t *testing.T) {
 		require.Equal(t, c.want, isASCII(c.s), "%q", c.s)
 	}
 }
+
+// TestPackedFieldWithoutRoom: in a JSON highlight (Pack) whose fields
+// share one budget, a field with a match none of whose passages fits
+// shows its beginning, as a field without a match does; allow_empty
+// leaves it empty instead.
+func TestPackedFieldWithoutRoom(t *testing.T) {
+	tok := tokenizer(t)
+	title := field(t, tok, "Long fox text", "fox")
+	content := field(t, tok, "The quick brown fox jumps over the lazy dog. The quick brown fox jumps over the lazy dog.", "fox")
+	for _, tc := range []struct {
+		allowEmpty bool
+		want       [][]string
+	}{
+		{false, [][]string{{"Long fox text"}, {"The quick brown \x01fox\x02 jumps over the lazy "}}},
+		{true, [][]string{nil, {"The quick brown \x01fox\x02 jumps over the lazy "}}},
+	} {
+		o := DefaultOptions()
+		o.BeforeMatch, o.AfterMatch = "\x01", "\x02"
+		o.Limit, o.LimitsPerField, o.AllowEmpty = 40, false, tc.allowEmpty
+		res := Highlight(&Request{Fields: []Field{title, content}, Weights: []int{3}, Options: &o, Stored: true, Pack: true})
+		require.Equal(t, tc.want, res.Strings(), "allow_empty %v", tc.allowEmpty)
+		res.Release()
+	}
+}
