@@ -44,13 +44,17 @@ func (s *Session) execCreateDatabase(n *ast.CreateDatabaseStmt) (*Result, error)
 	return &Result{}, nil
 }
 
+// errAlterTable is the error of an ALTER TABLE that does more than
+// mysqldump's DISABLE KEYS and ENABLE KEYS.
+var errAlterTable = Errorf(CodeUnsupported, "ALTER TABLE takes only DISABLE KEYS and ENABLE KEYS: a table's columns and settings are fixed when it is created")
+
 // execAlterTable accepts ALTER TABLE t DISABLE KEYS and ENABLE KEYS, which
 // mysqldump writes around a table's INSERTs: glint's index is written by
 // each INSERT, as a MyISAM table with its keys enabled is. Other ALTERs are
 // errors.
 func (s *Session) execAlterTable(n *ast.AlterTableStmt) (*Result, error) {
 	if !keysOnly(n) {
-		return nil, Errorf(CodeUnsupported, "ALTER TABLE takes only DISABLE KEYS and ENABLE KEYS: a table's columns and settings are fixed when it is created")
+		return nil, errAlterTable
 	}
 	if err := s.checkDumpTable(n.Table); err != nil {
 		return nil, err

@@ -210,7 +210,7 @@ func (s *Session) execPiece(ctx context.Context, piece dialect.Piece, cache bool
 	}
 	st, release, err := dialect.ParseShaped(s.sqlParser(), piece, s.engine.shapes)
 	if err != nil {
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, piece.Text)
 	}
 	if release != nil {
 		defer release() // a tree the shapes lent
@@ -299,7 +299,7 @@ func (s *Session) Prepare(query string) (*Prepared, error) {
 	}
 	st, err := dialect.ParsePiece(s.sqlParser(), pieces[0])
 	if err != nil {
-		return nil, syntaxError(err)
+		return nil, syntaxError(err, pieces[0].Text)
 	}
 	if len(st.Facets) > 0 {
 		return nil, Errorf(CodeNotPreparable, "FACET returns several result sets, which a prepared statement cannot; send it as a query")
@@ -691,10 +691,16 @@ func firstWords(text string) string {
 	return strings.Join(f, " ")
 }
 
-// syntaxError converts an error of the dialect bridge.
-func syntaxError(err error) error {
+// syntaxError converts an error of the dialect bridge for the statement
+// text. An ALTER TABLE that does not parse (a table setting, as the
+// reference changes them, or a column type MySQL does not have) says what
+// ALTER TABLE takes instead.
+func syntaxError(err error, text string) error {
 	var se *dialect.SyntaxError
 	if errors.As(err, &se) {
+		if f := strings.Fields(text); len(f) >= 2 && strings.EqualFold(f[0], "ALTER") && strings.EqualFold(f[1], "TABLE") {
+			return errAlterTable
+		}
 		return &Error{Code: CodeSyntax, Msg: se.Error()}
 	}
 	return asError(err)
