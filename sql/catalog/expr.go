@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
@@ -739,35 +738,23 @@ func (sc *scope) cast(x *ast.FuncCastExpr) (typed, error) {
 }
 
 // castTemporal is CAST(s AS DATE | DATETIME | TIME) of a date and time
-// ('2024-01-02 10:00:00', as FROM_UNIXTIME() gives), a date or a time of
-// day: the date, the date and time, or the time of day it holds, as MySQL
-// writes them; NULL (MySQL's answer, with a warning there) when s is none
-// of them.
+// ('2024-01-02 10:00:00', as FROM_UNIXTIME() gives), a date or (for TIME)
+// a time: the date, the date and time, or the time, as MySQL writes them;
+// NULL (MySQL's answer, with a warning there) when s is none of them.
 func castTemporal(s string, tp byte) any {
-	s = strings.TrimSpace(s)
-	var tm time.Time
-	parsed := false
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			tm, parsed = t, true
-			break
+	if tm, ok := parseDateTime(s); ok {
+		switch tp {
+		case mysql.TypeDate:
+			return tm.Format("2006-01-02")
+		case mysql.TypeDuration:
+			return tm.Format("15:04:05")
 		}
+		return tm.Format(dateTimeLayout)
 	}
-	if !parsed && tp == mysql.TypeDuration {
-		if t, err := time.Parse("15:04:05.999999999", s); err == nil {
-			tm, parsed = t, true
-		}
+	if d, ok := timeValue(s); ok && tp == mysql.TypeDuration {
+		return formatDuration(d)
 	}
-	if !parsed {
-		return nil
-	}
-	switch tp {
-	case mysql.TypeDate:
-		return tm.Format("2006-01-02")
-	case mysql.TypeDuration:
-		return tm.Format("15:04:05")
-	}
-	return tm.Format("2006-01-02 15:04:05")
+	return nil
 }
 
 func stringExpr(e expr) typed { return typed{eval: e, typ: String, known: true} }

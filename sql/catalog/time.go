@@ -105,6 +105,33 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 			}
 			return formatDuration(a - b), nil
 		})
+	case "date":
+		return call(1, 1, String, func(vs []any) (any, error) {
+			tm, err := datePartArg(fn, vs[0], loc)
+			return tm.Format("2006-01-02"), err
+		})
+	case "year", "month", "day", "dayofmonth", "hour", "minute", "second", "quarter", "dayofweek", "dayofyear":
+		return call(1, 1, Int, func(vs []any) (any, error) {
+			tm, err := datePartArg(fn, vs[0], loc)
+			if err != nil {
+				return nil, err
+			}
+			return int64(datePart(name, tm)), nil
+		})
+	case "yearmonth", "yearmonthday":
+		// The reference's: YYYYMM and YYYYMMDD as numbers, for grouping
+		// by month or day.
+		return call(1, 1, Int, func(vs []any) (any, error) {
+			tm, err := datePartArg(fn, vs[0], loc)
+			if err != nil {
+				return nil, err
+			}
+			n := int64(tm.Year()*100 + int(tm.Month()))
+			if name == "yearmonthday" {
+				n = n*100 + int64(tm.Day())
+			}
+			return n, nil
+		})
 	case "convert_tz":
 		return call(3, 3, String, func(vs []any) (any, error) {
 			tm, err := dateTimeArg(fn, vs[0])
@@ -131,6 +158,45 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 }
 
 func quoted(v any) string { return "'" + toString(v) + "'" }
+
+// datePartArg reads the argument of a function that takes a part of a
+// date: a date and time, or, as the reference's YEAR(ts) takes a timestamp
+// attribute, a number of seconds since 1970, in the session's time zone.
+func datePartArg(fn string, v any, loc *time.Location) (time.Time, error) {
+	switch n := v.(type) {
+	case int64:
+		return time.Unix(n, 0).In(loc), nil
+	case uint64:
+		return time.Unix(int64(min(n, 1<<62)), 0).In(loc), nil
+	case float64:
+		return time.Unix(0, int64(n*1e9)).In(loc), nil
+	}
+	return dateTimeArg(fn, v)
+}
+
+// datePart is the part of tm that the function name returns, as MySQL
+// numbers it (DAYOFWEEK: 1 for Sunday).
+func datePart(name string, tm time.Time) int {
+	switch name {
+	case "year":
+		return tm.Year()
+	case "month":
+		return int(tm.Month())
+	case "quarter":
+		return (int(tm.Month())-1)/3 + 1
+	case "hour":
+		return tm.Hour()
+	case "minute":
+		return tm.Minute()
+	case "second":
+		return tm.Second()
+	case "dayofweek":
+		return int(tm.Weekday()) + 1
+	case "dayofyear":
+		return tm.YearDay()
+	}
+	return tm.Day()
+}
 
 // parseDateTime reads a DATETIME (or DATE) value.
 func parseDateTime(v any) (time.Time, bool) {
