@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -282,6 +283,42 @@ func (sc *scope) function(x *ast.FuncCallExpr) (typed, error) {
 			f, _ := toFloat(vs[0])
 			if f < 0 {
 				return -f
+			}
+			return f
+		})), nil
+	case "floor", "ceil", "ceiling", "round":
+		// Integers stay integers; a float rounds as MySQL rounds an
+		// approximate value (half away from zero for ROUND, to d decimals).
+		hi := 1
+		if name == "round" {
+			hi = 2
+		}
+		if err := argc(1, hi); err != nil {
+			return typed{}, err
+		}
+		return dynamic(strict(func(vs []any) any {
+			d := int64(0)
+			if len(vs) == 2 {
+				d, _ = toInt(vs[1])
+			}
+			switch vs[0].(type) {
+			case int64, uint64:
+				if d >= 0 {
+					return vs[0]
+				}
+			}
+			f, _ := toFloat(vs[0])
+			switch name {
+			case "floor":
+				f = math.Floor(f)
+			case "ceil", "ceiling":
+				f = math.Ceil(f)
+			default:
+				scale := math.Pow(10, float64(max(min(d, 30), -30)))
+				f = math.Round(f*scale) / scale
+			}
+			if d <= 0 && f >= math.MinInt64 && f < math.MaxInt64 {
+				return int64(f) // a whole number, as MySQL gives it
 			}
 			return f
 		})), nil
