@@ -61,6 +61,7 @@ const (
 	CodeNoSuchThread                    // KILL of a connection id the server does not have (1094)
 	CodeUnknownCollation                // SET collation_connection to a collation glint does not have (1273)
 	CodeOutOfRange                      // integer arithmetic past 64 bits (1690)
+	CodeCollationMix                    // a comparison of operands that name two collations (1267)
 
 	numCodes // not a code: how many there are
 )
@@ -110,6 +111,7 @@ var codes = [numCodes]codeInfo{
 	CodeNoSuchThread:        {"NoSuchThread", mysql.ER_NO_SUCH_THREAD, "HY000", http.StatusBadRequest},
 	CodeUnknownCollation:    {"UnknownCollation", mysql.ER_UNKNOWN_COLLATION, "HY000", http.StatusBadRequest},
 	CodeOutOfRange:          {"OutOfRange", mysql.ER_DATA_OUT_OF_RANGE, "22003", http.StatusBadRequest},
+	CodeCollationMix:        {"CollationMix", mysql.ER_CANT_AGGREGATE_2COLLATIONS, "HY000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),

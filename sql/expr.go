@@ -434,6 +434,39 @@ func (sc *scope) collation() collation {
 	return sc.sess.collation()
 }
 
+// collationOf is how a comparison of the operands ops compares strings:
+// the collation an operand names (x COLLATE utf8mb4_bin), else the
+// statement's. Two operands naming two collations are MySQL's error 1267.
+func (sc *scope) collationOf(ops ...ast.ExprNode) (collation, error) {
+	named, name := false, ""
+	var c collation
+	for _, op := range ops {
+		for {
+			p, ok := op.(*ast.ParenthesesExpr)
+			if !ok {
+				break
+			}
+			op = p.Expr
+		}
+		x, ok := op.(*ast.SetCollationExpr)
+		if !ok {
+			continue
+		}
+		oc, ok := parseCollation(x.Collate)
+		if !ok {
+			return 0, Errorf(CodeUnknownCollation, "COLLATE: unknown collation '%s' (glint takes libc_ci, libc_cs, utf8_general_ci, binary and MySQL's utf8mb4 names)", x.Collate)
+		}
+		if named && oc != c {
+			return 0, Errorf(CodeCollationMix, "Illegal mix of collations (%s) and (%s) for a comparison", name, x.Collate)
+		}
+		named, name, c = true, x.Collate, oc
+	}
+	if !named {
+		return sc.collation(), nil
+	}
+	return c, nil
+}
+
 func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 	if sc.depth++; sc.depth > catalog.MaxExprDepth { // compiling and evaluating recurse
 		return nil, Errorf(CodeSyntax, "%s", catalog.TooDeep)
@@ -506,7 +539,11 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 			if err := notANumber(sc.schema, r, l, ""); err != nil {
 				return nil, err
 			}
-			return cmpExpr{op: x.Op, l: l, r: r, coll: sc.collation()}, nil
+			coll, err := sc.collationOf(x.L, x.R)
+			if err != nil {
+				return nil, err
+			}
+			return cmpExpr{op: x.Op, l: l, r: r, coll: coll}, nil
 		case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 			return arithExpr{op: x.Op, l: l, r: r}, nil
 		}
@@ -531,7 +568,11 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 				return nil, err
 			}
 		}
-		return newInExpr(v, list, x.Not, sc.collation()), nil
+		coll, err := sc.collationOf(append([]ast.ExprNode{x.Expr}, x.List...)...)
+		if err != nil {
+			return nil, err
+		}
+		return newInExpr(v, list, x.Not, coll), nil
 	case *ast.BetweenExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {
@@ -551,7 +592,18 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 				return nil, err
 			}
 		}
-		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not, coll: sc.collation()}, nil
+		coll, err := sc.collationOf(x.Expr, x.Left, x.Right)
+		if err != nil {
+			return nil, err
+		}
+		return betweenExpr{x: v, lo: lo, hi: hi, not: x.Not, coll: coll}, nil
+	case *ast.SetCollationExpr:
+		// The value as it is; the comparison it is an operand of takes
+		// the collation (collationOf).
+		if _, ok := parseCollation(x.Collate); !ok {
+			return nil, Errorf(CodeUnknownCollation, "COLLATE: unknown collation '%s' (glint takes libc_ci, libc_cs, utf8_general_ci, binary and MySQL's utf8mb4 names)", x.Collate)
+		}
+		return sc.compile(x.Expr)
 	case *ast.IsNullExpr:
 		v, err := sc.compile(x.Expr)
 		if err != nil {

@@ -68,7 +68,11 @@ func (s *Session) planGroups(p *selectPlan, n *ast.SelectStmt, within *ast.Order
 			if err != nil {
 				return clauseError("ORDER BY", err)
 			}
-			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: s.collation()})
+			coll, err := sc.collationOf(item.Expr)
+			if err != nil {
+				return clauseError("ORDER BY", err)
+			}
+			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: coll})
 		}
 	}
 	for _, o := range p.order {

@@ -597,7 +597,11 @@ func (s *Session) planSelect(n *ast.SelectStmt, options []dialect.Setting, withi
 			if err := sortable(schema, e, ""); err != nil {
 				return nil, err
 			}
-			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: s.collation()})
+			coll, err := order.collationOf(item.Expr)
+			if err != nil {
+				return nil, err
+			}
+			p.order = append(p.order, orderKey{e: e, desc: item.Desc, coll: coll})
 		}
 	} else if where.match != nil {
 		p.order = []orderKey{{e: weightExpr{}, desc: true}}

@@ -252,6 +252,11 @@ func (s *Session) execSet(n *ast.SetStmt) (*Result, error) {
 	chars, oneShot := transactionChars(n)
 	var nextReadOnly *bool
 	for _, a := range n.Variables {
+		if a.Name == ast.SetNames && a.ExtendValue != nil {
+			// SET NAMES utf8mb4 COLLATE c, as connectors set a collation:
+			// collation_connection = c.
+			a = &ast.VariableAssignment{Name: "collation_connection", Value: a.ExtendValue, IsSystem: true}
+		}
 		if a.Value == nil || a.Name == ast.SetNames || a.Name == ast.SetCharset {
 			continue
 		}
