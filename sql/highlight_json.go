@@ -17,8 +17,10 @@ type jsonHighlightExpr struct {
 	global highlight.Options
 	fields []jsonHLField
 	query  query.Node // what to mark: highlight_query, or the search query
-	table  hlTable
-	stats  *Stats
+	// ownQuery: query is the request's highlight_query.
+	ownQuery bool
+	table    hlTable
+	stats    *Stats
 	// maxResult bounds one hit's highlights (max_allowed_packet, as SQL's).
 	maxResult int
 
@@ -126,7 +128,10 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 		if err != nil {
 			return nil, err
 		}
-		h.query = part.text
+		if err := positive(part.text, "highlight.highlight_query"); err != nil {
+			return nil, err
+		}
+		h.query, h.ownQuery = part.text, true
 	}
 	return h, nil
 }
@@ -135,7 +140,13 @@ func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
 	if h.snap == snap {
 		return nil
 	}
-	return asError(h.compile(snap, h.query, &h.table))
+	err := h.compile(snap, h.query, &h.table)
+	var qe *index.QueryError
+	if h.ownQuery && errors.As(err, &qe) {
+		// The request's place, as the search query's errors name theirs.
+		return Errorf(CodeQuerySyntax, "highlight.highlight_query: %s", qe.Error())
+	}
+	return asError(err)
 }
 
 func (h *jsonHighlightExpr) budgetOptions() *highlight.Options { return &h.global }
