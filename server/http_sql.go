@@ -96,6 +96,13 @@ func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 		isForm = isForm || strings.HasPrefix(trimmed, k+"=")
 	}
 	var req sqlRequest
+	switch {
+	case !isForm && strings.HasPrefix(trimmed, "{"):
+		// No statement starts with a brace: a JSON body sent here.
+		return req, errors.New(`the body is JSON: /sql takes the statement as a form (query=<urlencoded>) or as the body itself (raw, with ?mode=raw); JSON searches go to /search`)
+	case !isForm && strings.HasPrefix(trimmed, "--") && strings.Contains(text, "Content-Disposition: form-data"):
+		return req, errors.New(`the body is a multipart form: /sql takes the statement as a urlencoded form (query=<urlencoded>) or as the body itself (raw, with ?mode=raw)`)
+	}
 	form := url.Values{}
 	if isForm {
 		var err error

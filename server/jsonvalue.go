@@ -157,6 +157,20 @@ func (d *jdecoder) token() (json.Token, error) {
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &se):
+			at := int(d.dec.InputOffset()) // (where the token that failed starts)
+			for at < len(d.body) && strings.IndexByte(" \t\r\n:,", d.body[at]) >= 0 {
+				at++
+			}
+			if at < len(d.body) && d.body[at] >= utf8.RuneSelf {
+				// Go names the first byte of a character that is not
+				// ASCII as if it were Latin-1 ('ï' for a byte order
+				// mark's 0xEF): name the character sent, at its start.
+				r, _ := utf8.DecodeRune(d.body[at:])
+				if r == '\uFEFF' {
+					return nil, requestError("malformed JSON at offset %d: a byte order mark (U+FEFF), which JSON text does not start with: send the body without it", at)
+				}
+				return nil, requestError("malformed JSON at offset %d: invalid character %q (U+%04X) where a JSON value or punctuation belongs", at, r, r)
+			}
 			return nil, requestError("malformed JSON at offset %d: %s", se.Offset, se.Error())
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			return nil, requestError("malformed JSON: the body ends inside a value")

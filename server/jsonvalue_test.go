@@ -84,3 +84,15 @@ func FuzzJSONRequests(f *testing.F) {
 		_, _ = bulkAction([]byte(body))
 	})
 }
+
+// TestDecodeJSONNonASCIIError: a character that is not ASCII where JSON
+// has none is named as sent, at its own offset; a byte order mark is
+// named as one.
+func TestDecodeJSONNonASCIIError(t *testing.T) {
+	_, err := decodeJSON([]byte("\xef\xbb\xbf{\"a\":1}"))
+	require.EqualError(t, err, "malformed JSON at offset 0: a byte order mark (U+FEFF), which JSON text does not start with: send the body without it")
+	_, err = decodeJSON([]byte(`{"a": é}`))
+	require.EqualError(t, err, "malformed JSON at offset 6: invalid character 'é' (U+00E9) where a JSON value or punctuation belongs")
+	_, err = decodeJSON([]byte(`{"a":1, ü:2}`))
+	require.EqualError(t, err, "malformed JSON at offset 8: invalid character 'ü' (U+00FC) where a JSON value or punctuation belongs")
+}
