@@ -129,6 +129,8 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 		more = append(more, fmt.Sprintf("(%d, 'Volume %d', 'more text, a hole and a hobbit', %d)", id, id, id))
 	}
 	MustExec(t, src.DB(t), "INSERT INTO books (id, title, content, year) VALUES "+strings.Join(more, ", "))
+	// Floats the reference's six or eight decimals would not give back.
+	MustExec(t, src.DB(t), "INSERT INTO books (id, title, price) VALUES (200, 'tiny', 0.000012345), (201, 'tinier', 1e-38), (202, 'huge', 3.4e38)")
 	host, port := hostPort(t, src)
 	cmd := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "glint", "books")
 	var stderr strings.Builder
@@ -145,6 +147,7 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 		"SELECT * FROM books ORDER BY id",
 		"SELECT COUNT(*) FROM books",
 		"SELECT * FROM books ORDER BY id DESC LIMIT 5",
+		"SELECT id, price * 1000000, price * 1e38 FROM books WHERE id >= 200",
 		"SELECT id, WEIGHT() FROM books WHERE MATCH('holes | beginnings')",
 		"SELECT id, HIGHLIGHT() FROM books WHERE MATCH('clever')",
 	} {

@@ -34,7 +34,9 @@ type Result struct {
 	// ShortestFloats asks for floats in their shortest form (7.99), as
 	// MySQL prints them: the catalog's answers (information_schema, the
 	// questions BI tools and connectors ask) are MySQL's. glint's own
-	// results print floats as the reference does (7.990000).
+	// results print floats as the reference does (7.990000), but for a
+	// dump tool's read of every row (SQL_NO_CACHE without LIMIT), which a
+	// restore must read back as the same numbers.
 	ShortestFloats bool
 
 	// IDs are the document ids of the rows of a SELECT that returns

@@ -973,6 +973,11 @@ func (s *Session) pageAll(ctx context.Context, p *selectPlan, snap *index.Snapsh
 		}
 		if res == nil {
 			res = r
+			// A dump must restore the values it read: floats in the
+			// shortest form that reads back as the same number, not
+			// the reference's six or eight decimals (1e-38 as
+			// 0.00000000).
+			res.ShortestFloats = true
 		} else {
 			res.Rows = append(res.Rows, r.Rows...)
 			res.IDs = append(res.IDs, r.IDs...)
