@@ -145,6 +145,9 @@ func parseSQLRequest(params url.Values, body []byte) (sqlRequest, error) {
 	default:
 		return req, fmt.Errorf("unknown mode %q (expected raw)", mode)
 	}
+	if r := strings.ToLower(rawResponse); mode == "raw" && (r == "false" || r == "0") {
+		return req, fmt.Errorf("mode=raw and raw_response=%s contradict each other: give one of them", rawResponse)
+	}
 	switch strings.ToLower(rawResponse) {
 	case "true", "1":
 		req.raw = true
