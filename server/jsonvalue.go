@@ -316,6 +316,13 @@ func (v *jval) docID() (uint64, error) {
 		return 0, v.typeError("a document id (a non-negative integer)")
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil && v.kind == jNumber {
+		// A whole number written with a fraction or an exponent (100.0,
+		// 1e3), as integer members take it, while it is exact (2^53).
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f >= 0 && f == math.Trunc(f) && f <= 1<<53 {
+			return uint64(f), nil
+		}
+	}
 	if err != nil {
 		return 0, requestError("%s: a document id is a non-negative integer below 2^64, got %s", v.where(), v.raw)
 	}

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -95,4 +97,23 @@ func TestDecodeJSONNonASCIIError(t *testing.T) {
 	require.EqualError(t, err, "malformed JSON at offset 6: invalid character 'é' (U+00E9) where a JSON value or punctuation belongs")
 	_, err = decodeJSON([]byte(`{"a":1, ü:2}`))
 	require.EqualError(t, err, "malformed JSON at offset 8: invalid character 'ü' (U+00FC) where a JSON value or punctuation belongs")
+}
+
+// TestDocIDWholeNumbers: an id written as a whole number with a fraction
+// or an exponent is taken as integer members take it, while it is exact;
+// a fraction, a negative number or one past 2^53 written so is refused.
+func TestDocIDWholeNumbers(t *testing.T) {
+	for text, want := range map[string]uint64{`100.0`: 100, `1e3`: 1000, `"77"`: 77, `18446744073709551615`: math.MaxUint64} {
+		v, err := decodeJSON([]byte(text))
+		require.NoError(t, err)
+		id, err := v.docID()
+		require.NoError(t, err, text)
+		assert.Equal(t, want, id, text)
+	}
+	for _, text := range []string{`1.5`, `-1`, `1e20`, `-0.5`} {
+		v, err := decodeJSON([]byte(text))
+		require.NoError(t, err)
+		_, err = v.docID()
+		require.ErrorContains(t, err, "a document id is a non-negative integer below 2^64", text)
+	}
 }
