@@ -277,7 +277,7 @@ func InformationSchema(info Information) map[string]*Table {
 		if c.Default {
 			isDefault = "Yes"
 		}
-		add("COLLATIONS", c.Name, c.Charset, c.ID, isDefault, "Yes", uint64(1), "PAD SPACE")
+		add("COLLATIONS", c.Name, c.Charset, c.ID, isDefault, "Yes", uint64(1), "NO PAD") // (trailing spaces count: 'a' <> 'a ')
 		add("COLLATION_CHARACTER_SET_APPLICABILITY", c.Name, c.Charset)
 	}
 	vars := append([][2]string(nil), info.Variables...)
