@@ -192,9 +192,10 @@ type edgeUnits struct {
 }
 
 // edges makes the lists of units trimming may drop from p: the units
-// before the first marked word, and the afterN units after the last
-// (trimming takes the passage's own last units for them, so their bytes
-// are those).
+// before the first marked word, and the passage's last afterN units
+// (after its last marked word; the reference's count of them may be fewer
+// than the units there). Each is dropped with its own bytes, codepoints
+// and word, so that what the limits count is what is cut.
 func (p *passage) edges(f *ufield) (ed edgeUnits) {
 	if p.beforeN == 0 && p.afterN == 0 {
 		return ed
@@ -213,8 +214,7 @@ func (p *passage) edges(f *ufield) (ed edgeUnits) {
 	}
 	ed.after = make([]edgeUnit, p.afterN)
 	for j := range ed.after {
-		ed.after[j] = units[first+j]
-		ed.after[j].bytes = units[len(units)-p.afterN+j].bytes
+		ed.after[j] = units[len(units)-p.afterN+j]
 	}
 	return ed
 }

@@ -1,0 +1,48 @@
+package highlight
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestTrimmedEdgesKeepLimits: when the chosen passages are over the limits
+// and lose units at their edges, what is counted as dropped is what is
+// cut. Trimming the end of a passage counted the codepoints and words of
+// the units nearest its marked words while cutting its last bytes, so a
+// passage whose window had started later kept a word (or a codepoint)
+// more than the limit allowed.
+func TestTrimmedEdgesKeepLimits(t *testing.T) {
+	tok := tokenizer(t)
+	const text = "r evil, in the superlative degree of comparison only. There were a king with a large jaw " +
+		"and a queen with a plain face, on the throne of England; there were a king with a large j"
+	for words := 10; words <= 20; words++ {
+		o := DefaultOptions()
+		o.LimitWords = words
+		res := Highlight(&Request{Fields: []Field{field(t, tok, text, "there")}, Weights: []int{5}, Options: &o})
+		n := 0
+		for _, sn := range res.Fields[0].Snippets {
+			n += countWords(tok, text[sn.Start:sn.End])
+		}
+		require.LessOrEqual(t, n, words, "limit_words %d: %q", words, res.Join())
+		res.Release()
+	}
+	const prose = "oaves and fishes, that things in general were settled for ever. It was the year of Our Lord one " +
+		"thousand seven hundred and seventy-five. Spiritual revelations were conceded to England at that favoured " +
+		"period, as at this. Mrs. Southcott had recently attained her five-and-twentieth blessed birthday, of whom a " +
+		"prophetic private in the Life Guards had heralded the sublime appearance by announcing that arrangements " +
+		"were made for the swallowing up of London and Westminster. Even the Cock-lane ghost had b"
+	for limit := 30; limit <= 60; limit++ {
+		o := DefaultOptions()
+		o.Limit, o.LimitWords, o.Around = limit, 31, 2
+		res := Highlight(&Request{Fields: []Field{field(t, tok, prose, "lane", "fishes")}, Weights: []int{4, 6}, Options: &o})
+		n := 0
+		for _, sn := range res.Fields[0].Snippets {
+			n += utf8.RuneCountInString(prose[sn.Start:sn.End])
+		}
+		require.LessOrEqual(t, n, limit, "limit %d: %q", limit, strings.TrimSpace(res.Join()))
+		res.Release()
+	}
+}
