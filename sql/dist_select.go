@@ -86,6 +86,27 @@ func parseDistOptions(table string, options []dialect.Setting) (distOptions, []d
 	return o, rest, nil
 }
 
+// shardCallMark is the option a coordinator adds to the CALL SNIPPETS and
+// CALL KEYWORDS it sends its shards (1 AS __glint_shard), as OPTION
+// hold_snapshot marks its SELECTs: a distributed table refuses such a call
+// (nestedError) rather than asking its own agents, which, for a table
+// whose agent names itself, would go on until the server ran out of
+// connections.
+const shardCallMark = "__glint_shard"
+
+// takeShardMark removes shardCallMark from a CALL's option arguments and
+// reports whether it was there.
+func takeShardMark(args []ast.ExprNode) ([]ast.ExprNode, bool) {
+	for i, a := range args {
+		if call, ok := a.(*ast.FuncCallExpr); ok && call.FnName.L == dialect.FuncAs && len(call.Args) == 2 {
+			if name, _ := stringValue(call.Args[1]); strings.EqualFold(name, shardCallMark) {
+				return append(args[:i:i], args[i+1:]...), true
+			}
+		}
+	}
+	return args, false
+}
+
 // nestedError is the error of a statement that only a coordinator sends
 // its shards (what names it), run on distributed table: either a client
 // sent it, or an agent of another distributed table names this one. A

@@ -65,7 +65,7 @@ func (s *Session) snippetsDistributed(ctx context.Context, d *distTable, data []
 			for _, o := range optionText {
 				b.WriteString(", " + o)
 			}
-			b.WriteString(")")
+			b.WriteString(", 1 AS " + shardCallMark + ")")
 			return []string{b.String(), "SHOW WARNINGS"}
 		}
 	}

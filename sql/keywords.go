@@ -42,7 +42,8 @@ func (s *Session) callKeywords(ctx context.Context, n *ast.CallStmt) (*Result, e
 		return nil, Errorf(CodeWrongValue, "CALL KEYWORDS: the second argument must be the table name, quoted")
 	}
 	stats := false
-	for i, a := range args[2:] {
+	options, fromCoordinator := takeShardMark(args[2:])
+	for i, a := range options {
 		name, value := "stats", a // (the third argument alone is the stats flag, as in the reference)
 		if call, ok := a.(*ast.FuncCallExpr); ok && call.FnName.L == dialect.FuncAs && len(call.Args) == 2 {
 			name, _ = stringValue(call.Args[1])
@@ -62,6 +63,9 @@ func (s *Session) callKeywords(ctx context.Context, n *ast.CallStmt) (*Result, e
 	if d, dist, err := s.distributed(tableName); dist {
 		if err != nil {
 			return nil, err
+		}
+		if fromCoordinator {
+			return nil, nestedError(tableName, "CALL KEYWORDS with "+shardCallMark)
 		}
 		return s.callKeywordsDistributed(ctx, d, text, stats)
 	}
@@ -154,7 +158,7 @@ func (s *Session) callKeywordsDistributed(ctx context.Context, d *distTable, tex
 		flag = "1"
 	}
 	stmt := func(table string) []string {
-		return []string{"CALL KEYWORDS(" + quoteString(text) + ", " + quoteString(table) + ", " + flag + ")"}
+		return []string{"CALL KEYWORDS(" + quoteString(text) + ", " + quoteString(table) + ", " + flag + " AS stats, 1 AS " + shardCallMark + ")"}
 	}
 	shards := d.shards()
 	run := make([]bool, len(shards))

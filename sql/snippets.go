@@ -97,11 +97,15 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	if !ok {
 		return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: the third argument must be the query, quoted")
 	}
+	options, fromCoordinator := takeShardMark(args[3:])
 	if d, dist, err := s.distributed(tableName); dist {
 		if err != nil {
 			return nil, err
 		}
-		return s.snippetsDistributed(ctx, d, data, q, args[3:])
+		if fromCoordinator {
+			return nil, nestedError(tableName, "CALL SNIPPETS with "+shardCallMark)
+		}
+		return s.snippetsDistributed(ctx, d, data, q, options)
 	}
 	if unlock, held := s.engine.repl.holdDBs(s); held {
 		defer unlock() // a cluster's database is not replaced under the call
@@ -114,7 +118,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	cfg := snap.Schema().Tokenization
 	opts := highlight.DefaultOptions()
 	list := highlight.List{Opts: &opts, Scope: highlight.ScopeCall}
-	for _, a := range args[3:] {
+	for _, a := range options {
 		call, ok := a.(*ast.FuncCallExpr)
 		if !ok || call.FnName.L != dialect.FuncAs || len(call.Args) != 2 {
 			return nil, Errorf(CodeSyntax, "CALL SNIPPETS: options are written 'value AS name', like 200 AS limit")
