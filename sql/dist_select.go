@@ -326,8 +326,9 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 		round.sum()
 	}
 	if res.Columns == nil {
-		// Every shard is down: the columns are unknown, and there are no rows.
-		res.Columns = []Column{{Name: "id", Type: ColUint}}
+		// Every shard is down: no rows, and the columns the select list
+		// names.
+		res.Columns = unansweredColumns(n.Fields)
 	} else {
 		nameColumns(res.Columns, n.Fields)
 	}
@@ -935,7 +936,7 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	if answers[0] == nil {
 		s.meta = []metaRow{{"total", "0"}, {"total_found", "0"},
 			{"time", strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)}}
-		return &Result{Columns: []Column{{Name: "id", Type: ColUint}}, Rows: [][]any{}}, nil
+		return &Result{Columns: unansweredColumns(n.Fields), Rows: [][]any{}}, nil
 	}
 	s.shardWarnings(d, shards, answers, 1)
 	s.meta = nil
@@ -952,6 +953,31 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	}
 	nameColumns(answers[0][0].Columns, n.Fields)
 	return answers[0][0], nil
+}
+
+// unansweredColumns are the columns of a distributed SELECT no shard
+// answered: named as the select list names them (id and WEIGHT() typed
+// as always, others as text, their type being the shards' to tell); a
+// select list with * has only id, the one column every table has.
+func unansweredColumns(fields *ast.FieldList) []Column {
+	idOnly := []Column{{Name: "id", Type: ColUint}}
+	if fields == nil {
+		return idOnly
+	}
+	cols := make([]Column, 0, len(fields.Fields))
+	for _, f := range fields.Fields {
+		if f.WildCard != nil {
+			return idOnly
+		}
+		c := Column{Name: fieldName(f), Type: ColString}
+		if x, ok := f.Expr.(*ast.ColumnNameExpr); ok && x.Name.Name.L == "id" {
+			c.Type = ColUint
+		} else if x, ok := f.Expr.(*ast.FuncCallExpr); ok && x.FnName.L == "weight" {
+			c.Type = ColInt
+		}
+		cols = append(cols, c)
+	}
+	return cols
 }
 
 // nameColumns names the columns of a distributed SELECT's answer as one

@@ -880,6 +880,14 @@ func TestAllShardsDownAggregate(t *testing.T) {
 	require.Equal(t, "count(*):int | max(n):str\n0 | NULL\n", exec(t, s, "SELECT COUNT(*), MAX(n) FROM d"))
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
 	require.Equal(t, "n:str | count(*):int\n", exec(t, s, "SELECT n, COUNT(*) FROM d GROUP BY n"))
+	// Rows of documents: none, under the columns the select list names
+	// (their types are the shards' to tell: text; id and WEIGHT() as
+	// always), one shard or several.
+	require.Equal(t, "id:uint | title:str | h:str | y:str | weight():int\n",
+		exec(t, s, "SELECT id, title, HIGHLIGHT() AS h, year+1 AS y, WEIGHT() FROM d WHERE MATCH('whale') LIMIT 2"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.1:9306:p1'"))
+	require.Equal(t, "id:uint | title:str\n", exec(t, s, "SELECT id, title FROM one WHERE MATCH('whale')"))
+	require.Equal(t, "id:uint\n", exec(t, s, "SELECT * FROM d"))
 }
 
 // TestMirrorErrorNamesMirror: a statement error from one mirror of a
