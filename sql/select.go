@@ -97,13 +97,16 @@ var errCutoff = errors.New("cutoff reached")
 // read may install one) replaced the cluster's database, and the first
 // plan's table would be the one before it. unlock ends the hold.
 func (s *Session) planRead(ctx context.Context, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (p *selectPlan, unlock func(), err error) {
-	if p, err = s.planSelect(n, options, within); err != nil {
-		return nil, nil, err
-	}
-	if p.opts.linearizable {
+	// The wait comes before the plan: the table may be a cluster's that
+	// this member has not created yet (planSelect would not find it).
+	// (Options that do not parse are planSelect's to report.)
+	if o, err := parseSelectOptions(options); err == nil && o.linearizable {
 		if err := s.linearize(ctx, n.From); err != nil {
 			return nil, nil, err
 		}
+	}
+	if p, err = s.planSelect(n, options, within); err != nil {
+		return nil, nil, err
 	}
 	unlock, held := s.engine.repl.holdDBs(s)
 	if !held {
