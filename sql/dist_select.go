@@ -1037,6 +1037,19 @@ func forwardedText(n *ast.SelectStmt, within *ast.OrderByClause) (string, error)
 // shardWarnings passes up the warnings the shards gave (result set at of
 // each answer, SHOW WARNINGS), with the shard's table named as the
 // distributed table, each distinct one once: as one table would give them.
+// shardCauses is what the statement's warnings say of its shards, for an
+// error that none answered: ": <warning>; <warning>" ("" for none).
+func (s *Session) shardCauses() string {
+	var msgs []string
+	for _, w := range s.pending {
+		msgs = append(msgs, w.msg)
+	}
+	if len(msgs) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(msgs, "; ")
+}
+
 func (s *Session) shardWarnings(d *distTable, shards []*shard, answers [][]*Result, at int) {
 	seen := map[string]bool{}
 	for _, w := range s.pending {

@@ -124,6 +124,9 @@ func (s *Session) snippetsDistributed(ctx context.Context, d *distTable, data []
 		}
 	}
 	if res == nil {
+		if causes := s.shardCauses(); causes != "" {
+			return nil, Errorf(CodeShardFailed, "CALL SNIPPETS over distributed table '%s': no shard answered%s", d.name, causes)
+		}
 		return nil, Errorf(CodeShardFailed, "CALL SNIPPETS over distributed table '%s': no shard answered (%s)", d.name, d.shardsText())
 	}
 	return res, nil

@@ -671,7 +671,9 @@ func TestDistributedSnippets(t *testing.T) {
 	require.Equal(t, "snippet:str\none <b>word</b>\ntwo\n", exec(t, s, "CALL SNIPPETS(('one word', 'two'), 'r', 'word')"))
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "distributed table 'r': agent '10.0.0.2:9306:p2' did not answer and is left out of the result")
 	remote.down["10.0.0.1:9306"] = true
-	require.Equal(t, "error ShardFailed: CALL SNIPPETS over distributed table 'r': no shard answered (agent '10.0.0.2:9306:p2', agent '10.0.0.1:9306:p1')\n",
+	require.Equal(t, "error ShardFailed: CALL SNIPPETS over distributed table 'r': no shard answered: "+
+		"distributed table 'r': agent '10.0.0.2:9306:p2' did not answer and is left out of the result: mirror 10.0.0.2:9306:p2: connection refused; "+
+		"distributed table 'r': agent '10.0.0.1:9306:p1' did not answer and is left out of the result: mirror 10.0.0.1:9306:p1: connection refused\n",
 		exec(t, s, "CALL SNIPPETS(('one word', 'two'), 'r', 'word')"))
 }
 
@@ -888,6 +890,9 @@ func TestAllShardsDownAggregate(t *testing.T) {
 	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE one type='distributed' agent='10.0.0.1:9306:p1'"))
 	require.Equal(t, "id:uint | title:str\n", exec(t, s, "SELECT id, title FROM one WHERE MATCH('whale')"))
 	require.Equal(t, "id:uint\n", exec(t, s, "SELECT * FROM d"))
+	// CALL KEYWORDS that no shard answers says why each did not.
+	require.Contains(t, exec(t, s, "CALL KEYWORDS('whale', 'd', 1)"),
+		"CALL KEYWORDS on distributed table 'd': no shard answered: distributed table 'd': agent '10.0.0.1:9306:p1' did not answer")
 }
 
 // TestMirrorErrorNamesMirror: a statement error from one mirror of a

@@ -195,7 +195,7 @@ func (s *Session) callKeywordsDistributed(ctx context.Context, d *distTable, tex
 		}
 	}
 	if res == nil {
-		return nil, Errorf(CodeShardFailed, "CALL KEYWORDS on distributed table '%s': no shard answered", d.name)
+		return nil, Errorf(CodeShardFailed, "CALL KEYWORDS on distributed table '%s': no shard answered%s", d.name, s.shardCauses())
 	}
 	return res, nil
 }
