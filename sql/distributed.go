@@ -283,10 +283,10 @@ func parseAgent(dist, value string) (distSpec, error) {
 		if i := strings.IndexByte(p, '['); i > 0 && strings.HasSuffix(p, "]") {
 			return a, bad("'%s': agent options in brackets (%s) are not supported: agent connections are always pooled, and ha_strategy and agent_retry_count are settings of the table", p, p[i:])
 		}
-		if strings.Contains(p, "[") {
+		f := strings.Split(p, ":")
+		if strings.Contains(p, "[") || len(f) > 3 && strings.Contains(p, "::") {
 			return a, bad("'%s': IPv6 addresses are not supported; use a host name or an IPv4 address", p)
 		}
-		f := strings.Split(p, ":")
 		if len(f) > 3 {
 			return a, bad("'%s' has more than host:port:table", p)
 		}
