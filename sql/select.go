@@ -79,7 +79,7 @@ type selectPlan struct {
 	// hold_snapshot=1), for SHOW META; "" when none.
 	heldToken string
 	// readAll: SQL_NO_CACHE without LIMIT, a dump tool's read of every
-	// row (readAllRows).
+	// row (pageAll).
 	readAll bool
 }
 
@@ -881,6 +881,10 @@ func (s *Session) runSelect(ctx context.Context, p *selectPlan) (*Result, int, e
 func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 	want := p.offset + p.count
 	h := &candidateHeap{order: p.order}
+	readAllBudget := 0 // (read once: it takes the runtime's lock)
+	if p.readAll {
+		readAllBudget = readAllBudgetNow()
+	}
 	scratch := make([]any, len(p.order)) // sort keys of the document at hand
 	keyed := false                       // some key is not the weight or the id
 	for _, o := range p.order {
@@ -907,7 +911,7 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 		if h.Len() >= want && !h.less(c, h.items[0]) {
 			return nil // not among the best: its keys are not kept
 		}
-		if p.readAll && (h.Len()+1)*candidateBytes > readAllBudget() {
+		if p.readAll && (h.Len()+1)*candidateBytes > readAllBudget {
 			return errReadAllTooBig(p, h.Len()+1)
 		}
 		if c.keys = nil; keyed {
@@ -936,17 +940,17 @@ func (s *Session) topCollector(p *selectPlan, snap *index.Snapshot) *collector {
 
 // A read of every row (selectPlan.readAll) builds its rows readAllChunk
 // documents at a time, and fails once the documents and rows it holds pass
-// readAllBudget: a table too big for one answer is dumped in parts (a
+// readAllBudgetNow: a table too big for one answer is dumped in parts (a
 // WHERE on id ranges), never cut short without a word.
 const (
 	readAllChunk   = 256
 	candidateBytes = int(unsafe.Sizeof(candidate{}))
 )
 
-// readAllBudget is what one read of every row may hold: a quarter of the
+// readAllBudgetNow is what one read of every row may hold: a quarter of the
 // Go runtime's memory limit (glintd's memory_limit), a quarter of the
 // default memory limit when there is none.
-func readAllBudget() int {
+func readAllBudgetNow() int {
 	limit := debug.SetMemoryLimit(-1) // (a negative value reads it)
 	if limit <= 0 || limit >= math.MaxInt64/2 {
 		limit = index.DefaultMemoryLimit
@@ -955,17 +959,17 @@ func readAllBudget() int {
 }
 
 // errReadAllTooBig is the error of a read of every row of p's table that
-// passed readAllBudget at n documents.
+// passed readAllBudgetNow at n documents.
 func errReadAllTooBig(p *selectPlan, n int) error {
 	return Errorf(CodeUnsupported, "reading every row of table '%s' at once (SQL_NO_CACHE without LIMIT, as dump tools read) "+
 		"would hold more than %d MB (a quarter of the memory limit) by document %d: read it in parts "+
-		"(mysqldump --where='id BETWEEN 1 AND 100000', ...) or with LIMIT", p.table.Schema().Name, readAllBudget()>>20, n)
+		"(mysqldump --where='id BETWEEN 1 AND 100000', ...) or with LIMIT", p.table.Schema().Name, readAllBudgetNow()>>20, n)
 }
 
 // pageAll builds the rows of every candidate of a read of every row,
-// readAllChunk at a time, within readAllBudget.
+// readAllChunk at a time, within readAllBudgetNow.
 func (s *Session) pageAll(ctx context.Context, p *selectPlan, snap *index.Snapshot, all []candidate) (*Result, error) {
-	budget := readAllBudget()
+	budget := readAllBudgetNow()
 	held := len(all) * candidateBytes
 	var res *Result
 	for at := 0; res == nil || at < len(all); {
