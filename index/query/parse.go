@@ -37,7 +37,7 @@ func parse(text string, tok *tokenize.Tokenizer, qpos, nkw int) (Node, error) {
 }
 
 func parseAt(text string, tok *tokenize.Tokenizer, qpos, nkw int) (Node, int, int, error) {
-	p := &parser{lex: lexer{text: text, tok: tok}, tok: tok, q: tok.Query(), qpos: qpos, nkw: nkw}
+	p := &parser{lex: lexer{text: text, tok: tok}, tok: tok, q: tok.Query(), qpos: qpos, nkw: nkw, forms: tok.HasMultiWordForms()}
 	n, err := p.run()
 	return n, p.qpos, p.nkw, err
 }
@@ -78,6 +78,7 @@ type parser struct {
 	scope, base scope
 	nkw         int
 	it          tokenize.Iter
+	forms       bool // the table has multi-word wordforms (joinForms)
 }
 
 // scope is a field limit and a zone (nil: none).
@@ -424,7 +425,11 @@ func (p *parser) primary(depth int) (Node, error) {
 		return p.limit(n), nil
 	case tWord:
 		p.advance()
-		n, err := p.word(t.word)
+		w := t.word
+		if p.forms {
+			w = p.joinForms(w)
+		}
+		n, err := p.word(w)
 		return p.limit(n), err
 	case tPhrase:
 		p.advance()
@@ -457,6 +462,81 @@ func (p *parser) keyword(k Keyword) (Keyword, error) {
 	}
 	return k, nil
 }
+
+// maxFormWords bounds how many words a multi-word wordforms source is
+// looked for in (joinForms).
+const maxFormWords = 8
+
+// joinForms joins w and the plain words that follow it, separated by
+// blanks only, when they begin with a multi-word wordforms source
+// ("new york > nyc"): one word of their text, which the tokenizer maps as
+// it maps the words of a document. Otherwise w, and nothing is consumed.
+func (p *parser) joinForms(w lexWord) lexWord {
+	if !p.plainWord(w) {
+		return w
+	}
+	words := []lexWord{w}
+	folded := []string{p.tok.Fold(w.text)}
+	saved, look, have, lexErr := p.lex, p.look, p.have, p.lexErr
+	for len(words) < maxFormWords {
+		t := p.cur()
+		prev := words[len(words)-1]
+		if t.kind != tWord || !p.plainWord(t.word) || !onlyBlanks(p.lex.text[prev.pos+len(prev.text):t.word.pos]) {
+			break
+		}
+		words = append(words, t.word)
+		folded = append(folded, p.tok.Fold(t.word.text))
+		p.advance()
+	}
+	n := p.tok.FormWords(folded)
+	// Give back what the source does not cover.
+	p.lex, p.look, p.have, p.lexErr = saved, look, have, lexErr
+	for range max(n-1, 0) {
+		p.advance()
+	}
+	if n < 2 {
+		return w
+	}
+	return joinWords(p.lex.text, words[:n])
+}
+
+// joinForms over the words of a phrase.
+func (p *parser) joinPhraseForms(words []lexWord) []lexWord {
+	var out []lexWord
+	for i := 0; i < len(words); {
+		j := i
+		folded := []string{}
+		for j < len(words) && j-i < maxFormWords && p.plainWord(words[j]) &&
+			(j == i || onlyBlanks(p.lex.text[words[j-1].pos+len(words[j-1].text):words[j].pos])) {
+			folded = append(folded, p.tok.Fold(words[j].text))
+			j++
+		}
+		if n := p.tok.FormWords(folded); n >= 2 {
+			out = append(out, joinWords(p.lex.text, words[i:i+n]))
+			i += n
+			continue
+		}
+		out = append(out, words[i])
+		i++
+	}
+	return out
+}
+
+// plainWord reports whether w is a word as written (no wildcard, exact
+// form, field edge, boost or escape), which a wordforms source may hold.
+func (p *parser) plainWord(w lexWord) bool {
+	return !w.wildcard && !w.exact && !w.start && !w.end && w.boost == 0 && w.mark == 0 &&
+		w.pos >= 0 && w.pos+len(w.text) <= len(p.lex.text) && p.lex.text[w.pos:w.pos+len(w.text)] == w.text
+}
+
+// joinWords is one word of the text from the first of words to the end
+// of the last.
+func joinWords(text string, words []lexWord) lexWord {
+	last := words[len(words)-1]
+	return lexWord{text: text[words[0].pos : last.pos+len(last.text)], pos: words[0].pos}
+}
+
+func onlyBlanks(s string) bool { return strings.Trim(s, " \t\r\n") == "" }
 
 // qtok is one token of a query word.
 type qtok struct {
@@ -744,6 +824,9 @@ func phraseChoices(words []lexWord) ([][]lexWord, error) {
 
 // phraseOf makes the node of one sequence of phrase words.
 func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
+	if p.forms {
+		lexWords = p.joinPhraseForms(lexWords)
+	}
 	var words []Keyword
 	for _, w := range lexWords {
 		if w.wildcard && w.text == "*" {

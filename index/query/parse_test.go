@@ -319,3 +319,35 @@ func TestParseExceptionWords(t *testing.T) {
 		require.Equal(t, c.want, String(n), c.query)
 	}
 }
+
+// TestParseMultiWordForms: words of a query that begin a multi-word
+// wordforms source, with blanks only between them, are mapped as one, as
+// the words of a document are (new york > nyc): plain, in a phrase, in
+// the middle of a query; the longest source wins; words with an operator,
+// a wildcard or another separator between them stay words.
+func TestParseMultiWordForms(t *testing.T) {
+	files := map[string]string{"/wf.txt": "new york > nyc\nnew york city > bigapple\ngoing to > gonna\n"}
+	cfg, err := tokenize.ParseSettings([]tokenize.Setting{{Name: "wordforms", Value: "/wf.txt"}},
+		func(path string) ([]byte, error) { return []byte(files[path]), nil })
+	require.NoError(t, err)
+	tok, err := tokenize.New(cfg)
+	require.NoError(t, err)
+	for _, c := range []struct{ query, want string }{
+		{"new york", "nyc@1"},
+		{"New  York", "nyc@1"},
+		{`"i love new york"`, "PHRASE(i@1 love@2 nyc@3)"},
+		{"love new york now", "AND(love@1, nyc@2, now@3)"},
+		{"new york city", "bigapple@1"},
+		{"new york cat", "AND(nyc@1, cat@2)"},
+		{"new | york", "OR(new@1, york@2)"},
+		{"new york*", "AND(new@1, york*@2)"},
+		{"new, york", "AND(new@1, york@2)"},
+		{"new", "new@1"},
+		{"going to new york", "AND(gonna@1, nyc@2)"},
+	} {
+		n, err := Parse(c.query, tok)
+		require.NoError(t, err, c.query)
+		require.NoError(t, check(n, c.query), c.query)
+		require.Equal(t, c.want, String(n), c.query)
+	}
+}

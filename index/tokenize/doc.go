@@ -120,6 +120,9 @@
 // to > gonna") matches consecutive words with nothing but separators
 // between them (no phrase, sentence or paragraph boundary, no HTML mark):
 // together they take one position (as in Sphinx) and give no exact form.
+// A query's words are mapped alike: the query parser joins plain words
+// with blanks only between them that begin a multi-word source
+// (FormWords) into one text for the tokenizer, in a phrase or not.
 // The longest source wins. Wordforms apply before stopwords. Conflicting
 // duplicate sources are an error.
 //

@@ -414,3 +414,28 @@ func isWordish(t *charTable, r rune) bool {
 	c, _ := t.class(r)
 	return c != cSep && c != cBound
 }
+
+// FormWords reports how many of words (folded, as Fold gives them) a
+// multi-word wordforms source covers from the first, the longest source
+// that matches; 0 when none does (a one-word source is the tokenizer's to
+// apply to its word alone). A query parser, which reads words one at a
+// time, joins those words into one text for the tokenizer to map, as the
+// words of a document are mapped.
+func (t *Tokenizer) FormWords(words []string) int {
+	if t.r == nil || t.r.forms == nil {
+		return 0
+	}
+	n, longest := t.r.forms, 0
+	for i, w := range words {
+		if n = n.next[w]; n == nil {
+			break
+		}
+		if n.to != nil && i > 0 {
+			longest = i + 1
+		}
+	}
+	return longest
+}
+
+// HasMultiWordForms reports whether a wordforms source has several words.
+func (t *Tokenizer) HasMultiWordForms() bool { return t.r != nil && t.r.multiForms }

@@ -15,6 +15,7 @@ type rules struct {
 	stop       map[string]struct{}
 	stopPos    int                 // positions a stopword takes: stopword_step, 1 or 0
 	forms      *formNode           // wordforms trie, or nil
+	multiForms bool                // a wordforms source has several words
 	morphForms map[string][]string // '~' wordforms with morphology: stem of the source -> destination words
 	exc        *excMatcher         // exceptions, or nil
 	stem       []func(*snowballstem.Env) bool
@@ -142,6 +143,9 @@ func (c *Config) compile() (*rules, error) {
 	}
 	if r.forms, err = buildForms(forms); err != nil {
 		return nil, err
+	}
+	for _, f := range forms {
+		r.multiForms = r.multiForms || strings.Contains(f.From, " ")
 	}
 	if r.exc, err = buildExceptions(c.Exceptions); err != nil {
 		return nil, err
