@@ -108,6 +108,19 @@ func compare(c collation, a, b any) (int, bool) {
 		if y, ok := b.(string); ok {
 			return c.compare(x, y), true
 		}
+		switch b.(type) {
+		case int64, uint64:
+			// A quoted integer ('18446744073709551615', as drivers send
+			// parameters) against an integer compares as integers: as a
+			// float it would equal its neighbours past 2^53.
+			t := strings.TrimSpace(x)
+			if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+				return compare(c, n, b)
+			}
+			if n, err := strconv.ParseUint(t, 10, 64); err == nil {
+				return compare(c, n, b)
+			}
+		}
 		if f, ok := toFloat(b); ok {
 			if xf, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
 				return cmp.Compare(xf, f), true
