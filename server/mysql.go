@@ -51,6 +51,9 @@ type mysqlConn struct {
 	stop       func()
 
 	busy bool // a command is being handled (and c is in srv.busy); guarded by srv.mu
+	// cmdOrd is the ordinal of the command being handled, as the wire's
+	// stmtCommands numbers them.
+	cmdOrd int
 }
 
 // newConn registers a new connection; it returns nil when the server is
@@ -105,6 +108,7 @@ func (c *mysqlConn) serve() {
 	}
 	c.wire.handshakeDeadline = time.Time{}
 	for {
+		c.cmdOrd++ // (the guard counts the commands it sees begin alike)
 		err := conn.HandleCommand()
 		c.srv.mu.Lock()
 		c.busy = false
@@ -303,6 +307,13 @@ func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err er
 	p, ok := stmt.(*sql.Prepared)
 	if !ok {
 		return nil, fmt.Errorf("server: prepared statement of type %T", stmt)
+	}
+	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok {
+		if why := e.unreadable(p.NumParams); why != "" {
+			return nil, &mysql.MyError{Code: mysql.ER_UNSUPPORTED_PS, State: "HY000",
+				Message: "prepared statement not run, nothing of it written: " + why +
+					"; use client-side prepared statements (JDBC useServerPrepStmts=false, go-sql-driver interpolateParams=true)"}
+		}
 	}
 	vals := make([]any, len(args))
 	for i, a := range args {
