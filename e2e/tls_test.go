@@ -237,3 +237,27 @@ func pythonWith(t *testing.T, module string) string {
 	requireTool(t, "python3 with "+module)
 	return ""
 }
+
+// TestTLSSmallMaxAllowedPacket: the packet guard reads MySQL packets, not
+// TLS records: it steps aside once the client's SSL request has gone by,
+// so a small max_allowed_packet does not refuse every TLS connection (it
+// read the records' bytes as packet headers), and a statement over the
+// limit is refused once read.
+func TestTLSSmallMaxAllowedPacket(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := testCert(t, dir)
+	conf := filepath.Join(dir, "glintd.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("ssl_cert = "+certFile+"\nssl_key = "+keyFile+"\nuser = alice:s3cret\n"), 0o644))
+	s := StartServer(t, WithArgs("--config", conf, "--max-allowed-packet", "64K"))
+	host, port, err := net.SplitHostPort(s.MySQLAddr)
+	require.NoError(t, err)
+	args := []string{"-h", host, "-P", port, "-u", "alice", "-ps3cret", "--batch", "--skip-column-names", "--ssl", "--ssl-ca=" + certFile}
+	for range 3 {
+		out, err := exec.Command(CLIBinary(t), append(args, "-e", "SELECT 40+2")...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		assert.Equal(t, "42\n", string(out))
+	}
+	out, err := exec.Command(CLIBinary(t), append(args, "-e", "SELECT '"+strings.Repeat("x", 70000)+"'")...).CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "ERROR 1153 (08S01)")
+}

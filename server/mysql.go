@@ -260,6 +260,12 @@ func (c *mysqlConn) UseDB(name string) (err error) {
 func (c *mysqlConn) HandleQuery(query string) (res *mysql.Result, err error) {
 	c.begin()
 	defer c.recoverPanic(&err)
+	if limit := c.wire.guard.limit; c.wire.guard.tls && int64(len(query)+1) > limit {
+		// Under TLS the guard cannot see packets as they come: the
+		// statement was read, and is refused now.
+		return nil, &mysql.MyError{Code: mysql.ER_NET_PACKET_TOO_LARGE, State: "08S01",
+			Message: fmt.Sprintf("Got a packet bigger than 'max_allowed_packet' bytes (%d > %d)", len(query)+1, limit)}
+	}
 	ctx, done := c.statementContext(query)
 	defer done()
 	results, execErr := c.sess.Exec(ctx, query)
@@ -308,7 +314,8 @@ func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err er
 	if !ok {
 		return nil, fmt.Errorf("server: prepared statement of type %T", stmt)
 	}
-	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok {
+	// (Under TLS the wire carries records, not packets: nothing is known.)
+	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok && !onTLS(c.conn) {
 		if why := e.unreadable(p.NumParams); why != "" {
 			return nil, &mysql.MyError{Code: mysql.ER_UNSUPPORTED_PS, State: "HY000",
 				Message: "prepared statement not run, nothing of it written: " + why +

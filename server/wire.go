@@ -317,6 +317,12 @@ type packetGuard struct {
 	over bool  // the current logical packet is over limit
 
 	stmts stmtCommands // what the prepared-statement commands carry
+
+	// tls is set once the client's SSL request (a handshake response of
+	// 32 bytes with CLIENT_SSL, which TLS follows) has gone by: from then
+	// on the bytes are TLS records, not packets, and nothing is followed.
+	tls    bool
+	sslReq []byte // the start of a possible SSL request's payload
 }
 
 // feed follows b, the next bytes from the client. Once a packet is over the
@@ -325,15 +331,26 @@ type packetGuard struct {
 // is len(b).
 func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 	pass = len(b)
+	if g.tls {
+		return pass, false
+	}
 	hdrStart := 0
 	for i := 0; i < len(b); {
 		if g.left > 0 {
 			k := min(g.left, len(b)-i)
 			g.stmts.take(b[i : i+k])
+			if g.sslReq != nil {
+				g.sslReq = append(g.sslReq, b[i:i+min(k, 4-len(g.sslReq))]...)
+			}
 			g.left -= k
 			i += k
 			if g.left == 0 {
 				g.stmts.end()
+				if len(g.sslReq) == 4 && (uint32(g.sslReq[0])|uint32(g.sslReq[1])<<8)&mysql.CLIENT_SSL != 0 {
+					g.tls = true // what follows in b is TLS
+					return pass, false
+				}
+				g.sslReq = nil
 			}
 			continue
 		}
@@ -355,6 +372,9 @@ func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 		if !g.more && g.seq == 0 {
 			g.stmts.begin() // a command (a client starts each with sequence 0)
 		}
+		if length == sslRequestLen && g.seq == 1 && !g.more {
+			g.sslReq = make([]byte, 0, 4) // (its capability flags come first)
+		}
 		g.size += int64(length)
 		g.more = length == maxPhysical
 		g.left = length
@@ -372,8 +392,13 @@ func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 	return pass, g.over
 }
 
-// atBoundary reports whether the next byte starts a new logical packet.
-func (g *packetGuard) atBoundary() bool { return g.hdrN == 0 && g.left == 0 && !g.more }
+// atBoundary reports whether the next byte starts a new logical packet
+// (under TLS, where packets are not followed: always).
+func (g *packetGuard) atBoundary() bool { return g.tls || g.hdrN == 0 && g.left == 0 && !g.more }
+
+// sslRequestLen is the payload of a protocol 4.1 SSL request: capability
+// flags, max packet size, character set and 23 bytes of filler.
+const sslRequestLen = 32
 
 // done reports whether an oversized packet has been read to its end.
 func (g *packetGuard) done() bool { return g.over && g.atBoundary() }
