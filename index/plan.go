@@ -523,6 +523,9 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 	if lt.text == "" {
 		lt.text = kw.Term
 	}
+	if kw.Exact && !strings.HasPrefix(lt.text, "=") {
+		lt.text = "=" + lt.text // (SHOW META tells it as written: =running)
+	}
 	if kw.Wildcard {
 		ok, why := c.wildcardSupported(kw.Term)
 		if ok {
