@@ -264,7 +264,7 @@ func (c *mysqlConn) HandleQuery(query string) (res *mysql.Result, err error) {
 		// Under TLS the guard cannot see packets as they come: the
 		// statement was read, and is refused now.
 		return nil, &mysql.MyError{Code: mysql.ER_NET_PACKET_TOO_LARGE, State: "08S01",
-			Message: fmt.Sprintf("Got a packet bigger than 'max_allowed_packet' bytes (%d > %d)", len(query)+1, limit)}
+			Message: packetTooLarge(int64(len(query)+1), limit)}
 	}
 	ctx, done := c.statementContext(query)
 	defer done()
@@ -314,8 +314,8 @@ func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err er
 	if !ok {
 		return nil, fmt.Errorf("server: prepared statement of type %T", stmt)
 	}
-	// (Under TLS the wire carries records, not packets: nothing is known.)
-	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok && !onTLS(c.conn) {
+	// (Under TLS the guard follows no packets, and knows of no execution.)
+	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok {
 		if why := e.unreadable(p.NumParams); why != "" {
 			return nil, &mysql.MyError{Code: mysql.ER_UNSUPPORTED_PS, State: "HY000",
 				Message: "prepared statement not run, nothing of it written: " + why +

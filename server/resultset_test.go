@@ -61,13 +61,6 @@ func TestFormatShortest(t *testing.T) {
 func TestArgValueDateTime(t *testing.T) {
 	le16 := func(v int) []byte { return []byte{byte(v), byte(v >> 8)} }
 	le32 := func(v int) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
-	cat := func(parts ...[]byte) []byte {
-		var b []byte
-		for _, p := range parts {
-			b = append(b, p...)
-		}
-		return b
-	}
 	for _, tc := range []struct {
 		tp   byte
 		b    []byte

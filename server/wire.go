@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -201,12 +202,18 @@ func (c *wireConn) reject() error {
 			break
 		}
 	}
-	msg := fmt.Sprintf("Got a packet bigger than 'max_allowed_packet' bytes (%d > %d)", c.guard.size, c.guard.limit)
+	msg := packetTooLarge(c.guard.size, c.guard.limit)
 	_, _ = c.bw.Write(errorPacket(c.guard.seq+1, mysql.ER_NET_PACKET_TOO_LARGE, "08S01", msg))
 	_ = c.bw.Flush()
 	c.rejected = true
 	c.readErr = errPacketTooLarge
 	return c.readErr
+}
+
+// packetTooLarge is MySQL's message of error 1153 for a packet of size
+// bytes over limit.
+func packetTooLarge(size, limit int64) string {
+	return fmt.Sprintf("Got a packet bigger than 'max_allowed_packet' bytes (%d > %d)", size, limit)
 }
 
 // errorPacket is a complete ERR packet (header included) for a 4.1 client.
@@ -464,7 +471,7 @@ func (s *stmtCommands) end() {
 		s.want = 0
 		return
 	}
-	id := uint32(s.buf[1]) | uint32(s.buf[2])<<8 | uint32(s.buf[3])<<16 | uint32(s.buf[4])<<24
+	id := binary.LittleEndian.Uint32(s.buf[1:5])
 	switch s.buf[0] {
 	case mysql.COM_STMT_SEND_LONG_DATA:
 		if s.longData == nil {
