@@ -299,25 +299,14 @@ func TestParsePathological(t *testing.T) {
 // separate words or are operators, because the tokenizer looks for
 // exceptions first. A source of word characters only is an ordinary word.
 func TestParseExceptionWords(t *testing.T) {
-	files := map[string]string{"/exc.txt": ":) => smiley\nAT&T => att\nMS Windows => mswin\nWindows => win\n"}
-	cfg, err := tokenize.ParseSettings([]tokenize.Setting{{Name: "exceptions", Value: "/exc.txt"}},
-		func(path string) ([]byte, error) { return []byte(files[path]), nil })
-	require.NoError(t, err)
-	tok, err := tokenize.New(cfg)
-	require.NoError(t, err)
-	for _, c := range []struct{ query, want string }{
+	requireTrees(t, tokenizerWithFile(t, "exceptions", ":) => smiley\nAT&T => att\nMS Windows => mswin\nWindows => win\n"), []treeCase{
 		{":)cats|dogs", "AND(smiley@1, OR(cats@2, dogs@3))"},
 		{"AT&T|MS Windows", "OR(att@1, mswin@2)"},
 		{`"x :) y"`, "PHRASE(x@1 smiley@2 y@3)"},
 		{`"buy AT&T now"`, "PHRASE(buy@1 att@2 now@3)"},
 		{"Windows* rocks", "AND(windows*@1, rocks@2)"},
 		{"a :)", "AND(a@1, smiley@2)"},
-	} {
-		n, err := Parse(c.query, tok)
-		require.NoError(t, err, c.query)
-		require.NoError(t, check(n, c.query), c.query)
-		require.Equal(t, c.want, String(n), c.query)
-	}
+	})
 }
 
 // TestParseMultiWordForms: words of a query that begin a multi-word
@@ -326,13 +315,7 @@ func TestParseExceptionWords(t *testing.T) {
 // the middle of a query; the longest source wins; words with an operator,
 // a wildcard or another separator between them stay words.
 func TestParseMultiWordForms(t *testing.T) {
-	files := map[string]string{"/wf.txt": "new york > nyc\nnew york city > bigapple\ngoing to > gonna\n"}
-	cfg, err := tokenize.ParseSettings([]tokenize.Setting{{Name: "wordforms", Value: "/wf.txt"}},
-		func(path string) ([]byte, error) { return []byte(files[path]), nil })
-	require.NoError(t, err)
-	tok, err := tokenize.New(cfg)
-	require.NoError(t, err)
-	for _, c := range []struct{ query, want string }{
+	requireTrees(t, tokenizerWithFile(t, "wordforms", "new york > nyc\nnew york city > bigapple\ngoing to > gonna\n"), []treeCase{
 		{"new york", "nyc@1"},
 		{"New  York", "nyc@1"},
 		{`"i love new york"`, "PHRASE(i@1 love@2 nyc@3)"},
@@ -344,7 +327,28 @@ func TestParseMultiWordForms(t *testing.T) {
 		{"new, york", "AND(new@1, york@2)"},
 		{"new", "new@1"},
 		{"going to new york", "AND(gonna@1, nyc@2)"},
-	} {
+	})
+}
+
+// tokenizerWithFile is a tokenizer whose setting (exceptions, wordforms)
+// names one file of the given text.
+func tokenizerWithFile(t *testing.T, setting, text string) *tokenize.Tokenizer {
+	t.Helper()
+	cfg, err := tokenize.ParseSettings([]tokenize.Setting{{Name: setting, Value: "/" + setting + ".txt"}},
+		func(string) ([]byte, error) { return []byte(text), nil })
+	require.NoError(t, err)
+	tok, err := tokenize.New(cfg)
+	require.NoError(t, err)
+	return tok
+}
+
+type treeCase struct{ query, want string }
+
+// requireTrees checks that each query parses with tok into the tree want
+// (as String writes it), a tree check finds right.
+func requireTrees(t *testing.T, tok *tokenize.Tokenizer, cases []treeCase) {
+	t.Helper()
+	for _, c := range cases {
 		n, err := Parse(c.query, tok)
 		require.NoError(t, err, c.query)
 		require.NoError(t, check(n, c.query), c.query)
