@@ -272,9 +272,11 @@ func Open(opts Options, sm StateMachine, tr Transport) (*Node, error) {
 		// It stays stopped: raft is not run, so it neither campaigns nor
 		// sends; its status and the log say why.
 		n.gone = true
+		err := fmt.Errorf("%w (%s)", ErrRemoved, how)
+		n.setErr(err) // (before the status that says removed is published)
 		n.publishStatus()
 		n.log.Warn("this node was removed from its group: it does not start", "how", how)
-		n.stop(fmt.Errorf("%w (%s)", ErrRemoved, how))
+		n.stop(err)
 		return n, nil
 	}
 	go n.run()
@@ -308,7 +310,16 @@ func (n *Node) learnRemoved(how string) error {
 		n.log.Error("the mark of this node's removal was not written; a restart finds out again", "path", path, "err", err)
 	}
 	n.log.Warn("this node was removed from its group: it stops; its state machine keeps what it applied", "how", how)
-	return fmt.Errorf("%w (%s)", ErrRemoved, how)
+	err := fmt.Errorf("%w (%s)", ErrRemoved, how)
+	n.setErr(err) // (before the status that says removed is published)
+	return err
+}
+
+// setErr sets what Err returns; stop sets it too, as the node stops.
+func (n *Node) setErr(err error) {
+	n.mu.Lock()
+	n.err = err
+	n.mu.Unlock()
 }
 
 func (n *Node) start() error {
@@ -1091,9 +1102,7 @@ func (n *Node) reportSnapshot(s snapStatus) {
 }
 
 func (n *Node) stop(err error) {
-	n.mu.Lock()
-	n.err = err
-	n.mu.Unlock()
+	n.setErr(err)
 	close(n.donec)
 }
 
