@@ -69,6 +69,7 @@ type Server struct {
 
 	proc *daemon.Process
 	opts daemon.Options
+	mu   sync.Mutex // guards dbs: tests open pools from several goroutines
 	dbs  []*sql.DB
 }
 
@@ -198,13 +199,18 @@ func (s *Server) open(t testing.TB, configure func(*mysql.Config)) *sql.DB {
 		t.Fatal(err)
 	}
 	db := sql.OpenDB(connector)
+	s.mu.Lock()
 	s.dbs = append(s.dbs, db)
+	s.mu.Unlock()
 	return db
 }
 
 func (s *Server) closeDBs() {
-	for _, db := range s.dbs {
+	s.mu.Lock()
+	dbs := s.dbs
+	s.dbs = nil
+	s.mu.Unlock()
+	for _, db := range dbs {
 		_ = db.Close()
 	}
-	s.dbs = nil
 }
