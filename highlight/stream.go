@@ -113,7 +113,7 @@ func newField(p *ufield, f *Field, o *Options) {
 	switch {
 	case o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML:
 		p.text, p.words, p.blends = stripField(f)
-	case p.retain && !f.HTML && strings.IndexByte(f.Text, '<') >= 0:
+	case p.retain && strings.IndexByte(f.Text, '<') >= 0:
 		p.words, p.blends = retainedWords(f)
 	}
 	p.ascii = isASCII(p.text)
@@ -506,8 +506,9 @@ func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 // are: retain mode reads the text's tags as markup whatever the table's
 // html_strip, so that a tag's name or an attribute's value ("<a
 // href=fox.html>") is never marked. A field whose layout was made without
-// stripping (f.HTML false) holds the markup's words too; they are left
-// out here, and the text is shown as it is.
+// stripping (f.HTML false) holds the markup's words too, and one made
+// with html_index_attrs the indexed attributes' words; they are left out
+// here, and the text is shown as it is.
 func retainedWords(f *Field) (words, blends []tokenize.Word) {
 	r := htmlstrip.Strip(f.Text, &htmlstrip.Options{})
 	keep := func(w tokenize.Word, _, _ int) tokenize.Word { return w }
@@ -525,7 +526,10 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 	// origEnd(x) is where the original of text[:x] ends: non-decreasing.
 	origEnd := func(x int) int { _, e := r.Orig(x, x); return e }
 	mapOff := func(o int) int { return sort.Search(n, func(x int) bool { return origEnd(x+1) > o }) }
-	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) >= o }) }
+	// A word ends after the last byte whose original ends in it: every
+	// byte of an entity it ends with (é of "caf&eacute;" is two bytes,
+	// both standing for the whole entity).
+	mapEnd := func(o int) int { return sort.Search(n+1, func(x int) bool { return origEnd(x) > o }) - 1 }
 	out := make([]tokenize.Word, 0, len(ws))
 	for _, w := range ws {
 		s, e := mapOff(int(w.Start)), mapEnd(int(w.End))

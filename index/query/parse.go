@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/glint-search/glint/index/tokenize"
@@ -714,7 +715,8 @@ func (p *parser) skip(text string) {
 const maxPhraseChoices = 64
 
 // phrase turns "..." (with ~N or /N) into a Phrase, Proximity or Quorum.
-// Inside quotes a blended token counts by its parts. Groups of
+// Inside quotes a blended token counts by its parts (by itself when it
+// has none: each was too short). Groups of
 // alternatives in brackets, "door (opened | closed)", make an Or of one such
 // node for each choice: every choice starts at the same query position, as
 // each alternative is tried at the same place of the phrase.
@@ -855,9 +857,13 @@ func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
 		}
 		var got []Keyword
 		last := 0
+		// A blended token counts only when none of its parts is a word
+		// (each shorter than min_word_len, say): else the phrase would
+		// lose the word.
+		parts := slices.ContainsFunc(toks, func(tk qtok) bool { return !tk.blended })
 		for _, tk := range toks {
 			last = max(last, tk.pos)
-			if tk.blended {
+			if tk.blended && parts {
 				continue
 			}
 			k, err := p.keyword(Keyword{Text: w.text, Term: tk.term, Pos: w.pos, QPos: base + tk.pos})

@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -74,6 +75,7 @@ blocks:
 		i := it.i
 		if i >= it.blockEnd && (i < it.noBlock || i+72 > len(text) || !it.block(i)) {
 			if !it.scan() {
+				l.settleBlend(math.MaxInt32)
 				return false
 			}
 			if it.blended {

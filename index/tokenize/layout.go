@@ -106,7 +106,28 @@ func (l *Layout) Add(pos, start, end int, term []byte) {
 	}
 	// A new word, or another word at the same position (a stopword with
 	// stopword_step=0 and the word after it).
+	l.settleBlend(pos)
 	l.Words = append(l.Words, Word{Pos: int32(pos), Start: int32(start), End: int32(end)})
+}
+
+// settleBlend gives the last blended token a Word of its own, its whole
+// range, when none of its parts took its position (each was shorter than
+// min_word_len, say) and the next word, at pos, comes after it: a match
+// of the blended term then has a word to mark. pos is math.MaxInt32 at
+// the end of the text.
+func (l *Layout) settleBlend(pos int) {
+	n := len(l.Blends)
+	if n == 0 {
+		return
+	}
+	b := l.Blends[n-1]
+	if int(b.Pos) >= pos {
+		return
+	}
+	if m := len(l.Words); m > 0 && l.Words[m-1].Pos >= b.Pos {
+		return
+	}
+	l.Words = append(l.Words, b)
 }
 
 // layoutVersion is the first byte of an encoded layout.
