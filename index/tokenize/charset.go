@@ -139,6 +139,16 @@ func parseCharItem(s string, start, end int, syn listSyntax) (charItem, error) {
 			return charItem{alias: charAlias(a)}, nil
 		}
 	}
+	if syn.aliases && looksLikeAlias(text) {
+		msg := "unknown alias '%s' (the aliases are english, russian, non_cjk and cjk; characters are one to an entry, separated by ',')"
+		switch strings.ToLower(text) {
+		case "non_cont", "cont", "chinese":
+			// Manticore's, which split the scripts written without
+			// spaces otherwise (and segment Chinese with ICU or Jieba).
+			msg = "unknown alias '%s': glint has non_cjk and cjk, not Manticore's continuous-script sets"
+		}
+		return fail(first, msg, text)
+	}
 	lo, err := p.char()
 	if err != nil {
 		return charItem{}, err
@@ -199,6 +209,21 @@ func parseCharItem(s string, start, end int, syn listSyntax) (charItem, error) {
 		return fail(p.i, "unexpected '%s' after '%s'", p.rest(), strings.TrimSpace(s[first:p.i]))
 	}
 	return item, nil
+}
+
+// looksLikeAlias reports whether an entry is a name (three or more ASCII
+// letters, digits or underscores, a letter first) rather than characters.
+func looksLikeAlias(text string) bool {
+	if len(text) < 3 || !('a' <= text[0]|0x20 && text[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !('a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // rangeText is s[from:to] with its white space dropped, for messages.
