@@ -83,10 +83,11 @@ func (t *charTable) fallback(r rune) (cls, rune) {
 	} else {
 		k = classify(r)
 	}
-	if k == runeSep {
+	cjk := isCJK(r)
+	if k == runeSep && !(cjk && unicode.Is(unicode.Nl, r)) {
 		return cSep, r
 	}
-	if k != runeMark && isCJK(r) {
+	if k != runeMark && cjk {
 		switch {
 		case t.fb&fbNgramCJK != 0:
 			return cNgram, r
@@ -105,7 +106,20 @@ func (t *charTable) fallback(r rune) (cls, rune) {
 	return cWord, r
 }
 
-var cjkTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Bopomofo}
+// cjkTables are the scripts of the cjk alias, and the letters of no script
+// of their own that only those scripts use: the kana iteration marks
+// U+3031..U+3035 and the prolonged sound mark U+30FC (ー) with its
+// half-width forms, which are script Common for Unicode. Of them, the
+// letters (and Han's number letters, 〇 U+3007 and the Hangzhou numerals)
+// are cjk characters.
+var cjkTables = []*unicode.RangeTable{unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Bopomofo, kanaCommon}
+
+var kanaCommon = &unicode.RangeTable{R16: []unicode.Range16{
+	{Lo: 0x3031, Hi: 0x3035, Stride: 1},
+	{Lo: 0x30FC, Hi: 0x30FC, Stride: 1},
+	{Lo: 0xFF70, Hi: 0xFF70, Stride: 1},
+	{Lo: 0xFF9E, Hi: 0xFF9F, Stride: 1},
+}}
 
 // cjkBMP is a bit set of the CJK letters of the Basic Multilingual Plane.
 var cjkBMP = sync.OnceValue(func() *[0x10000 / 64]uint64 {
