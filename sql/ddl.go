@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
 
@@ -234,11 +237,49 @@ func tokenizationOf(settings []index.Setting) (tokenize.Config, error) {
 	for i, st := range settings {
 		ts[i] = tokenize.Setting{Name: st.Name, Value: st.Value}
 	}
-	cfg, err := tokenize.ParseSettings(ts, os.ReadFile)
+	cfg, err := tokenize.ParseSettings(ts, readSettingFile)
 	if err != nil {
 		return tokenize.Config{}, Errorf(CodeBadOption, "%v", err)
 	}
 	return cfg, nil
+}
+
+// maxSettingFile bounds a file a table setting names (a wordforms list of
+// a whole language's forms is tens of MB).
+const maxSettingFile = 256 << 20
+
+// readSettingFile reads a file a table setting names. As readSnippetFile,
+// it waits on nothing but the disk (a FIFO is opened non-blocking and
+// refused) and reads only a regular file of at most maxSettingFile bytes,
+// so /dev/zero or a pipe is an error, not a statement that never ends.
+func readSettingFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe.Err
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is %s, not a regular file", fileKind(st.Mode()))
+	}
+	if st.Size() > maxSettingFile {
+		return nil, fmt.Errorf("it is larger than %d MB (%d bytes)", maxSettingFile>>20, st.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSettingFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxSettingFile {
+		return nil, fmt.Errorf("it grew over %d MB while it was read", maxSettingFile>>20)
+	}
+	return b, nil
 }
 
 // settingValue checks and renders the value of a table setting.

@@ -116,8 +116,9 @@ const (
 // *SettingError.
 //
 // stopwords is a list of items separated by white space or commas. An item
-// that contains '/' or '\' names a file, which must be readable; any other
-// item names a file if readFile can read it, and is a stopword otherwise.
+// that contains '/', '\' or '.' names a file ("stopwords.txt" in the
+// server's working directory), which must be readable; any other item is a
+// stopword, whatever files there are.
 // wordforms and exceptions name one file, or several separated by white
 // space.
 func ParseSettings(settings []Setting, readFile func(path string) ([]byte, error)) (Config, error) {
@@ -473,19 +474,16 @@ func stopwordTexts(value string, readFile func(string) ([]byte, error)) ([]strin
 	var texts []string
 	var inline []string
 	for _, item := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
-		if strings.ContainsAny(item, `/\`) {
+		if strings.ContainsAny(item, `/\.`) {
+			if readFile == nil {
+				return nil, settingErr("stopwords", "cannot read '%s': no file access", item)
+			}
 			b, err := readFile(item)
 			if err != nil {
 				return nil, settingErr("stopwords", "cannot read '%s': %v", item, err)
 			}
 			texts = append(texts, string(b))
 			continue
-		}
-		if readFile != nil {
-			if b, err := readFile(item); err == nil {
-				texts = append(texts, string(b))
-				continue
-			}
 		}
 		inline = append(inline, item)
 	}

@@ -241,11 +241,15 @@ func TestStopwords(t *testing.T) {
 		tok := newTok(t, "stopwords=/stop.txt, Zebra")
 		require.Equal(t, []string{"a", "an", "of", "the", "zebra"}, tok.Config().Stopwords)
 	})
-	t.Run("an item without a slash is a file if it can be read", func(t *testing.T) {
+	t.Run("an item with a dot is a file, one without is a word even if a file has its name", func(t *testing.T) {
 		testFiles["words.txt"] = "zebra"
+		testFiles["the"] = "hobbit"
 		defer delete(testFiles, "words.txt")
-		tok := newTok(t, "stopwords=words.txt other.txt")
-		require.Equal(t, []string{"other", "txt", "zebra"}, tok.Config().Stopwords)
+		defer delete(testFiles, "the")
+		tok := newTok(t, "stopwords=words.txt the")
+		require.Equal(t, []string{"the", "zebra"}, tok.Config().Stopwords)
+		_, err := ParseSettings(settings("stopwords=words.txt other.txt"), readTestFile)
+		require.EqualError(t, err, "stopwords: cannot read 'other.txt': file does not exist")
 	})
 	t.Run("folded with the charset", func(t *testing.T) {
 		tok := newTok(t, "stopwords=Don't ÉTÉ")
