@@ -109,7 +109,7 @@ func (c *mysqlConn) serve() {
 	c.wire.handshakeDeadline = time.Time{}
 	for {
 		c.cmdOrd++ // (the guard counts the commands it sees begin alike)
-		err := conn.HandleCommand()
+		err := c.handleCommand(conn)
 		c.srv.mu.Lock()
 		c.busy = false
 		delete(c.srv.busy, c)
@@ -128,6 +128,32 @@ func (c *mysqlConn) serve() {
 			return
 		}
 	}
+}
+
+// handleCommand reads and answers one command. A command packet without
+// its command byte (an empty packet) makes go-mysql index its first byte
+// and panic: it is answered with error 1835 and the connection goes on.
+// Any other panic of go-mysql's own is answered as the handler's are
+// (recoverPanic), and the connection is then closed.
+func (c *mysqlConn) handleCommand(conn *gms.Conn) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if c.wire.guard.emptyCmd {
+			err = conn.WriteValue(&mysql.MyError{Code: mysql.ER_MALFORMED_PACKET, State: "HY000",
+				Message: "malformed packet: a command packet without its command byte"})
+			conn.ResetSequence()
+			return
+		}
+		c.srv.log.Error("mysql: panic while reading a command; closing the connection",
+			"remote", c.wire.RemoteAddr().String(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		c.broken = true
+		err = conn.WriteValue(&mysql.MyError{Code: mysql.ER_UNKNOWN_ERROR, State: "HY000",
+			Message: fmt.Sprintf("internal error: %v (the connection will be closed)", p)})
+	}()
+	return conn.HandleCommand()
 }
 
 // isDisconnect reports whether err only says that the client went away.
@@ -372,9 +398,15 @@ func (c *mysqlConn) HandleFieldList(table, wildcard string) (fields []*mysql.Fie
 
 // HandleOtherCommand answers COM_SET_OPTION (accepted: multi-statements are
 // always on) and COM_RESET_CONNECTION (a fresh session); others are error 1047.
-func (c *mysqlConn) HandleOtherCommand(cmd byte, _ []byte) (err error) {
+func (c *mysqlConn) HandleOtherCommand(cmd byte, data []byte) (err error) {
 	switch cmd {
 	case comSetOption:
+		// 0: multi-statements on, 1: off (taken, as they are always on);
+		// MySQL answers any other with 1047.
+		if len(data) != 2 || data[1] != 0 || data[0] > 1 {
+			return &mysql.MyError{Code: mysql.ER_UNKNOWN_COM_ERROR, State: "08S01",
+				Message: fmt.Sprintf("COM_SET_OPTION: unknown option %x (0 and 1 are multi-statements on and off)", data)}
+		}
 		return nil
 	case comResetConnection:
 		c.begin()

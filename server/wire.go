@@ -323,6 +323,8 @@ type packetGuard struct {
 	seq  byte  // sequence id of the last header
 	over bool  // the current logical packet is over limit
 
+	emptyCmd bool // the last command packet begun has no payload (no command byte)
+
 	stmts stmtCommands // what the prepared-statement commands carry
 
 	// tls is set once the client's SSL request (a handshake response of
@@ -378,6 +380,7 @@ func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 		}
 		if !g.more && g.seq == 0 {
 			g.stmts.begin() // a command (a client starts each with sequence 0)
+			g.emptyCmd = length == 0
 		}
 		if length == sslRequestLen && g.seq == 1 && !g.more {
 			g.sslReq = make([]byte, 0, 4) // (its capability flags come first)

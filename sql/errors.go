@@ -183,8 +183,14 @@ func asError(err error) error {
 	case errors.As(err, &ve):
 		return Errorf(CodeWrongValue, "column '%s': %s", ve.Column, ve.Msg)
 	case errors.Is(err, index.ErrNoSuchTable):
+		if name, ok := strings.CutPrefix(err.Error(), index.ErrNoSuchTable.Error()+": "); ok {
+			return Errorf(CodeNoSuchTable, "unknown table '%s'", name)
+		}
 		return Errorf(CodeNoSuchTable, "%v", err)
 	case errors.Is(err, index.ErrTableExists):
+		if name, ok := strings.CutPrefix(err.Error(), index.ErrTableExists.Error()+": "); ok {
+			return Errorf(CodeTableExists, "table '%s' already exists", name)
+		}
 		return Errorf(CodeTableExists, "%v", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return cancelled(err)

@@ -97,3 +97,11 @@ func TestSetBooleanVariables(t *testing.T) {
 	v, _ = s.variable("foreign_key_checks")
 	require.Equal(t, int64(1), v)
 }
+
+// COM_FIELD_LIST of a table that does not exist names it as every other
+// statement does, without the storage layer's words.
+func TestFieldListUnknownTable(t *testing.T) {
+	s := newTestSession(t)
+	_, err := s.FieldList("nosuch")
+	require.EqualError(t, err, "unknown table 'nosuch'")
+}
