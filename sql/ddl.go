@@ -147,6 +147,9 @@ func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, s
 		if name == "" {
 			return nil, Errorf(CodeSyntax, "a column name cannot be empty")
 		}
+		if err := checkNameLen("column", name); err != nil {
+			return nil, err
+		}
 		canonical := ""
 		for _, opt := range def.Options {
 			if strings.EqualFold(name, "id") && (opt.Tp == ast.ColumnOptionNotNull || opt.Tp == ast.ColumnOptionPrimaryKey) {
@@ -172,7 +175,7 @@ func (s *Session) execCreateTable(ctx context.Context, n *ast.CreateTableStmt, s
 		}
 		if strings.EqualFold(name, "id") {
 			if col.Type != index.TypeBigint && col.Type != index.TypeUint {
-				return nil, Errorf(CodeWrongValue, "column 'id' is the implicit document id; it can only be declared as bigint")
+				return nil, Errorf(CodeWrongValue, "column 'id' is the implicit document id (an unsigned 64-bit number); it can only be declared as bigint (or int, which is taken as bigint)")
 			}
 			continue // the implicit id, declared explicitly (SHOW CREATE TABLE prints it)
 		}
@@ -570,6 +573,17 @@ func blankOrControl(r rune) bool {
 	return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == utf8.RuneError
 }
 
+// maxNameLen is the most characters of a table or column name, as MySQL's.
+const maxNameLen = 64
+
+// checkNameLen refuses a new name of more than maxNameLen characters.
+func checkNameLen(kind, name string) error {
+	if n := utf8.RuneCountInString(name); n > maxNameLen {
+		return Errorf(CodeTooLongName, "%s name '%s...' is too long: %d characters, at most %d", kind, string([]rune(name)[:16]), n, maxNameLen)
+	}
+	return nil
+}
+
 // checkTableName refuses, at CREATE TABLE, a name that glint's own syntax
 // could not name again: ',' separates the tables of local='a,b', '|' the
 // mirrors of an agent, ':' a cluster from its table (c:t), and a blank or
@@ -582,6 +596,9 @@ func checkTableName(name string) error {
 	}
 	if table == "" {
 		return Errorf(CodeSyntax, "a table name cannot be empty")
+	}
+	if err := checkNameLen("table", table); err != nil {
+		return err
 	}
 	if hiddenTable(table) {
 		return Errorf(CodeSyntax, "table name %s: names that begin with '__glint_' are glint's own (the tables a cluster keeps for itself)", quoteForError(table))

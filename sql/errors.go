@@ -62,6 +62,7 @@ const (
 	CodeUnknownCollation                // SET collation_connection to a collation glint does not have (1273)
 	CodeOutOfRange                      // integer arithmetic past 64 bits (1690)
 	CodeCollationMix                    // a comparison of operands that name two collations (1267)
+	CodeTooLongName                     // a table or column name over 64 characters (1059)
 
 	numCodes // not a code: how many there are
 )
@@ -112,6 +113,7 @@ var codes = [numCodes]codeInfo{
 	CodeUnknownCollation:    {"UnknownCollation", mysql.ER_UNKNOWN_COLLATION, "HY000", http.StatusBadRequest},
 	CodeOutOfRange:          {"OutOfRange", mysql.ER_DATA_OUT_OF_RANGE, "22003", http.StatusBadRequest},
 	CodeCollationMix:        {"CollationMix", mysql.ER_CANT_AGGREGATE_2COLLATIONS, "HY000", http.StatusBadRequest},
+	CodeTooLongName:         {"TooLongName", mysql.ER_TOO_LONG_IDENT, "42000", http.StatusBadRequest},
 }
 
 // erQueryTimeout is MySQL's ER_QUERY_TIMEOUT (max_execution_time exceeded),
