@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -33,12 +34,48 @@ func (n *Node) Promote(ctx context.Context, id uint64) error {
 
 // RemoveNode removes node id from the group for good (its ID is never
 // accepted again). When id is the leader, leadership is first transferred
-// to another voter. It returns once the removal is applied on this node.
+// to another voter. It returns once the removal is applied on this node,
+// or with ErrLastVoter when id is, or becomes meanwhile, the last voter.
 func (n *Node) RemoveNode(ctx context.Context, id uint64) error {
 	st := n.Status()
 	if !slices.Contains(st.Voters, id) && !slices.Contains(st.Learners, id) {
 		return fmt.Errorf("remove node %d: %w", id, ErrNotMember)
 	}
+	// The removal can become impossible while it waits: when the other
+	// voters leave at once, each asking for its own removal, the one left
+	// last can never be removed (applyConfChange refuses it), the
+	// leadership it would hand over has no one to go to, and its proposal
+	// may have gone to a leader that left and dropped it. It then ends at
+	// once with ErrLastVoter rather than at ctx's end.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lastVoter := func() bool {
+		st := n.Status()
+		return len(st.Voters) == 1 && st.Voters[0] == id
+	}
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if lastVoter() {
+					cancel(ErrLastVoter)
+					return
+				}
+			}
+		}
+	}()
+	err := n.removeNode(ctx, id)
+	if err != nil && (errors.Is(context.Cause(ctx), ErrLastVoter) || lastVoter()) {
+		return fmt.Errorf("remove node %d: %w", id, ErrLastVoter)
+	}
+	return err
+}
+
+func (n *Node) removeNode(ctx context.Context, id uint64) error {
 	for n.Status().Leader == id {
 		st := n.Status()
 		var to uint64
@@ -49,7 +86,7 @@ func (n *Node) RemoveNode(ctx context.Context, id uint64) error {
 			}
 		}
 		if to == 0 {
-			return fmt.Errorf("remove node %d: it is the only voter", id)
+			return fmt.Errorf("remove node %d: %w", id, ErrLastVoter)
 		}
 		if err := n.TransferLeadership(ctx, to); err != nil {
 			return fmt.Errorf("remove node %d: transfer its leadership first: %w", id, err)

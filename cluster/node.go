@@ -1626,8 +1626,14 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
 			// the founding members' bootstrap entries (Node never
 			// proposes that).
 		case pb.ConfChangeRemoveNode:
-			if !voters[id] && !learners[id] {
+			switch {
+			case !voters[id] && !learners[id]:
 				err = fmt.Errorf("remove node %d: %w", id, ErrNotMember)
+			case voters[id] && len(voters) == 1:
+				// (Two members leaving at once: the second removal
+				// would leave no voter, on which raft panics, and
+				// again at every replay of the log.)
+				err = fmt.Errorf("remove node %d: %w", id, ErrLastVoter)
 			}
 		}
 		if err != nil {
@@ -1640,6 +1646,8 @@ func (n *Node) applyConfChange(cc *pb.ConfChangeV2) (*MemberChange, error) {
 			n.mu.Lock()
 			n.removed[id] = true
 			n.mu.Unlock()
+			delete(voters, id)
+			delete(learners, id)
 		}
 		if change == nil {
 			change = &MemberChange{Node: id, Kind: map[pb.ConfChangeType]ChangeKind{

@@ -206,3 +206,31 @@ func TestStanding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StandingRemoved, s)
 }
+
+// TestLastVoterStays: when the members of a group leave at once (DELETE
+// CLUSTER on each), the removal that would leave no voter is refused with
+// ErrLastVoter, on every member alike, where raft would panic ("removed
+// all voters"), and again at each replay of the log. The last voter goes
+// on alone, and a restart replays the refused removal as a refusal.
+func TestLastVoterStays(t *testing.T) {
+	c := newTestCluster(t, 5, 2, Faults{})
+	lead := c.leader()
+	other := slices.DeleteFunc(c.live(), func(id uint64) bool { return id == lead })[0]
+	c.propose(lead, "put before leaving")
+	require.NoError(t, c.node(lead).RemoveNode(ctxT(t), other))
+	requireRemoved(t, c, other)
+	c.crash(other)
+
+	// (RemoveNode itself refuses before proposing; the entry is what a
+	// second member's removal, proposed before the first applied, is.)
+	err := c.node(lead).changeMembership(ctxT(t), pb.ConfChangeRemoveNode, lead, nil)
+	require.ErrorIs(t, err, ErrLastVoter)
+	require.ErrorIs(t, c.node(lead).RemoveNode(ctxT(t), lead), ErrLastVoter)
+	require.NoError(t, c.node(lead).Err())
+	assert.Equal(t, []uint64{lead}, c.node(lead).Status().Voters)
+
+	c.restart(lead)
+	require.Eventually(t, func() bool { return c.node(lead).Status().Leader == lead }, learnWithin, 5*time.Millisecond)
+	c.propose(lead, "put after leaving")
+	assert.Equal(t, "leaving", c.sm(lead).get("after"))
+}

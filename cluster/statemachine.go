@@ -230,6 +230,9 @@ var (
 	ErrMember = errors.New("cluster: node is already a member")
 	// ErrNotMember: the node to remove or promote is not a member.
 	ErrNotMember = errors.New("cluster: node is not a member")
+	// ErrLastVoter: the node to remove is the group's last voter (the
+	// others were removed meanwhile): a group keeps at least one.
+	ErrLastVoter = errors.New("cluster: node is the last voter")
 	// ErrRemoved: this node was removed from its group (it applied its
 	// own removal, or a member that applied it said so): it stopped for
 	// good, and Err returns it. Its state machine keeps what it applied.

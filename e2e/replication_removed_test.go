@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -248,4 +249,45 @@ func TestReplicationKilledBeforeJoinAnswered(t *testing.T) {
 	require.Equal(t, "", status(t, b.DB(t), "cluster_c_node_state"))
 	mustExec(t, b.DB(t), "JOIN CLUSTER c AT '"+a.repl+"'")
 	require.Equal(t, "synced", status(t, b.DB(t), "cluster_c_node_state"))
+}
+
+// TestReplicationDeleteClusterEverywhereAtOnce: DELETE CLUSTER run on
+// every member at the same moment succeeds on each, and no cluster is
+// left. The last removal would leave no voter: raft panics on it (the
+// server died, and again at every restart, replaying it); it is refused
+// on every member alike, and the member it would have removed is the
+// last, which deletes the cluster, at once rather than after waiting for
+// a removal or a leadership transfer that could never come.
+func TestReplicationDeleteClusterEverywhereAtOnce(t *testing.T) {
+	a, b, c := startThreeReplNodes(t)
+	nodes := []*replNode{a, b, c}
+	for round := range 3 {
+		name := fmt.Sprintf("gone%d", round)
+		mustExec(t, a.DB(t), "CREATE CLUSTER "+name)
+		for _, n := range nodes[1:] {
+			mustExec(t, n.DB(t), "JOIN CLUSTER "+name+" AT '"+a.repl+"'")
+		}
+		// Three members, or two: the last two leaving at once.
+		leaving := nodes
+		if round == 2 {
+			mustExec(t, c.DB(t), "DELETE CLUSTER "+name)
+			leaving = nodes[:2]
+		}
+		errs := make(chan error, len(leaving))
+		for _, n := range leaving {
+			go func() {
+				_, err := n.DB(t).Exec("DELETE CLUSTER " + name)
+				errs <- err
+			}()
+		}
+		for range leaving {
+			require.NoError(t, <-errs, "round %d", round)
+		}
+		for i, n := range nodes {
+			require.Empty(t, status(t, n.DB(t), "cluster_name"), "round %d, node %d", round, i)
+		}
+	}
+	for _, n := range nodes {
+		require.Equal(t, [][]string{{"1"}}, rows(t, n.DB(t), "SELECT 1"))
+	}
 }

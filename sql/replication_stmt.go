@@ -654,7 +654,17 @@ func (rp *replication) leave(ctx context.Context, c *replCluster) error {
 		// removal.) The removal may commit while this server does not hear
 		// it (cut off, or too slow for ctx): it then learns it from a
 		// member, and stops (c.removed), which is as good as an answer.
-		if err := c.node.RemoveNode(ctx, st.ID); err != nil && !c.removed() {
+		err := c.node.RemoveNode(ctx, st.ID)
+		if errors.Is(err, cluster.ErrLastVoter) {
+			// The others left meanwhile (DELETE CLUSTER on each at once):
+			// this server is the last member, and deletes the cluster, or
+			// it still has learners, which cannot go on without it.
+			if now := c.node.Status(); len(now.Learners) > 0 {
+				return Errorf(CodeCluster, "DELETE CLUSTER %s: the other voters left meanwhile, and this server is the cluster's last; the joining servers (node ids %v) cannot go on without it: run DELETE CLUSTER %s on them first", c.name, now.Learners, c.name)
+			}
+			err = nil
+		}
+		if err != nil && !c.removed() {
 			why, lost := waitError(err), ""
 			if c.node.Status().Leader == 0 {
 				why = "this server sees no leader (it cannot reach a majority of the members)"
