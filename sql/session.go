@@ -555,6 +555,10 @@ func (s *Session) dispatch(ctx context.Context, st *dialect.Statement) (*Result,
 		defer end()
 	}
 	if st.Cluster != nil {
+		// (Each changes tables or membership: none is a read.)
+		if err := s.readOnly(); err != nil {
+			return nil, err
+		}
 		return s.execCluster(ctx, st.Cluster)
 	}
 	if err := s.ownTables(st.Node); err != nil {

@@ -229,6 +229,11 @@ func TestReadOnlySession(t *testing.T) {
 		"DROP TABLE t",
 		"TRUNCATE TABLE t",
 		"ALTER TABLE t ADD COLUMN m int",
+		"CREATE CLUSTER c",
+		"JOIN CLUSTER c AT '127.0.0.1:9312'",
+		"ALTER CLUSTER c ADD t",
+		"ALTER CLUSTER c DROP t",
+		"DELETE CLUSTER c",
 	} {
 		requireCode(t, s, stmt, CodeReadOnlyTransaction, msg)
 	}
