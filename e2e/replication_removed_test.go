@@ -291,3 +291,18 @@ func TestReplicationDeleteClusterEverywhereAtOnce(t *testing.T) {
 		require.Equal(t, [][]string{{"1"}}, rows(t, n.DB(t), "SELECT 1"))
 	}
 }
+
+// TestReplicationAddKeepsTableName: ALTER CLUSTER ADD and DROP name a
+// table in any case, as every statement does; the table keeps the name
+// it was created with (it took the case written in the statement).
+func TestReplicationAddKeepsTableName(t *testing.T) {
+	n := startReplNode(t, "127.0.0.1")
+	db := n.DB(t)
+	mustExec(t, db, "CREATE CLUSTER c")
+	mustExec(t, db, "CREATE TABLE MixCase (title text)")
+	mustExec(t, db, "ALTER CLUSTER c ADD mixcase")
+	require.Equal(t, [][]string{{"MixCase", "rt"}}, rows(t, db, "SHOW TABLES"))
+	require.Equal(t, "MixCase", status(t, db, "cluster_c_indexes"))
+	mustExec(t, db, "ALTER CLUSTER c DROP MIXCASE")
+	require.Equal(t, [][]string{{"MixCase", "rt"}}, rows(t, db, "SHOW TABLES"))
+}

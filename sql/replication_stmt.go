@@ -774,7 +774,9 @@ func (s *Session) addTable(ctx context.Context, c *replCluster, name string) (*R
 	if hiddenTable(name) {
 		return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: '%s' names a table of glint's own", c.name, name, name)
 	}
-	if _, err := s.engine.db.Table(name); err != nil {
+	if t, err := s.engine.db.Table(name); err == nil {
+		name = t.Schema().Name // (the table keeps its name as created, whatever the case written here)
+	} else {
 		if cn := c.r.clusterOf(name); cn != "" {
 			return nil, Errorf(CodeCluster, "ALTER CLUSTER %s ADD %s: table '%s' is already in cluster '%s'", c.name, name, name, cn)
 		}
@@ -912,6 +914,9 @@ func (s *Session) detachTable(ctx context.Context, c *replCluster, name string) 
 	}
 	if s.engine.db.HasTable(name) {
 		return nil, Errorf(CodeTableExists, "ALTER CLUSTER %s DROP %s: this server has a table '%s' of its own, which the cluster's would replace", c.name, name, name)
+	}
+	if t, err := c.currentDB().Table(name); err == nil {
+		name = t.Schema().Name // (as the cluster has it, whatever the case written here)
 	}
 	out, err := s.propose(ctx, c, replEntry{Op: opDetach, Table: name})
 	if err == nil {
