@@ -137,6 +137,13 @@ func (sm *clusterSM) Apply(e cluster.Entry) (any, error) {
 		err = db.Apply(ctx, e.Index, func(ctx context.Context) error {
 			return asError(db.AttachTableContext(ctx, ent.Table, ent.Name, ent.NextID))
 		})
+		if err == nil && c.r.engine.db.HasTable(ent.Name) && c.r.addingTo(ent.Name) == "" {
+			// (The server the ADD ran on dropped its own; another member
+			// keeps its table of that name, which the plain name goes on
+			// naming there: see docs/replication.md.)
+			c.r.cfg.Logger.Warn("ALTER CLUSTER ADD: this server has a table of its own of the name the cluster's table now has; the plain name names its own here, the cluster's is written as cluster:table",
+				"cluster", c.name, "table", ent.Name)
+		}
 	case opCopyDrop:
 		err = db.Apply(ctx, e.Index, func(ctx context.Context) error { return asError(db.DropTableContext(ctx, ent.Table)) })
 	case opDetach:
