@@ -529,9 +529,14 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 	if kw.Wildcard {
 		ok, why := c.wildcardSupported(kw.Term)
 		if ok {
+			pattern := kw.Term
+			if c.cfg.WildcardsOverExact() {
+				pattern = tokenize.ExactTerm(pattern) // (checki* finds checking, whose stem is check)
+			}
 			lt.wildcard = true
-			lt.pattern = glob([]rune(kw.Term))
-			lt.prefix = kw.Term[:strings.IndexAny(kw.Term, "*?%")]
+			lt.term = pattern
+			lt.pattern = glob([]rune(pattern))
+			lt.prefix = pattern[:strings.IndexAny(pattern, "*?%")]
 		} else {
 			word := strings.Map(func(r rune) rune {
 				if isWildcardRune(r) {

@@ -41,6 +41,13 @@ type Config struct {
 	MinPrefixLen       int                 `json:",omitempty"` // min_prefix_len: shortest prefix of a prefix wildcard (0: prefix wildcards off)
 	MinInfixLen        int                 `json:",omitempty"` // min_infix_len: shortest infix of an infix wildcard (0: infix wildcards off)
 	IndexExactWords    bool                `json:",omitempty"` // index_exact_words: ExactTerm forms are indexed
+	// WildcardForms: the words as written (ExactTerm forms) are indexed
+	// for wildcards to expand over, as the reference's keywords
+	// dictionary does with morphology and min_prefix_len or
+	// min_infix_len: checki* finds "checking", whose stem is "check".
+	// Set by ParseSettings for such tables; tables made before it was
+	// (their Config kept without it) expand over their stems.
+	WildcardForms bool `json:",omitempty"`
 	IndexSP            bool                `json:",omitempty"` // index_sp: SentenceTerm and ParagraphTerm are indexed
 	IndexZones         []string            `json:",omitempty"` // index_zones: zone names, a trailing '*' is a prefix
 	StopwordsTakeNoPos bool                `json:",omitempty"` // stopword_step=0: a stopword does not advance the position
@@ -291,6 +298,7 @@ func ParseSettings(settings []Setting, readFile func(path string) ([]byte, error
 	if c.IndexExactWords && len(c.Morphology) == 0 && len(c.Wordforms) == 0 {
 		c.IndexExactWords = false
 	}
+	c.WildcardForms = len(c.Morphology) > 0 && (c.MinPrefixLen > 0 || c.MinInfixLen > 0)
 	if _, err := New(c); err != nil {
 		return Config{}, err
 	}

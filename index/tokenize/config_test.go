@@ -153,6 +153,7 @@ func TestParseSettingsResolves(t *testing.T) {
 		NgramChars:         "cjk",
 		MinPrefixLen:       3,
 		IndexExactWords:    true,
+		WildcardForms:      true, // (morphology with min_prefix_len)
 		IndexSP:            true,
 	}, c)
 }

@@ -35,5 +35,16 @@ func ZoneOpenTerm(name string) string { return string(zoneOpenMark) + name }
 // ZoneCloseTerm: see ZoneOpenTerm.
 func ZoneCloseTerm(name string) string { return string(zoneCloseMark) + name }
 
+// ExactTerm is the term of a word as written (folded, not stemmed), which
+// index_exact_words (and WildcardForms) index beside its stem.
+func ExactTerm(folded string) string { return string(exactMark) + folded }
+
+// WildcardsOverExact reports whether c's wildcards expand over the words as
+// written (ExactTerm forms) rather than over the stems: with morphology,
+// when those forms are indexed.
+func (c *Config) WildcardsOverExact() bool {
+	return len(c.Morphology) > 0 && (c.IndexExactWords || c.WildcardForms)
+}
+
 // IsReserved reports whether term is a reserved term rather than a word.
 func IsReserved(term string) bool { return term != "" && term[0] <= zoneCloseMark }

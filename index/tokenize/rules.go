@@ -47,7 +47,7 @@ func (c *Config) isDefault() bool {
 		c.MinWordLen <= 1 && len(c.Stopwords) == 0 && len(c.Morphology) == 0 && len(c.Wordforms) == 0 &&
 		len(c.Exceptions) == 0 && c.PhraseBoundary == "" && c.PhraseBoundaryStep == 0 && c.NgramLen == 0 &&
 		c.NgramChars == "" && !c.HTMLStrip && len(c.HTMLRemoveElements) == 0 && len(c.HTMLIndexAttrs) == 0 &&
-		!c.IndexSP && !c.IndexExactWords && len(c.IndexZones) == 0 && !(c.StopwordsTakeNoPos && len(c.Stopwords) > 0)
+		!c.IndexSP && !c.IndexExactWords && !c.WildcardForms && len(c.IndexZones) == 0 && !(c.StopwordsTakeNoPos && len(c.Stopwords) > 0)
 }
 
 // checkNumbers checks the numeric settings.
@@ -150,7 +150,7 @@ func (c *Config) compile() (*rules, error) {
 	if r.exc, err = buildExceptions(c.Exceptions); err != nil {
 		return nil, err
 	}
-	r.exact = c.IndexExactWords && (len(r.stem) > 0 || r.forms != nil || r.morphForms != nil)
+	r.exact = (c.IndexExactWords || c.WildcardForms) && (len(r.stem) > 0 || r.forms != nil || r.morphForms != nil)
 	if c.HTMLStrip {
 		if r.html, err = newHTMLStripper(c); err != nil {
 			return nil, err
