@@ -47,11 +47,11 @@ type Config struct {
 	// min_infix_len: checki* finds "checking", whose stem is "check".
 	// Set by ParseSettings for such tables; tables made before it was
 	// (their Config kept without it) expand over their stems.
-	WildcardForms bool `json:",omitempty"`
-	IndexSP            bool                `json:",omitempty"` // index_sp: SentenceTerm and ParagraphTerm are indexed
-	IndexZones         []string            `json:",omitempty"` // index_zones: zone names, a trailing '*' is a prefix
-	StopwordsTakeNoPos bool                `json:",omitempty"` // stopword_step=0: a stopword does not advance the position
-	ExpandKeywords     Expansion           `json:",omitempty"` // expand_keywords: the forms a plain query word is searched as too
+	WildcardForms      bool      `json:",omitempty"`
+	IndexSP            bool      `json:",omitempty"` // index_sp: SentenceTerm and ParagraphTerm are indexed
+	IndexZones         []string  `json:",omitempty"` // index_zones: zone names, a trailing '*' is a prefix
+	StopwordsTakeNoPos bool      `json:",omitempty"` // stopword_step=0: a stopword does not advance the position
+	ExpandKeywords     Expansion `json:",omitempty"` // expand_keywords: the forms a plain query word is searched as too
 }
 
 // Expansion is a set of forms that expand_keywords adds to a plain query
