@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -246,6 +247,9 @@ func (s *Session) execUpdate(ctx context.Context, n *ast.UpdateStmt) (*Result, e
 		i := columnIndex(schema, cname)
 		if i < 0 {
 			return nil, Errorf(CodeNoSuchColumn, "unknown column '%s' in table '%s'", cname, schema.Name)
+		}
+		if slices.ContainsFunc(set, func(a assignment) bool { return a.col == i }) {
+			return nil, Errorf(CodeSyntax, "column '%s' is given twice", cname)
 		}
 		if schema.Columns[i].Type == index.TypeText {
 			return nil, Errorf(CodeWrongValue, "column '%s' is a full-text field; UPDATE changes attributes only (use REPLACE)", cname)

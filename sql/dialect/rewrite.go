@@ -134,7 +134,7 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 	case r.word(0, "INSERT") || r.word(0, "REPLACE"):
 		r.emptyLists(len(s))
 	case r.word(0, "SHOW") && r.word(1, "META"):
-		r.showMeta()
+		err = r.showMeta()
 	case r.word(0, "CALL"):
 		err = r.callArgs()
 	}
@@ -334,16 +334,28 @@ func (r *rewriter) asArg(from, to int) {
 		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: quoteStringBetween(", ", name, ")")})
 }
 
-// showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT __glint_show_meta(['pattern']).
-func (r *rewriter) showMeta() {
+// showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT
+// __glint_show_meta(['pattern']). Anything after it is an error (it would
+// be the SELECT's alias).
+func (r *rewriter) showMeta() error {
 	call := "SELECT " + quoted(FuncShowMeta) + "("
 	if r.word(2, "LIKE") && len(r.s) > 3 {
+		if len(r.s) > 4 {
+			return r.errorAtToken(4, len(r.s), "SHOW META takes only LIKE 'pattern'")
+		}
 		r.edits = append(r.edits,
 			edit{start: r.s[0].start, end: r.s[3].start, text: call},
 			edit{start: r.s[3].end, end: r.s[3].end, text: ")"})
-		return
+		return nil
+	}
+	if r.word(2, "LIKE") && len(r.s) == 3 {
+		return r.errorAtToken(3, len(r.s), "SHOW META LIKE needs a 'pattern'")
+	}
+	if len(r.s) > 2 {
+		return r.errorAtToken(2, len(r.s), "SHOW META takes only LIKE 'pattern'")
 	}
 	r.edits = append(r.edits, edit{start: r.s[0].start, end: r.s[1].end, text: call + ")"})
+	return nil
 }
 
 // optionTail finds the OPTION tail of a SELECT (UPDATE, DELETE): the word
