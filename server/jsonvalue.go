@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -318,9 +319,9 @@ func (v *jval) docID() (uint64, error) {
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil && v.kind == jNumber {
 		// A whole number written with a fraction or an exponent (100.0,
-		// 1e3), as integer members take it, while it is exact (2^53).
-		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f >= 0 && f == math.Trunc(f) && f <= 1<<53 {
-			return uint64(f), nil
+		// 1e3), read exactly, as integer members take it.
+		if w, ok := wholeNumber(s); ok && w.Sign() >= 0 && w.IsUint64() {
+			return w.Uint64(), nil
 		}
 	}
 	if err != nil {
@@ -347,6 +348,17 @@ func (v *jval) scalar() (any, error) {
 		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
 			return n, nil
 		}
+		// A whole number with a fraction or an exponent (1e18, 2.0) is
+		// that integer, exactly: as a float, one past 2^53 would round
+		// to its neighbour.
+		if w, ok := wholeNumber(s); ok {
+			if w.IsInt64() {
+				return w.Int64(), nil
+			}
+			if w.IsUint64() {
+				return w.Uint64(), nil
+			}
+		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsInf(f, 0) {
 			return nil, requestError("%s: number %s is out of range", v.where(), s)
@@ -367,6 +379,27 @@ func (v *jval) scalar() (any, error) {
 		return out, nil
 	}
 	return nil, v.typeError("a number, a string, a boolean or an array")
+}
+
+// wholeNumber is the JSON number s (written with a fraction or an
+// exponent) as an integer when it is a whole number, read exactly. An
+// exponent of more than 40 either way is never taken (a whole number of
+// 64 bits needs none; 1e1000000 would take long to read exactly).
+func wholeNumber(s string) (*big.Int, bool) {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		exp, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
+		if err != nil || exp > 40 || exp < -40 {
+			return nil, false
+		}
+	}
+	if len(s) > 100 {
+		return nil, false
+	}
+	q, ok := new(big.Rat).SetString(s)
+	if !ok || !q.IsInt() {
+		return nil, false
+	}
+	return q.Num(), true
 }
 
 // list reads a value that may be one item or an array of items.

@@ -100,20 +100,31 @@ func TestDecodeJSONNonASCIIError(t *testing.T) {
 }
 
 // TestDocIDWholeNumbers: an id written as a whole number with a fraction
-// or an exponent is taken as integer members take it, while it is exact;
-// a fraction, a negative number or one past 2^53 written so is refused.
+// or an exponent is that number, read exactly (as a float, one past 2^53
+// rounded to its neighbour); a fraction, a negative number or one past
+// 2^64 written so is refused.
 func TestDocIDWholeNumbers(t *testing.T) {
-	for text, want := range map[string]uint64{`100.0`: 100, `1e3`: 1000, `"77"`: 77, `18446744073709551615`: math.MaxUint64} {
+	for text, want := range map[string]uint64{`100.0`: 100, `1e3`: 1000, `"77"`: 77, `18446744073709551615`: math.MaxUint64,
+		`9007199254740993.0`: 9007199254740993, `1e17`: 100000000000000000, `18446744073709551615.00`: math.MaxUint64} {
 		v, err := decodeJSON([]byte(text))
 		require.NoError(t, err)
 		id, err := v.docID()
 		require.NoError(t, err, text)
 		assert.Equal(t, want, id, text)
 	}
-	for _, text := range []string{`1.5`, `-1`, `1e20`, `-0.5`} {
+	for _, text := range []string{`1.5`, `-1`, `1e20`, `-0.5`, `18446744073709551616.0`, `1e100000000`, `9007199254740993.5`} {
 		v, err := decodeJSON([]byte(text))
 		require.NoError(t, err)
 		_, err = v.docID()
 		require.ErrorContains(t, err, "a document id is a non-negative integer below 2^64", text)
+	}
+	// Attribute values alike: exact integers, floats only when not whole.
+	for text, want := range map[string]any{`9007199254740993.0`: int64(9007199254740993), `1e18`: int64(1000000000000000000),
+		`18446744073709551615.0`: uint64(math.MaxUint64), `2.5`: 2.5, `1e300`: 1e300} {
+		v, err := decodeJSON([]byte(text))
+		require.NoError(t, err)
+		x, err := v.scalar()
+		require.NoError(t, err, text)
+		assert.Equal(t, want, x, text)
 	}
 }
