@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -189,7 +190,7 @@ func (e negExpr) eval(r *row) (any, error) {
 		case x == 1<<63:
 			return int64(math.MinInt64), nil // the literal -9223372036854775808, exactly
 		}
-		return -float64(x), nil
+		return nil, Errorf(CodeOutOfRange, "BIGINT value is out of range in '-(%d)'", x)
 	case float64:
 		return -x, nil
 	}
@@ -298,6 +299,10 @@ func (e arithExpr) eval(r *row) (any, error) {
 		if e.op != opcode.Div {
 			return nil, Errorf(CodeOutOfRange, "BIGINT value is out of range in '%d %s %d'", x, arithSymbol[e.op], y)
 		}
+	} else if e.op != opcode.Div {
+		if v, ok, err := bigIntArith(e.op, a, b); ok {
+			return v, err
+		}
 	}
 	f, ok1 := toFloat(a)
 	g, ok2 := toFloat(b)
@@ -332,6 +337,52 @@ func (e arithExpr) eval(r *row) (any, error) {
 		return math.Mod(f, g), nil
 	}
 	return nil, Errorf(CodeUnsupported, "operator %s is not supported", e.op)
+}
+
+// bigIntArith is integer arithmetic where an operand is a uint64 (an id,
+// a literal past 2^63): exact, and a result outside BIGINT's range is an
+// error, as the int64 arithmetic's; through a float, 1*9223372036854775807
+// rounded to 2^63 and showed as its negative. ok is false when an operand
+// is not an integer.
+func bigIntArith(op opcode.Op, a, b any) (v any, ok bool, err error) {
+	toBig := func(v any) (*big.Int, bool) {
+		switch x := v.(type) {
+		case int64:
+			return big.NewInt(x), true
+		case uint64:
+			return new(big.Int).SetUint64(x), true
+		}
+		return nil, false
+	}
+	x, okx := toBig(a)
+	y, oky := toBig(b)
+	if !okx || !oky {
+		return nil, false, nil
+	}
+	z := new(big.Int)
+	switch op {
+	case opcode.Plus:
+		z.Add(x, y)
+	case opcode.Minus:
+		z.Sub(x, y)
+	case opcode.Mul:
+		z.Mul(x, y)
+	case opcode.IntDiv, opcode.Mod:
+		if y.Sign() == 0 {
+			return nil, true, nil
+		}
+		if op == opcode.IntDiv {
+			z.Quo(x, y) // (truncated, as MySQL's DIV)
+		} else {
+			z.Rem(x, y)
+		}
+	default:
+		return nil, false, nil
+	}
+	if !z.IsInt64() {
+		return nil, true, Errorf(CodeOutOfRange, "BIGINT value is out of range in '%s %s %s'", x, arithSymbol[op], y)
+	}
+	return z.Int64(), true, nil
 }
 
 // inExpr is x [NOT] IN (list). A list of integer constants (the common
@@ -509,6 +560,12 @@ func (sc *scope) compile(n ast.ExprNode) (expr, error) {
 			return notExpr{inner}, nil
 		case opcode.Minus:
 			if c, ok := inner.(constExpr); ok {
+				if u, ok := c.v.(uint64); ok && u > 1<<63 {
+					// A literal below BIGINT's range: a float, which
+					// the statement using it judges (an INSERT names
+					// the column it does not fit).
+					return constExpr{-float64(u)}, nil
+				}
 				v, err := negExpr{c}.eval(nil)
 				return constExpr{v}, err
 			}

@@ -1313,7 +1313,10 @@ func exprType(e expr, schema *index.Schema) ColumnType {
 	case constExpr:
 		return valueType(x.v)
 	case negExpr:
-		return exprType(x.x, schema)
+		if t := exprType(x.x, schema); t != ColUint {
+			return t
+		}
+		return ColInt // (-id is signed)
 	case arithExpr:
 		l, r := exprType(x.l, schema), exprType(x.r, schema)
 		if x.op == opcode.Div || l == ColFloat || r == ColFloat {
