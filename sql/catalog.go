@@ -54,7 +54,7 @@ func (s *Session) catalogEnv(tables map[string]*catalog.Table) *catalog.Env {
 			if _, err := s.table(name); err != nil {
 				return nil, s.tableError(name, err)
 			}
-			return nil, Errorf(CodeUnsupported, "a query of information_schema cannot read the full-text table '%s'", name)
+			return nil, Errorf(CodeUnsupported, "'%s' is a full-text table, which glint reads only in a SELECT of its own (or one derived from it): not in a UNION, a subquery or a query of information_schema", name)
 		},
 		Variable: func(name string, system, global bool) (any, error) {
 			if !system {
