@@ -25,6 +25,10 @@ func TestWritesRefuseTextThatIsNotUTF8(t *testing.T) {
 	assert.Equal(t, "error WrongValue: column 'author' (string): the text is not UTF-8 at byte 2 (0xEB): glint keeps text as UTF-8\n",
 		exec("UPDATE t SET author = 'Zo\xeb' WHERE id = 5"))
 	assert.Equal(t, "author:str\nZoë\n", exec("SELECT author FROM t WHERE id = 5"))
+	// A query that is not UTF-8 can match nothing (every text is UTF-8): an
+	// error, not an empty answer.
+	assert.Equal(t, "error QuerySyntax: MATCH(): syntax error at offset 3: the query is not UTF-8 (byte 0xE9): glint keeps text as UTF-8\n",
+		exec("SELECT id FROM t WHERE MATCH('caf\xe9 x')"))
 }
 
 // A name or a table setting that is not UTF-8 is refused where it is, never

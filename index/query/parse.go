@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/glint-search/glint/index/tokenize"
 )
@@ -27,6 +28,19 @@ const (
 // tokenizer (see the package documentation for the grammar). A query
 // without any searchable word (empty, only stopwords) gives (nil, nil).
 func Parse(text string, tok *tokenize.Tokenizer) (Node, error) {
+	if !utf8.ValidString(text) {
+		// (Not a word that matches nothing: text is kept as UTF-8, so
+		// the query can only have been sent in another encoding.)
+		at := 0
+		for at < len(text) {
+			r, size := utf8.DecodeRuneInString(text[at:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			at += size
+		}
+		return nil, errAt(at, "the query is not UTF-8 (byte 0x%02X): glint keeps text as UTF-8", text[at])
+	}
 	return parse(text, tok, 0, 0)
 }
 
