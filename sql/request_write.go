@@ -50,9 +50,6 @@ func (s *Session) InsertDocs(ctx context.Context, table string, docs []Doc, repl
 	schema := t.Schema()
 	out := make([]index.Document, len(docs))
 	for k, d := range docs {
-		if replace && d.ID == 0 {
-			return nil, Errorf(CodeWrongValue, "%s: replace needs the id of the document", orRoot(d.Path))
-		}
 		doc := index.Document{ID: d.ID, Values: make([]index.Value, len(schema.Columns))}
 		seen := map[int]bool{}
 		for _, v := range d.Values {
