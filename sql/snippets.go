@@ -274,6 +274,14 @@ func (s *Session) loadSnippetFiles(names []string, scattered bool) ([]string, er
 // other errors are *Error naming the file.
 func readSnippetFile(root *os.Root, name string, limit int) (string, error) {
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if rel, ok := resolvedInside(root, name); ok {
+			// An absolute symbolic link to a file under the prefix, which
+			// os.Root refuses as it refuses every absolute link: opened
+			// at the path it leads to, in the root again.
+			f, err = root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", err // the caller's to answer: load_files_scattered makes it an empty text
 	}
@@ -303,6 +311,24 @@ func readSnippetFile(root *os.Root, name string, limit int) (string, error) {
 		return "", Errorf(CodeWrongValue, "CALL SNIPPETS: file '%s' grew over %d MB while it was read", name, maxSnippetFiles>>20)
 	}
 	return string(b), nil
+}
+
+// resolvedInside follows the symbolic links of name under root and
+// returns where it leads relative to root, when that is inside root.
+func resolvedInside(root *os.Root, name string) (string, bool) {
+	base, err := filepath.EvalSymlinks(root.Name())
+	if err != nil {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(filepath.Join(base, name))
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(base, target)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 // fileKind names a file type that is not a regular file.

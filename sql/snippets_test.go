@@ -31,6 +31,7 @@ func TestSnippetsFileSandbox(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "dirlink")))
 	require.NoError(t, os.Symlink("../outside/secret.txt", filepath.Join(root, "rel.txt")))
 	require.NoError(t, os.Symlink("a.txt", filepath.Join(root, "inner.txt")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "sub", "b.txt"), filepath.Join(root, "abs.txt"))) // (absolute, inside)
 
 	db, err := index.Open(index.DefaultOptions("").WithInMemory(true))
 	require.NoError(t, err)
@@ -41,8 +42,8 @@ func TestSnippetsFileSandbox(t *testing.T) {
 	exec := func(stmt string) string { return render(s.Exec(context.Background(), stmt)) }
 	require.Equal(t, "ok 0\n", exec("CREATE TABLE t (content text)"))
 
-	require.Equal(t, "snippet:str\na hobbit lived in a <b>hole</b>\nthe <b>hole</b> was dry\na hobbit lived in a <b>hole</b>\n",
-		exec("CALL SNIPPETS(('a.txt', 'sub/b.txt', 'inner.txt'), 't', 'hole', 1 AS load_files)"))
+	require.Equal(t, "snippet:str\na hobbit lived in a <b>hole</b>\nthe <b>hole</b> was dry\na hobbit lived in a <b>hole</b>\nthe <b>hole</b> was dry\n",
+		exec("CALL SNIPPETS(('a.txt', 'sub/b.txt', 'inner.txt', 'abs.txt'), 't', 'hole', 1 AS load_files)"))
 	for _, c := range []struct{ name, want string }{
 		{"../outside/secret.txt", "file '../outside/secret.txt' leads outside snippets_file_prefix"},
 		{"sub/../../outside/secret.txt", "leads outside snippets_file_prefix"},
