@@ -305,4 +305,9 @@ func TestReplicationAddKeepsTableName(t *testing.T) {
 	require.Equal(t, "MixCase", status(t, db, "cluster_c_indexes"))
 	mustExec(t, db, "ALTER CLUSTER c DROP MIXCASE")
 	require.Equal(t, [][]string{{"MixCase", "rt"}}, rows(t, db, "SHOW TABLES"))
+
+	// The cluster's own table of its members is no user's: not by its
+	// plain name, and not to be made.
+	mustFail(t, db, "SELECT * FROM __glint_members", "unknown table '__glint_members'")
+	mustFail(t, db, "CREATE TABLE c:__glint_members (title text)", "'__glint_members' is the cluster's own table of its members")
 }

@@ -60,8 +60,8 @@ func (rp *replication) names() []string {
 // clusterOf is the cluster holding table name, "" for a table of this
 // server alone.
 func (rp *replication) clusterOf(name string) string {
-	if rp == nil {
-		return ""
+	if rp == nil || hiddenTable(name) {
+		return "" // (a cluster's own tables are not reached by a plain name: each cluster has its __glint_members)
 	}
 	for _, cn := range rp.names() {
 		c, _ := rp.cluster(cn)
@@ -200,6 +200,9 @@ func (s *Session) routeWrite(ctx context.Context, st *dialect.Statement) (r *Res
 			return nil, true, err
 		}
 	case *ast.CreateTableStmt:
+		if hiddenTable(table) {
+			break // (refused below, as the cluster's own)
+		}
 		if _, err := s.engine.db.Table(table); err == nil {
 			return nil, true, Errorf(CodeTableExists, "table '%s' already exists on this server, outside the cluster", table)
 		}
