@@ -35,7 +35,7 @@ type Result struct {
 	// MySQL prints them: the catalog's answers (information_schema, the
 	// questions BI tools and connectors ask) are MySQL's. glint's own
 	// results print floats as the reference does (7.990000), but for a
-	// dump tool's read of every row (SQL_NO_CACHE without LIMIT), which a
+	// dump tool's read (SQL_NO_CACHE, of every row or of a part), which a
 	// restore must read back as the same numbers.
 	ShortestFloats bool
 

@@ -172,6 +172,12 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if err != nil {
 		return nil, err
 	}
+	if n.SelectStmtOpts != nil && !n.SelectStmtOpts.SQLCache {
+		// A dump tool's read (SQL_NO_CACHE), of every row or of a part
+		// (mysqldump --where='... LIMIT n'): its floats must read back
+		// as the same numbers (see pageAll).
+		r.ShortestFloats = true
+	}
 	s.setMeta(p, totalFound, start)
 	return r, nil
 }
