@@ -32,6 +32,7 @@ type Session struct {
 	meta         []metaRow  // SHOW META of the last SELECT
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
+	errorCount   int        // @@error_count: 1 when the last statement failed
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
 	began        time.Time  // when the statement running began: NOW()
 	vars         map[string]any
@@ -249,12 +250,12 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 	}
 	if err != nil {
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
-			s.warnings = nil
+			s.warnings, s.errorCount = nil, 1
 		}
 		return nil, asError(err)
 	}
 	if !diagnostic(st.Node) {
-		s.warnings = s.pending
+		s.warnings, s.errorCount = s.pending, 0
 		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 		for _, w := range s.pending {
 			rs[0].WarningTexts = append(rs[0].WarningTexts, w.msg)

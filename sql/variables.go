@@ -58,6 +58,10 @@ func (s *Session) systemVariables() map[string]any {
 		"default_storage_engine":   "glint",
 		"hostname":                 "localhost",
 		"port":                     int64(9306),
+		// Of the statement before this one, as SHOW WARNINGS tells them
+		// (read while this one runs, before its own replace them).
+		"warning_count": int64(len(s.warnings)),
+		"error_count":   int64(s.errorCount),
 	}
 	for name, v := range booleanVariables {
 		if _, ok := vars[name]; !ok {
@@ -125,6 +129,8 @@ var readOnlyVariables = map[string]bool{
 	"system_time_zone":        true,
 	"hostname":                true,
 	"port":                    true,
+	"warning_count":           true,
+	"error_count":             true,
 }
 
 // compatVariables are MySQL system variables that connectors, ORMs and

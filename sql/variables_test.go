@@ -315,3 +315,19 @@ func TestQuoteShowCreate(t *testing.T) {
 	require.Equal(t, "CREATE TABLE t (\n  id bigint NOT NULL,\n  title text,\n  PRIMARY KEY (id)\n)", show("SHOW CREATE TABLE t"))
 	require.Equal(t, "CREATE DATABASE glint /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */", show("SHOW CREATE DATABASE glint"))
 }
+
+// @@warning_count and @@error_count tell of the statement before (as SHOW
+// COUNT(*) WARNINGS does), and are read-only.
+func TestWarningAndErrorCount(t *testing.T) {
+	s := newTestSession(t)
+	mustExec(t, s, "CREATE TABLE t (title text)")
+	require.Equal(t, "0", value(t, s, "@@warning_count"))
+	mustExec(t, s, "SELECT id FROM t WHERE MATCH('qu*')") // (a wildcard the table cannot expand: a warning)
+	require.Equal(t, "1", value(t, s, "@@session.warning_count"))
+	require.Equal(t, "0", value(t, s, "@@warning_count"), "the SELECT before had none")
+	_, err := s.Exec(context.Background(), "SELECT nosuch FROM t")
+	require.Error(t, err)
+	require.Equal(t, "1", value(t, s, "@@error_count"))
+	require.Equal(t, "0", value(t, s, "@@error_count"))
+	requireCode(t, s, "SET warning_count = 5", CodeReadOnlyVariable, "Variable 'warning_count' is a read only variable")
+}
