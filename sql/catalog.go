@@ -163,8 +163,14 @@ func columnInfo(c index.Column) catalog.ColumnInfo {
 	ci := catalog.ColumnInfo{Name: c.Name, Comment: "glint: " + typeName(c)}
 	switch c.Type {
 	case index.TypeText:
-		ci.DataType, ci.ColumnType, ci.CharLength = "text", "text", 65535
+		// longtext: glint bounds a text by max_allowed_packet only, and a
+		// tool that copies the schema must not make a column that cuts
+		// one (a document of megabytes).
+		ci.DataType, ci.ColumnType, ci.CharLength = "longtext", "longtext", 4294967295
 	case index.TypeString, index.TypeMulti, index.TypeMulti64:
+		// (varchar, which BI tools group by, where they take a longtext
+		// for prose: an attribute is a name, a tag, a list of numbers. One
+		// longer than 65535 is possible, and rare.)
 		ci.DataType, ci.ColumnType, ci.CharLength = "varchar", "varchar(65535)", 65535
 	case index.TypeJSON:
 		ci.DataType, ci.ColumnType = "json", "json"

@@ -226,8 +226,8 @@ func InformationSchema(info Information) map[string]*Table {
 			var charLen, octets, prec, scale, charset, collation any
 			if c.CharLength > 0 {
 				charLen, octets, charset, collation = c.CharLength, c.CharLength*4, Charset, Collation
-				if c.CharLength*4 < 0 || c.CharLength > 1<<40 {
-					octets = c.CharLength
+				if c.CharLength*4 < 0 || c.CharLength > 1<<40 || strings.HasSuffix(c.DataType, "text") {
+					octets = c.CharLength // (a TEXT type's length is in bytes already, as MySQL tells it)
 				}
 			}
 			if c.Precision > 0 {
