@@ -51,6 +51,22 @@ func timeFunction(name string, args []typed, argc func(lo, hi int) error, now fu
 		return call(0, 0, String, func([]any) (any, error) {
 			return now().Format("2006-01-02"), nil
 		})
+	case "curtime", "current_time":
+		return call(0, 0, String, func([]any) (any, error) {
+			return now().Format("15:04:05"), nil
+		})
+	case "utc_timestamp":
+		return call(0, 0, String, func([]any) (any, error) {
+			return now().UTC().Format(dateTimeLayout), nil
+		})
+	case "utc_date":
+		return call(0, 0, String, func([]any) (any, error) {
+			return now().UTC().Format("2006-01-02"), nil
+		})
+	case "utc_time":
+		return call(0, 0, String, func([]any) (any, error) {
+			return now().UTC().Format("15:04:05"), nil
+		})
 	case "unix_timestamp":
 		return call(0, 1, Int, func(vs []any) (any, error) {
 			if len(vs) == 0 {
