@@ -268,6 +268,15 @@ func Highlight(req *Request) *Result {
 				res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
 			}
 		}
+	} else if !req.Pack && !o.AllowEmpty && !slices.ContainsFunc(res.Fields, func(fr FieldResult) bool { return len(fr.Snippets) > 0 }) {
+		// Matches, but no passage of any fits the limits (a marked word
+		// longer than the limit: "softwares" for the keyword "software"
+		// under limit=8): the beginning, as when nothing matched, not
+		// an empty answer.
+		used := 0
+		for i, f := range fields {
+			res.Fields[i].Snippets = f.beginning(lims[i], o, &used)
+		}
 	}
 	finish(req, fields, res)
 	return res

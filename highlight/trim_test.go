@@ -46,3 +46,24 @@ func TestTrimmedEdgesKeepLimits(t *testing.T) {
 		res.Release()
 	}
 }
+
+// TestNoPassageFitsShowsBeginning: a text whose marked word is longer than
+// the limit (raised only to the keyword's length: "softwares" marked for
+// the keyword "software", as stemming or a wildcard marks it) has no
+// passage that fits; it shows its beginning, as a text without a match
+// does, and nothing with allow_empty.
+func TestNoPassageFitsShowsBeginning(t *testing.T) {
+	tok := tokenizer(t)
+	fl := field(t, tok, "we write free softwares here", "softwares")
+	for _, allowEmpty := range []bool{false, true} {
+		o := DefaultOptions()
+		o.Limit, o.AllowEmpty = 8, allowEmpty
+		res := Highlight(&Request{Fields: []Field{fl}, Weights: []int{8}, Options: &o, Stored: true})
+		want := "we write ... "
+		if allowEmpty {
+			want = ""
+		}
+		require.Equal(t, want, res.Join(), "allow_empty %v", allowEmpty)
+		res.Release()
+	}
+}
