@@ -113,11 +113,6 @@ func (s *Session) planJSONHighlight(t *index.Table, sc *scope, req *SearchReques
 				return nil, Errorf(CodeBadOption, "%s: a field's own options are its limits (limit, limit_words, limit_snippets, fragment_size, number_of_fragments); set '%s' for every field in the highlight object", ov.Path, ov.Name)
 			}
 		}
-		if len(f.Options) > 0 && !h.global.LimitsPerField {
-			// (One budget over every field: a field's own limits would be
-			// taken and not applied.)
-			return nil, Errorf(CodeBadOption, "%s: a field's own limits need limits_per_field true (the default); with false the limits are the whole document's", f.Options[0].Path)
-		}
 		if len(f.Options) > 0 {
 			o := h.global
 			if err := apply(&o, f.Options, f.Path); err != nil {
