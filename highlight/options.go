@@ -559,6 +559,11 @@ func (o *Options) Check() error {
 	if o.HTMLStripMode == "retain" && !o.BalanceMarkup && (o.Limit > 0 || o.LimitWords > 0 || o.LimitSnippets > 0) {
 		return &OptionError{"html_strip_mode", "'retain' highlights whole documents, so it needs limit=0 and no limit_words or limit_snippets (or balance_markup=1, which cuts the markup into well-formed snippets)"}
 	}
+	if o.HTMLStripMode == "retain" && !o.BalanceMarkup && o.SnippetBoundary != "" {
+		// (A sentence cut out of the markup leaves tags it does not open
+		// or close.)
+		return &OptionError{"html_strip_mode", fmt.Sprintf("'retain' highlights whole documents, so it takes no snippet_boundary ('%s' cuts the markup; balance_markup=1 cuts it into well-formed snippets)", o.SnippetBoundary)}
+	}
 	if o.BalanceMarkup && o.HTMLStripMode != "retain" {
 		return &OptionError{"balance_markup", "keeps markup well-formed under limits, so it needs html_strip_mode=retain (the other modes show no markup)"}
 	}

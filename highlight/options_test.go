@@ -183,6 +183,12 @@ func TestOptions(t *testing.T) {
 	require.ErrorContains(t, o.Check(), "needs limit=0")
 	require.NoError(t, o.Set("limit", int64(0)))
 	require.NoError(t, o.Check())
+	// A snippet boundary cuts the markup too: refused with retain, unless
+	// balance_markup makes each cut well-formed.
+	require.NoError(t, o.Set("snippet_boundary", "sentence"))
+	require.EqualError(t, o.Check(), "highlight option 'html_strip_mode': 'retain' highlights whole documents, so it takes no snippet_boundary ('sentence' cuts the markup; balance_markup=1 cuts it into well-formed snippets)")
+	require.NoError(t, o.Set("balance_markup", true))
+	require.NoError(t, o.Check())
 }
 
 func TestOptionsJSON(t *testing.T) {
