@@ -48,10 +48,17 @@ type hlMatchers struct {
 // the snapshot's tokenizer knows. Its errors are the index's (an
 // *index.QueryError for a query the table cannot run), for the caller to
 // place.
-func (m *hlMatchers) compile(snap *index.Snapshot, q query.Node, table *hlTable) error {
+func (m *hlMatchers) compile(snap *index.Snapshot, q query.Node, table *hlTable, textOnly bool) error {
 	var err error
 	if m.matcher, err = snap.TextMatcher(q, false); err != nil {
-		return err
+		var qe *index.QueryError
+		if !textOnly || !errors.As(err, &qe) {
+			return err
+		}
+		// Arbitrary text only (SNIPPET('text', ...)): a field limit that
+		// names no field of the table is ignored, as for every text of
+		// CALL SNIPPETS; the table's fields are not read.
+		m.matcher = nil
 	}
 	if m.anyText, err = snap.TextMatcher(q, true); err != nil {
 		return err
@@ -346,7 +353,7 @@ func (h *highlightExpr) prepare(snap *index.Snapshot) error {
 	if err != nil {
 		return Errorf(CodeQuerySyntax, "%s(): %v", h.fn, err)
 	}
-	err = h.compile(snap, q, &h.table)
+	err = h.compile(snap, q, &h.table, h.text != nil)
 	var qe *index.QueryError
 	if errors.As(err, &qe) {
 		// The function's own query (MATCH()'s was run by the search
@@ -430,10 +437,15 @@ func (h *highlightExpr) eval(r *row) (any, error) {
 	}
 	if h.text != nil {
 		v, err := h.text.eval(r)
-		if err != nil {
-			return nil, err
+		if err != nil || v == nil {
+			return nil, err // (NULL text, NULL snippet)
 		}
 		text := displayString(v)
+		if msg := notUTF8(text); msg != "" {
+			// (As writes and CALL SNIPPETS refuse it: snippets of it would
+			// not be UTF-8.)
+			return nil, Errorf(CodeWrongValue, "%s(): %s", h.fn, msg)
+		}
 		m, err := ms.match(h.anyText, nil, []string{text})
 		if err != nil {
 			return nil, err
@@ -524,10 +536,14 @@ func (h *highlightExpr) beginning(r *row, ms *rowMatches) (any, error) {
 	}
 	if h.text != nil {
 		v, err := h.text.eval(r)
-		if err != nil {
+		if err != nil || v == nil {
 			return nil, err
 		}
-		if err := add("", displayString(v), false); err != nil {
+		text := displayString(v)
+		if msg := notUTF8(text); msg != "" {
+			return nil, Errorf(CodeWrongValue, "%s(): %s", h.fn, msg)
+		}
+		if err := add("", text, false); err != nil {
 			return nil, err
 		}
 	}

@@ -140,7 +140,7 @@ func (h *jsonHighlightExpr) prepare(snap *index.Snapshot) error {
 	if h.snap == snap {
 		return nil
 	}
-	err := h.compile(snap, h.query, &h.table)
+	err := h.compile(snap, h.query, &h.table, false)
 	var qe *index.QueryError
 	if h.ownQuery && errors.As(err, &qe) {
 		// The request's place, as the search query's errors name theirs.

@@ -157,6 +157,13 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 		if data, err = s.loadSnippetFiles(data, opts.LoadFilesScattered); err != nil {
 			return nil, err
 		}
+	} else {
+		for i, text := range data {
+			// (As writes refuse it: snippets of it would not be UTF-8.)
+			if msg := notUTF8(text); msg != "" {
+				return nil, Errorf(CodeWrongValue, "CALL SNIPPETS: text %d: %s", i+1, msg)
+			}
+		}
 	}
 	res := &Result{Columns: []Column{{"snippet", ColString}}, Rows: make([][]any, len(data))}
 	var keywords []string

@@ -29,6 +29,11 @@ func TestWritesRefuseTextThatIsNotUTF8(t *testing.T) {
 	// error, not an empty answer.
 	assert.Equal(t, "error QuerySyntax: MATCH(): syntax error at offset 3: the query is not UTF-8 (byte 0xE9): glint keeps text as UTF-8\n",
 		exec("SELECT id FROM t WHERE MATCH('caf\xe9 x')"))
+	// Nor are texts to highlight: their snippets would not be UTF-8.
+	assert.Equal(t, "error WrongValue: CALL SNIPPETS: text 2: the text is not UTF-8 at byte 3 (0xE9): glint keeps text as UTF-8\n",
+		exec("CALL SNIPPETS(('a zoë', 'caf\xe9 zoë'), 't', 'zoë')"))
+	assert.Equal(t, "error WrongValue: SNIPPET(): the text is not UTF-8 at byte 3 (0xE9): glint keeps text as UTF-8\n",
+		exec("SELECT SNIPPET('caf\xe9 zoë', 'zoë') FROM t WHERE id = 5"))
 }
 
 // A name or a table setting that is not UTF-8 is refused where it is, never
