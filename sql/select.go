@@ -134,6 +134,9 @@ func (s *Session) execSelect(ctx context.Context, n *ast.SelectStmt, options []d
 	if meta, ok := showMetaCall(n); ok {
 		return s.showMeta(ctx, meta)
 	}
+	if name, what, ok := showTableCall(n); ok {
+		return s.showTable(name, what)
+	}
 	if s.readsCatalog(n) {
 		if len(options) > 0 {
 			return nil, Errorf(CodeSyntax, "OPTION applies to full-text tables, not to information_schema")
@@ -229,6 +232,82 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 		}
 	}
 	return nil, true
+}
+
+// showTableCall recognizes the rewritten SHOW TABLE t STATUS|SETTINGS.
+func showTableCall(n *ast.SelectStmt) (name, what string, ok bool) {
+	if n.From != nil || n.Fields == nil || len(n.Fields.Fields) != 1 {
+		return "", "", false
+	}
+	call, isCall := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
+	if !isCall || call.FnName.L != dialect.FuncShowTable || len(call.Args) != 2 {
+		return "", "", false
+	}
+	var args [2]string
+	for i, a := range call.Args {
+		v, isValue := a.(ast.ValueExpr)
+		if !isValue {
+			return "", "", false
+		}
+		if args[i], isValue = v.GetValue().(string); !isValue {
+			return "", "", false
+		}
+	}
+	return args[0], args[1], true
+}
+
+// showTable answers the reference's SHOW TABLE t STATUS (what the table is
+// and holds) and SHOW TABLE t SETTINGS (its settings, a line each, as
+// its CREATE TABLE gives them).
+func (s *Session) showTable(name, what string) (*Result, error) {
+	r := &Result{Columns: []Column{{"Variable_name", ColString}, {"Value", ColString}}}
+	d, dist, err := s.distributed(name)
+	if dist {
+		if err != nil {
+			return nil, err
+		}
+		if what == "settings" {
+			var lines []string
+			for _, st := range d.settings {
+				if st.Name != "type" {
+					lines = append(lines, st.Name+" = "+st.Value)
+				}
+			}
+			r.Rows = [][]any{{"settings", strings.Join(lines, "\n")}}
+			return r, nil
+		}
+		r.Rows = [][]any{{"index_type", "distributed"}}
+		return r, nil
+	}
+	t, err := s.table(name)
+	if err != nil {
+		return nil, err
+	}
+	sc := t.Schema()
+	if what == "settings" {
+		var lines []string
+		for _, st := range sc.Settings {
+			lines = append(lines, st.Name+" = "+st.Value)
+		}
+		sort.Strings(lines)
+		r.Rows = [][]any{{"settings", strings.Join(lines, "\n")}}
+		return r, nil
+	}
+	fields, attrs := 0, 0
+	for _, c := range sc.Columns {
+		if c.Type == index.TypeText {
+			fields++
+		} else {
+			attrs++
+		}
+	}
+	r.Rows = [][]any{
+		{"index_type", "rt"},
+		{"indexed_documents", strconv.Itoa(t.Snapshot().Count())},
+		{"fields", strconv.Itoa(fields)},
+		{"attributes", strconv.Itoa(attrs)},
+	}
+	return r, nil
 }
 
 func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error) {

@@ -9,6 +9,8 @@ const (
 	FuncOptionMap = "__glint_map"       // {k=v, ...}   -> __glint_map('k', v, ...)
 	FuncAs        = "__glint_as"        // v AS name    -> __glint_as(v, 'name') (CALL arguments)
 	FuncShowMeta  = "__glint_show_meta" // SHOW META [LIKE 'p'] -> SELECT __glint_show_meta(['p'])
+	// SHOW TABLE t STATUS | SETTINGS -> SELECT __glint_show_table('t', 'status' | 'settings')
+	FuncShowTable = "__glint_show_table"
 	FuncQuery     = "__glint_query"     // QUERY()      -> __glint_query() (the statement's MATCH query)
 	FuncWord      = "__glint_word"      // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
 	FuncEmpty     = "__glint_empty"     // ()           -> __glint_empty() (an empty multi, as a value of INSERT or UPDATE)

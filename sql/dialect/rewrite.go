@@ -135,6 +135,8 @@ func rewrite(src string, toks []token, standInFrom int) (*rewritten, error) {
 		r.emptyLists(len(s))
 	case r.word(0, "SHOW") && r.word(1, "META"):
 		err = r.showMeta()
+	case r.word(0, "SHOW") && r.word(1, "TABLE") && len(s) == 4 && (r.word(3, "STATUS") || r.word(3, "SETTINGS")):
+		r.showTable()
 	case r.word(0, "CALL"):
 		err = r.callArgs()
 	}
@@ -332,6 +334,19 @@ func (r *rewriter) asArg(from, to int) {
 	r.edits = append(r.edits,
 		edit{start: r.s[from].start, end: r.s[from].start, text: callAs},
 		edit{start: r.s[to-3].end, end: r.s[to-1].end, text: quoteStringBetween(", ", name, ")")})
+}
+
+// showTable rewrites the reference's SHOW TABLE t STATUS and SHOW TABLE t
+// SETTINGS into SELECT __glint_show_table('t', 'status' | 'settings')
+// (MySQL's SHOW TABLE STATUS has no name between its words).
+func (r *rewriter) showTable() {
+	name, ok := r.name(2)
+	if !ok {
+		return // (TiDB's parser says what is wrong)
+	}
+	what := strings.ToLower(r.src[r.s[3].start:r.s[3].end])
+	r.edits = append(r.edits, edit{start: r.s[0].start, end: r.s[3].end,
+		text: "SELECT " + quoted(FuncShowTable) + "(" + quoteStringBetween("", name, "") + ", '" + what + "')"})
 }
 
 // showMeta rewrites SHOW META [LIKE 'pattern'] into SELECT
