@@ -697,9 +697,10 @@ func isCountStar(x *ast.AggregateFuncExpr) bool {
 
 // asSeconds returns e, or, when e is a constant date and time
 // ('YYYY-MM-DD HH:MM:SS', as FROM_UNIXTIME() gives) compared with a
-// timestamp attribute, its seconds since 1970 (UTC), which the attribute
-// holds: Grafana's $__timeFilter(published) is published BETWEEN
-// FROM_UNIXTIME(a) AND FROM_UNIXTIME(b).
+// timestamp attribute, its seconds since 1970, which the attribute holds:
+// Grafana's $__timeFilter(published) is published BETWEEN
+// FROM_UNIXTIME(a) AND FROM_UNIXTIME(b). The text is read in the
+// session's time zone, in which FROM_UNIXTIME() writes it.
 func (sc *scope) asSeconds(e, other expr) expr {
 	a, isAttr := other.(attrExpr)
 	c, isConst := e.(constExpr)
@@ -710,10 +711,12 @@ func (sc *scope) asSeconds(e, other expr) expr {
 	if !isText {
 		return e
 	}
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02"} {
-		if tm, err := time.Parse(layout, strings.TrimSpace(text)); err == nil {
-			return constExpr{tm.Unix()}
-		}
+	var loc *time.Location
+	if sc.sess != nil {
+		loc = sc.sess.zone()
+	}
+	if n, ok := timestampText(text, loc); ok {
+		return constExpr{n}
 	}
 	return e
 }

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/glint-search/glint/index"
 	"github.com/glint-search/glint/index/query"
@@ -53,7 +54,7 @@ func (s *Session) InsertDocs(ctx context.Context, table string, docs []Doc, repl
 		doc := index.Document{ID: d.ID, Values: make([]index.Value, len(schema.Columns))}
 		seen := map[int]bool{}
 		for _, v := range d.Values {
-			i, cv, err := docValue(schema, v)
+			i, cv, err := docValue(schema, v, s.zone())
 			if err != nil {
 				return nil, err
 			}
@@ -97,7 +98,7 @@ func (s *Session) InsertDocs(ctx context.Context, table string, docs []Doc, repl
 }
 
 // docValue converts a value of a write request for its column.
-func docValue(schema *index.Schema, v DocValue) (int, index.Value, error) {
+func docValue(schema *index.Schema, v DocValue, loc *time.Location) (int, index.Value, error) {
 	i := columnIndex(schema, v.Name)
 	if i < 0 {
 		if strings.EqualFold(v.Name, "id") {
@@ -123,7 +124,7 @@ func docValue(schema *index.Schema, v DocValue) (int, index.Value, error) {
 	} else if _, isObject := v.Value.(map[string]any); isObject {
 		return 0, nil, Errorf(CodeWrongValue, "%s: column '%s' (%s) does not take an object or a nested array", v.Path, c.Name, typeName(c))
 	}
-	cv, msg := columnValue(c.Type, value)
+	cv, msg := columnValueIn(c.Type, value, loc)
 	if msg != "" && c.Type != index.TypeFloat && beyond64Bits(v.Raw) {
 		// Named as written, as INSERT names it, not as the float64 the
 		// decoder rounded it to.
@@ -193,7 +194,7 @@ func (s *Session) UpdateDocs(ctx context.Context, table string, cond Cond, value
 		if strings.EqualFold(v.Name, "id") {
 			return 0, Errorf(CodeWrongValue, "%s: the id of a document cannot be updated", v.Path)
 		}
-		i, cv, err := docValue(schema, v)
+		i, cv, err := docValue(schema, v, s.zone())
 		if err != nil {
 			return 0, err
 		}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/glint-search/glint/index"
@@ -190,6 +191,37 @@ func setContains(set []int64, v any) bool {
 
 // columnValue converts an executor value to the value of a column of type t,
 // or returns a message saying why it does not fit.
+// timestampText reads a date and time ('2024-05-01 12:30:00', RFC 3339 or
+// '2024-05-01') as seconds since 1970, in loc (nil: UTC) when the text
+// names no zone of its own.
+func timestampText(text string, loc *time.Location) (int64, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02"} {
+		if tm, err := time.ParseInLocation(layout, strings.TrimSpace(text), loc); err == nil {
+			return tm.Unix(), true
+		}
+	}
+	return 0, false
+}
+
+// columnValueIn is columnValue with a timestamp's date and time text read
+// in loc (the session's time zone; nil: UTC): INSERT ... VALUES
+// ('2024-05-01 12:30:00') as the comparisons read it.
+func columnValueIn(t index.ColumnType, v any, loc *time.Location) (index.Value, string) {
+	if text, ok := v.(string); ok && t == index.TypeTimestamp {
+		if _, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64); err != nil {
+			n, ok := timestampText(text, loc)
+			if !ok {
+				return nil, fmt.Sprintf("expects seconds since 1970 or a date and time ('2024-05-01' or '2024-05-01 12:30:00'), got string %s", quoteForError(text))
+			}
+			v = n
+		}
+	}
+	return columnValue(t, v)
+}
+
 func columnValue(t index.ColumnType, v any) (index.Value, string) {
 	if v == nil {
 		return nil, ""

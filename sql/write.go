@@ -72,7 +72,7 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 				continue
 			}
 			c := schema.Columns[cols[k]]
-			cv, msg := columnValue(c.Type, v)
+			cv, msg := columnValueIn(c.Type, v, s.zone())
 			if msg != "" && c.Type != index.TypeFloat && beyond64Bits(numberText(node)) {
 				msg = "value " + numberText(node) + " is beyond 64 bits"
 			}
@@ -338,7 +338,7 @@ func (s *Session) updateWhere(ctx context.Context, t *index.Table, sc *scope, wh
 				if err != nil {
 					return err
 				}
-				cv, msg := columnValue(c.Type, v)
+				cv, msg := columnValueIn(c.Type, v, s.zone())
 				if _, same := a.e.(constExpr); msg != "" && !same {
 					// A value of the document's own: say which one.
 					return Errorf(CodeWrongValue, "document %d, column '%s' (%s): %s", snap.ID(r.ref), c.Name, typeName(c), msg)
