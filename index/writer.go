@@ -59,6 +59,16 @@ func (w *Writer) liveRef(id uint64) (DocRef, bool) {
 	return ref, true
 }
 
+// Exists reports whether a document of id is in the table as this write
+// sees it: in its snapshot and not deleted, or staged by it.
+func (w *Writer) Exists(id uint64) bool {
+	if _, ok := w.pendIdx[id]; ok {
+		return true
+	}
+	_, ok := w.liveRef(id)
+	return ok
+}
+
 func (w *Writer) stageDelete(ref DocRef) {
 	if w.dels == nil {
 		w.dels = map[int]*roaring.Bitmap{}

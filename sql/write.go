@@ -20,8 +20,8 @@ import (
 const idColumn = -1
 
 func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, error) {
-	if n.Select != nil || len(n.OnDuplicate) > 0 || n.IgnoreErr {
-		return nil, Errorf(CodeUnsupported, "INSERT takes VALUES only (no SELECT, IGNORE or ON DUPLICATE KEY)")
+	if n.Select != nil || len(n.OnDuplicate) > 0 {
+		return nil, Errorf(CodeUnsupported, "INSERT takes VALUES only (no SELECT or ON DUPLICATE KEY)")
 	}
 	t, err := s.tableIn(n.Table)
 	if err != nil {
@@ -84,7 +84,8 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 		docs[r] = doc
 	}
 
-	ids, err := s.writeDocs(ctx, t, docs, n.IsReplace)
+	ignore := n.IgnoreErr && !n.IsReplace // (REPLACE has no duplicates to pass over)
+	ids, err := s.writeDocs(ctx, t, docs, n.IsReplace, ignore)
 	if err != nil {
 		return nil, err
 	}
@@ -97,18 +98,41 @@ func (s *Session) execInsert(ctx context.Context, n *ast.InsertStmt) (*Result, e
 }
 
 // writeDocs inserts (or replaces) documents in one transaction and returns
-// their ids.
-func (s *Session) writeDocs(ctx context.Context, t *index.Table, docs []index.Document, replace bool) ([]uint64, error) {
+// their ids. With ignore (INSERT IGNORE), a document whose id the table
+// has, or an earlier row of the statement has, is passed over with a
+// warning, as MySQL passes over a duplicate key; any other error is the
+// statement's, as without IGNORE (glint does not turn a bad value into a
+// warning and a value it was not given).
+func (s *Session) writeDocs(ctx context.Context, t *index.Table, docs []index.Document, replace, ignore bool) ([]uint64, error) {
 	var ids []uint64
+	var skipped []uint64
 	err := t.Write(ctx, func(w *index.Writer) error {
 		var err error
-		if replace {
+		switch {
+		case replace:
 			ids, err = w.Replace(docs)
-		} else {
+		case ignore:
+			keep := docs[:0:0]
+			skipped = skipped[:0]
+			seen := map[uint64]bool{}
+			for _, d := range docs {
+				if d.ID != 0 && (seen[d.ID] || w.Exists(d.ID)) {
+					skipped = append(skipped, d.ID)
+					continue
+				}
+				seen[d.ID] = d.ID != 0
+				keep = append(keep, d)
+			}
+			ids, err = w.Insert(keep)
+		default:
 			ids, err = w.Insert(docs)
 		}
 		return err
 	})
+	for _, id := range skipped {
+		s.pending = append(s.pending, warning{level: "Warning", code: CodeDuplicateID,
+			msg: fmt.Sprintf("Duplicate entry '%d' for key 'PRIMARY': INSERT IGNORE passed the row over", id)})
+	}
 	if err != nil {
 		return nil, s.tableError(t.Schema().Name, err)
 	}
