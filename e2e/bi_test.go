@@ -157,6 +157,17 @@ func TestMysqldumpRoundTrip(t *testing.T) {
 		require.NotEmpty(t, got.Values, "%s", q)
 	}
 
+	// --insert-ignore without the table's re-creation, into the table that
+	// holds the rows already: every row is passed over, the restore ends well.
+	again := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "--insert-ignore", "--no-create-info", "glint", "books")
+	again.Stderr = &stderr
+	file, err = again.Output()
+	require.NoError(t, err, "%s", stderr.String())
+	require.Contains(t, string(file), "INSERT IGNORE INTO")
+	out, code = dst.CLICombined(t, string(file), "glint")
+	require.Equal(t, 0, code, "restoring the dump again:\n%s", out)
+	require.Equal(t, MustQuery(t, src.DB(t), "SELECT COUNT(*) FROM books"), MustQuery(t, dst.DB(t), "SELECT COUNT(*) FROM books"))
+
 	// A part read with LIMIT (--where='... LIMIT n', which the refusal of a
 	// table too big to read at once suggests) keeps its floats exact too.
 	part := exec.Command(dump, "--no-defaults", "-h", host, "-P", port, "-u", "root", "--where=id >= 200 LIMIT 10", "glint", "books")
