@@ -33,6 +33,7 @@ type Session struct {
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	errorCount   int        // @@error_count: 1 when the last statement failed
+	lastError    *Error     // SHOW ERRORS: the last statement's error, nil when it did not fail
 	pending      []warning  // warnings of the statement running, which become warnings when it ends
 	began        time.Time  // when the statement running began: NOW()
 	vars         map[string]any
@@ -249,13 +250,15 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 		rs = []*Result{r}
 	}
 	if err != nil {
+		e := asError(err)
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
-			s.warnings, s.errorCount = nil, 1
+			s.warnings, s.errorCount, s.lastError = nil, 1, nil
+			errors.As(e, &s.lastError)
 		}
-		return nil, asError(err)
+		return nil, e
 	}
 	if !diagnostic(st.Node) {
-		s.warnings, s.errorCount = s.pending, 0
+		s.warnings, s.errorCount, s.lastError = s.pending, 0, nil
 		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 		for _, w := range s.pending {
 			rs[0].WarningTexts = append(rs[0].WarningTexts, w.msg)
@@ -271,7 +274,7 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 func diagnostic(n ast.StmtNode) bool {
 	switch x := n.(type) {
 	case *ast.ShowStmt:
-		return x.Tp == ast.ShowWarnings
+		return x.Tp == ast.ShowWarnings || x.Tp == ast.ShowErrors
 	case *ast.SelectStmt:
 		_, meta := showMetaCall(x)
 		return meta

@@ -191,6 +191,16 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 			}
 		}
 		return r, nil
+	case ast.ShowErrors:
+		if n.CountWarningsOrErrors {
+			return &Result{Columns: []Column{{"@@session.error_count", ColInt}}, Rows: [][]any{{int64(s.errorCount)}}}, nil
+		}
+		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}, Rows: [][]any{}}
+		if e := s.lastError; e != nil {
+			number, _ := e.Code.MySQL()
+			r.Rows = append(r.Rows, []any{"Error", int64(number), e.Msg})
+		}
+		return r, nil
 	case ast.ShowWarnings:
 		if n.CountWarningsOrErrors {
 			return &Result{Columns: []Column{{"@@session.warning_count", ColInt}}, Rows: [][]any{{int64(len(s.warnings))}}}, nil

@@ -331,3 +331,18 @@ func TestWarningAndErrorCount(t *testing.T) {
 	require.Equal(t, "0", value(t, s, "@@error_count"))
 	requireCode(t, s, "SET warning_count = 5", CodeReadOnlyVariable, "Variable 'warning_count' is a read only variable")
 }
+
+// SHOW ERRORS tells the error of the statement before (none after one that
+// did not fail); SHOW COUNT(*) ERRORS is @@error_count.
+func TestShowErrors(t *testing.T) {
+	s := newTestSession(t)
+	exec := func(q string) string { return render(s.Exec(context.Background(), q)) }
+	mustExec(t, s, "CREATE TABLE t (title text)")
+	require.Equal(t, "Level:str | Code:int | Message:str\n", exec("SHOW ERRORS"))
+	_, err := s.Exec(context.Background(), "SELECT nosuch FROM t")
+	require.Error(t, err)
+	require.Equal(t, "Level:str | Code:int | Message:str\nError | 1054 | unknown column 'nosuch' in table 't'\n", exec("SHOW ERRORS"))
+	require.Equal(t, "@@session.error_count:int\n1\n", exec("SHOW COUNT(*) ERRORS"), "SHOW ERRORS left it as it was")
+	mustExec(t, s, "SELECT 1")
+	require.Equal(t, "Level:str | Code:int | Message:str\n", exec("SHOW ERRORS"))
+}
