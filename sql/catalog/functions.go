@@ -124,6 +124,30 @@ func (sc *scope) function(x *ast.FuncCallExpr) (typed, error) {
 			}
 			return b.String()
 		})), nil
+	case "repeat":
+		if err := argc(2, 2); err != nil {
+			return typed{}, err
+		}
+		return stringExpr(func(c *evalCtx) (any, error) {
+			vs, err := values(c)
+			if err != nil || vs[0] == nil || vs[1] == nil {
+				return nil, err
+			}
+			str := toString(vs[0])
+			n, ok := toInt(vs[1])
+			if !ok {
+				return nil, errorf(CodeWrongValue, "REPEAT(): the count %s is not a number", quoted(vs[1]))
+			}
+			if n <= 0 || str == "" {
+				return "", nil
+			}
+			// (A bound, as MySQL's max_allowed_packet bounds it: a small
+			// statement must not make gigabytes.)
+			if n > maxRepeat || int64(len(str))*n > maxRepeat {
+				return nil, errorf(CodeWrongValue, "REPEAT(): the result would be over %d MB", maxRepeat>>20)
+			}
+			return strings.Repeat(str, int(n)), nil
+		}), nil
 	case "concat_ws":
 		if err := argc(1, -1); err != nil {
 			return typed{}, err
@@ -539,3 +563,6 @@ func (a *aggregate) value(rows [][]any) (any, error) {
 	}
 	return fsum, nil
 }
+
+// maxRepeat bounds the bytes REPEAT() makes.
+const maxRepeat = 64 << 20
