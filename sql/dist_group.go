@@ -294,7 +294,7 @@ func (s *Session) selectDistributedGroups(ctx context.Context, d *distTable, q *
 	}
 	stmt := func(table string) string {
 		var b strings.Builder
-		b.WriteString("SELECT " + strings.Join(list, ", ") + " FROM " + quoteName(table))
+		b.WriteString("SELECT " + strings.Join(list, ", ") + q.fromTable(table))
 		if q.where != "" {
 			b.WriteString(" WHERE " + q.where)
 		}

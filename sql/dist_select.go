@@ -160,6 +160,37 @@ type distQuery struct {
 	hold   time.Duration // how long phase one's shards hold their snapshots
 	// globalJSON are the statistics of stats, for a JSON search.
 	globalJSON *globalStatsJSON
+	// alias is what the shards' statements call their table: the
+	// statement's alias, or the distributed table's name as written, so
+	// that a qualified column (dist.price, b.price) names it there too.
+	alias string
+}
+
+// fromTable is a shard statement's FROM of table, under the alias.
+func (q *distQuery) fromTable(table string) string {
+	if q.alias == "" || strings.EqualFold(q.alias, table) {
+		return " FROM " + quoteName(table)
+	}
+	return " FROM " + quoteName(table) + " AS " + quoteName(q.alias)
+}
+
+// sourceAlias is the alias a SELECT gives its one table, else the table's
+// name as written ("" when FROM is not one table).
+func sourceAlias(from *ast.TableRefsClause) string {
+	if from == nil || from.TableRefs == nil || from.TableRefs.Right != nil {
+		return ""
+	}
+	ts, ok := from.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return ""
+	}
+	if ts.AsName.O != "" {
+		return ts.AsName.O
+	}
+	if tn, ok := ts.Source.(*ast.TableName); ok {
+		return tn.Name.O
+	}
+	return ""
 }
 
 func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) (*Result, error) {
@@ -179,7 +210,7 @@ func (s *Session) selectDistributed(ctx context.Context, d *distTable, n *ast.Se
 	if err != nil {
 		return nil, err
 	}
-	q := &distQuery{n: n, coll: s.collation()}
+	q := &distQuery{n: n, coll: s.collation(), alias: sourceAlias(n.From)}
 	if q.offset, q.count, err = limitOf(n.Limit, s.selectLimit()); err != nil {
 		return nil, err
 	}
@@ -603,7 +634,7 @@ func (q *distQuery) phaseOne(table string) string {
 			b.WriteString(", " + k)
 		}
 	}
-	b.WriteString(" FROM " + quoteName(table))
+	b.WriteString(q.fromTable(table))
 	if q.where != "" {
 		b.WriteString(" WHERE " + q.where)
 	}
@@ -628,7 +659,7 @@ func (q *distQuery) phaseTwo(table string, ids []uint64, token string) string {
 	var b strings.Builder
 	b.WriteString("SELECT id, ")
 	b.WriteString(q.fields)
-	b.WriteString(" FROM " + quoteName(table))
+	b.WriteString(q.fromTable(table))
 	cond := ""
 	if len(ids) > 0 {
 		list := make([]string, len(ids))
@@ -920,7 +951,11 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	opts = append(opts, "hold_snapshot=0")
 	stmt := func(table string) []string {
 		one := *n
-		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}}}
+		src := &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}
+		if alias := sourceAlias(n.From); alias != "" && !strings.EqualFold(alias, table) {
+			src.AsName = ast.NewCIStr(alias) // (dist.price, b.price name it there too)
+		}
+		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: src}}
 		text, err := forwardedText(&one, within)
 		if err != nil {
 			text = "SELECT" // the shard reports the syntax error; restore fails only on nodes the planner rejects
