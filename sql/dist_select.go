@@ -514,17 +514,34 @@ func (s *Session) eachShard(ctx context.Context, d *distTable, shards []*shard, 
 			last = i
 		}
 	}
+	// A shard that did not answer an earlier search of the statement (a
+	// FACET's main query) is not asked again: each would wait its timeout.
+	skip := func(i int) bool {
+		if s.leftOut == nil {
+			return false
+		}
+		err, out := s.leftOut[d.name+"\x00"+shards[i].name]
+		errs[i] = err
+		return out
+	}
 	var wg sync.WaitGroup
 	for i, sh := range shards {
-		if !run[i] || i == last {
+		if !run[i] || i == last || skip(i) {
 			continue
 		}
 		wg.Go(func() { out[i], errs[i] = s.ask(ctx, d, sh, timeout, fixed, stmts(i)) })
 	}
-	if last >= 0 {
+	if last >= 0 && !skip(last) {
 		out[last], errs[last] = s.ask(ctx, d, shards[last], timeout, fixed, stmts(last))
 	}
 	wg.Wait()
+	if s.leftOut != nil {
+		for i, err := range errs {
+			if err != nil && isDeadShard(err) {
+				s.leftOut[d.name+"\x00"+shards[i].name] = err
+			}
+		}
+	}
 	// The error of the first shard (in the table's order) whose statement
 	// failed is the statement's, whichever came first.
 	for i, err := range errs {

@@ -321,10 +321,18 @@ func TestDistributedFailures(t *testing.T) {
 	remote.down["10.0.0.2:9306"] = true
 	require.Equal(t, "id:uint | title:str\n1 | one word\n", exec(t, s, q))
 	require.Contains(t, exec(t, s, "SHOW WARNINGS"), "distributed table 'd': agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1' did not answer and is left out of the result")
-	// A FACET's searches each leave the shard out: the warning is told once.
-	exec(t, s, q+" FACET id")
+	// A FACET's searches each leave the shard out: the warning is told once,
+	// and the shard that did not answer the first search is not asked by
+	// the others (a hung one would make each wait its timeout).
+	remote.mu.Lock()
+	remote.asked = map[string]int{}
+	remote.mu.Unlock()
+	require.NotContains(t, exec(t, s, q+" FACET id FACET id ORDER BY FACET() ASC"), "error")
 	w := exec(t, s, "SHOW WARNINGS")
 	require.Equal(t, 1, strings.Count(w, "did not answer and is left out"), w)
+	remote.mu.Lock()
+	require.Equal(t, map[string]int{"10.0.0.1:9306": 1, "10.0.0.2:9306": 1}, remote.asked, "each mirror asked once, by the first search")
+	remote.mu.Unlock()
 	strict := exec(t, s, q+" OPTION strict_shards=1")
 	require.Contains(t, strict, "error ShardFailed: distributed table 'd', agent '10.0.0.1:9306:p1|10.0.0.2:9306:p1': mirror")
 	for _, m := range []string{"10.0.0.1:9306:p1", "10.0.0.2:9306:p1"} {

@@ -123,6 +123,10 @@ func (s *Session) runFacets(ctx context.Context, n *ast.SelectStmt, st *dialect.
 	s.engine.stats.Selects.Add(1)
 	ctx, done := s.statementTime(ctx)
 	defer done()
+	// (The searches of one statement leave out a shard that did not
+	// answer the first: eachShard.)
+	s.leftOut = map[string]error{}
+	defer func() { s.leftOut = nil }()
 	rs, err := s.selectFacets(ctx, n, st.Facets, st.Settings, st.WithinGroup)
 	return rs, s.statementTimeError(ctx, err)
 }

@@ -34,11 +34,15 @@ type Session struct {
 	warnings     []warning  // SHOW WARNINGS of the last statement
 	errorCount   int        // @@error_count: 1 when the last statement failed
 	lastError    *Error     // SHOW ERRORS: the last statement's error, nil when it did not fail
-	pending      []warning  // warnings of the statement running, which become warnings when it ends
-	began        time.Time  // when the statement running began: NOW()
-	vars         map[string]any
-	userVars     map[string]any       // @name, set by SET @name = value
-	prepared     map[string]*Prepared // PREPARE name FROM ..., by lower-case name
+	// leftOut are the shards that did not answer a search of the running
+	// statement (its FACETs'), not asked again by the others; nil outside
+	// a statement of several searches.
+	leftOut  map[string]error // (by table and shard name)
+	pending  []warning        // warnings of the statement running, which become warnings when it ends
+	began    time.Time        // when the statement running began: NOW()
+	vars     map[string]any
+	userVars map[string]any       // @name, set by SET @name = value
+	prepared map[string]*Prepared // PREPARE name FROM ..., by lower-case name
 	// applying is the cluster whose raft entry this session runs (see
 	// clusterSM.Apply), nil for a client's session; applyNow is then the
 	// time the statement began where it was sent.
