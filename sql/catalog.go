@@ -163,10 +163,11 @@ func columnInfo(c index.Column) catalog.ColumnInfo {
 	ci := catalog.ColumnInfo{Name: c.Name, Comment: "glint: " + typeName(c)}
 	switch c.Type {
 	case index.TypeText:
-		// longtext: glint bounds a text by max_allowed_packet only, and a
-		// tool that copies the schema must not make a column that cuts
-		// one (a document of megabytes).
-		ci.DataType, ci.ColumnType, ci.CharLength = "longtext", "longtext", 4294967295
+		// mediumtext (16 MB): a tool that copies the schema must not make a
+		// column that cuts a document of megabytes; longtext's 4294967295
+		// overflows the 32-bit sizes ODBC drivers read it into (the
+		// MariaDB driver reported -1).
+		ci.DataType, ci.ColumnType, ci.CharLength = "mediumtext", "mediumtext", 16777215
 	case index.TypeString, index.TypeMulti, index.TypeMulti64:
 		// (varchar, which BI tools group by, where they take a longtext
 		// for prose: an attribute is a name, a tag, a list of numbers. One
