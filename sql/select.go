@@ -395,8 +395,11 @@ func fieldName(f *ast.SelectField) string {
 		if highlightFuncs[x.FnName.L] {
 			return highlightCallText(x)
 		}
-		if !ownFunctions[x.FnName.L] && f.Text() != "" {
-			return f.Text() // the catalog's functions: as MySQL names them, as written
+		if !ownFunctions[x.FnName.L] && f.Text() != "" && !strings.Contains(f.Text(), dialect.FuncOptionMap) {
+			// The catalog's functions: as MySQL names them, as written (but
+			// for a highlighting call inside, whose {options} the dialect
+			// bridge rewrote: named below, as written).
+			return f.Text()
 		}
 	case *ast.CaseExpr, *ast.FuncCastExpr, *ast.PatternLikeOrIlikeExpr:
 		if f.Text() != "" {
