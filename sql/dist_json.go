@@ -2,6 +2,7 @@ package sql
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -376,7 +377,7 @@ func (s *Session) searchDistributed(ctx context.Context, d *distTable, req *Sear
 	}
 	want := offset + count
 	if req.MaxMatches > 0 && want > req.MaxMatches {
-		return nil, Errorf(CodeBadOption, "%s: offset+limit (%d) exceeds max_matches (%d)", orRoot(req.Path), want, req.MaxMatches)
+		return nil, Errorf(CodeBadOption, "%s: offset+limit (%d) exceeds max_matches (%d)", orRoot(cmp.Or(req.MaxMatchesPath, req.Path)), want, req.MaxMatches)
 	}
 	ctx, done := s.statementTime(ctx)
 	defer done()

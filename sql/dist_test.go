@@ -919,3 +919,21 @@ func TestMirrorErrorNamesMirror(t *testing.T) {
 	require.Contains(t, got, "error NoSuchTable: distributed table 'd', agent '10.0.0.2:9306:p1|10.0.0.1:9306:p1': mirror 10.0.0.2:9306:p1: unknown table 'p1'\n")
 	require.Contains(t, got, "id:uint\n")
 }
+
+// A JSON search of a distributed table refuses a page past max_matches with
+// the error one table gives, naming the member.
+func TestDistributedSearchMaxMatchesError(t *testing.T) {
+	e := newMemEngine(t)
+	s := e.NewSession("root")
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p0 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE p1 (title text)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' local='p0' local='p1'"))
+	var msgs []string
+	for _, table := range []string{"p0", "d"} {
+		_, err := s.Search(context.Background(), &SearchRequest{Table: table, Query: &TextCond{Query: "whale"}, Limit: 3, MaxMatches: 2, MaxMatchesPath: "max_matches"})
+		require.Error(t, err, table)
+		msgs = append(msgs, err.Error())
+	}
+	require.Equal(t, "max_matches: offset+limit (3) exceeds max_matches (2)", msgs[0])
+	require.Equal(t, msgs[0], msgs[1])
+}
