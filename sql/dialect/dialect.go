@@ -11,9 +11,9 @@ const (
 	FuncShowMeta  = "__glint_show_meta" // SHOW META [LIKE 'p'] -> SELECT __glint_show_meta(['p'])
 	// SHOW TABLE t STATUS | SETTINGS -> SELECT __glint_show_table('t', 'status' | 'settings')
 	FuncShowTable = "__glint_show_table"
-	FuncQuery     = "__glint_query"     // QUERY()      -> __glint_query() (the statement's MATCH query)
-	FuncWord      = "__glint_word"      // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
-	FuncEmpty     = "__glint_empty"     // ()           -> __glint_empty() (an empty multi, as a value of INSERT or UPDATE)
+	FuncQuery     = "__glint_query" // QUERY()      -> __glint_query() (the statement's MATCH query)
+	FuncWord      = "__glint_word"  // {k=word}     -> __glint_map('k', __glint_word('word')) (an unquoted value)
+	FuncEmpty     = "__glint_empty" // ()           -> __glint_empty() (an empty multi, as a value of INSERT or UPDATE)
 )
 
 // quoted is a reserved name as the rewrite writes it: between backquotes,
