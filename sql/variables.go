@@ -62,6 +62,9 @@ func (s *Session) systemVariables() map[string]any {
 		// (read while this one runs, before its own replace them).
 		"warning_count": int64(len(s.warnings)),
 		"error_count":   int64(s.errorCount),
+		// LAST_INSERT_ID() (and its older name), as MySQL gives them.
+		"last_insert_id": s.lastInsertID,
+		"identity":       s.lastInsertID,
 	}
 	for name, v := range booleanVariables {
 		if _, ok := vars[name]; !ok {
@@ -131,6 +134,8 @@ var readOnlyVariables = map[string]bool{
 	"port":                    true,
 	"warning_count":           true,
 	"error_count":             true,
+	"last_insert_id":          true,
+	"identity":                true,
 }
 
 // compatVariables are MySQL system variables that connectors, ORMs and

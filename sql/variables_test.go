@@ -330,6 +330,11 @@ func TestWarningAndErrorCount(t *testing.T) {
 	require.Equal(t, "1", value(t, s, "@@error_count"))
 	require.Equal(t, "0", value(t, s, "@@error_count"))
 	requireCode(t, s, "SET warning_count = 5", CodeReadOnlyVariable, "Variable 'warning_count' is a read only variable")
+	// @@last_insert_id and @@identity are LAST_INSERT_ID().
+	mustExec(t, s, "INSERT INTO t (id, title) VALUES (42, 'x')")
+	require.Equal(t, "42", value(t, s, "@@last_insert_id"))
+	require.Equal(t, "42", value(t, s, "@@identity"))
+	require.Equal(t, "42", value(t, s, "LAST_INSERT_ID()"))
 }
 
 // SHOW ERRORS tells the error of the statement before (none after one that
