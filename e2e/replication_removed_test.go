@@ -136,6 +136,7 @@ func TestReplicationRemovedUnheard(t *testing.T) {
 	v.Restart(t)
 	vdb = v.DB(t)
 	require.Equal(t, "removed", status(t, vdb, "cluster_c_node_state"))
+	mustFail(t, vdb, "JOIN CLUSTER c AT '"+others[0].repl+"'", "which the other members took out of it: DELETE CLUSTER c drops its copy first")
 	exec(v, "DELETE CLUSTER c")
 	mustFail(t, vdb, "SELECT * FROM books", "unknown table")
 

@@ -343,7 +343,10 @@ func (rp *replication) start(cs *dialect.ClusterStmt) (done func(), err error) {
 	key := clusterKey(cs.Name)
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if _, ok := rp.clusters[key]; ok {
+	if c, ok := rp.clusters[key]; ok {
+		if c.removed() {
+			return nil, Errorf(CodeCluster, "cluster '%s' already exists on this server, which the other members took out of it: DELETE CLUSTER %s drops its copy first", cs.Name, cs.Name)
+		}
 		return nil, Errorf(CodeCluster, "cluster '%s' already exists on this server", cs.Name)
 	}
 	if other, ok := rp.starting[key]; ok {
