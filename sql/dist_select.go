@@ -966,10 +966,11 @@ func (s *Session) selectForwarded(ctx context.Context, d *distTable, n *ast.Sele
 	// (Holding no snapshot: a plain table takes it, and a distributed one
 	// refuses the statement as a shard's, nestedError.)
 	opts = append(opts, "hold_snapshot=0")
+	alias := sourceAlias(n.From)
 	stmt := func(table string) []string {
 		one := *n
 		src := &ast.TableSource{Source: &ast.TableName{Name: ast.NewCIStr(table)}}
-		if alias := sourceAlias(n.From); alias != "" && !strings.EqualFold(alias, table) {
+		if alias != "" && !strings.EqualFold(alias, table) {
 			src.AsName = ast.NewCIStr(alias) // (dist.price, b.price name it there too)
 		}
 		one.From = &ast.TableRefsClause{TableRefs: &ast.Join{Left: src}}

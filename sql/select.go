@@ -217,11 +217,8 @@ func (s *Session) collect(p *selectPlan, snap *index.Snapshot) *collector {
 
 // showMetaCall recognises the bridge's rewrite of SHOW META [LIKE 'p'].
 func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
-	if n.From != nil || n.Fields == nil || len(n.Fields.Fields) != 1 {
-		return nil, false
-	}
-	call, isCall := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !isCall || call.FnName.L != dialect.FuncShowMeta {
+	call, isCall := rewrittenCall(n, dialect.FuncShowMeta)
+	if !isCall {
 		return nil, false
 	}
 	if len(call.Args) == 1 {
@@ -234,13 +231,20 @@ func showMetaCall(n *ast.SelectStmt) (pattern *string, ok bool) {
 	return nil, true
 }
 
-// showTableCall recognizes the rewritten SHOW TABLE t STATUS|SETTINGS.
-func showTableCall(n *ast.SelectStmt) (name, what string, ok bool) {
+// rewrittenCall is the call of fn that a SHOW statement was rewritten
+// into (SELECT fn(...), alone, without FROM).
+func rewrittenCall(n *ast.SelectStmt, fn string) (*ast.FuncCallExpr, bool) {
 	if n.From != nil || n.Fields == nil || len(n.Fields.Fields) != 1 {
-		return "", "", false
+		return nil, false
 	}
 	call, isCall := n.Fields.Fields[0].Expr.(*ast.FuncCallExpr)
-	if !isCall || call.FnName.L != dialect.FuncShowTable || len(call.Args) != 2 {
+	return call, isCall && call.FnName.L == fn
+}
+
+// showTableCall recognizes the rewritten SHOW TABLE t STATUS|SETTINGS.
+func showTableCall(n *ast.SelectStmt) (name, what string, ok bool) {
+	call, isCall := rewrittenCall(n, dialect.FuncShowTable)
+	if !isCall || len(call.Args) != 2 {
 		return "", "", false
 	}
 	var args [2]string
@@ -267,13 +271,7 @@ func (s *Session) showTable(name, what string) (*Result, error) {
 			return nil, err
 		}
 		if what == "settings" {
-			var lines []string
-			for _, st := range d.settings {
-				if st.Name != "type" {
-					lines = append(lines, st.Name+" = "+st.Value)
-				}
-			}
-			r.Rows = [][]any{{"settings", strings.Join(lines, "\n")}}
+			r.Rows = [][]any{{"settings", settingLines(d.settings, "type", false)}}
 			return r, nil
 		}
 		r.Rows = [][]any{{"index_type", "distributed"}}
@@ -285,12 +283,7 @@ func (s *Session) showTable(name, what string) (*Result, error) {
 	}
 	sc := t.Schema()
 	if what == "settings" {
-		var lines []string
-		for _, st := range sc.Settings {
-			lines = append(lines, st.Name+" = "+st.Value)
-		}
-		sort.Strings(lines)
-		r.Rows = [][]any{{"settings", strings.Join(lines, "\n")}}
+		r.Rows = [][]any{{"settings", settingLines(sc.Settings, "", true)}}
 		return r, nil
 	}
 	fields, attrs := 0, 0
@@ -308,6 +301,22 @@ func (s *Session) showTable(name, what string) (*Result, error) {
 		{"attributes", strconv.Itoa(attrs)},
 	}
 	return r, nil
+}
+
+// settingLines is SHOW TABLE t SETTINGS's value: a line "name = value"
+// per setting but the one named skip, sorted or in the order given (a
+// distributed table's agents keep theirs).
+func settingLines(settings []index.Setting, skip string, sorted bool) string {
+	var lines []string
+	for _, st := range settings {
+		if st.Name != skip {
+			lines = append(lines, st.Name+" = "+st.Value)
+		}
+	}
+	if sorted {
+		sort.Strings(lines)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (s *Session) showMeta(ctx context.Context, pattern *string) (*Result, error) {

@@ -32,8 +32,7 @@ type Session struct {
 	meta         []metaRow  // SHOW META of the last SELECT
 	metaQuery    *metaQuery // the full-text query of the last SELECT, for SHOW META's keyword rows
 	warnings     []warning  // SHOW WARNINGS of the last statement
-	errorCount   int        // @@error_count: 1 when the last statement failed
-	lastError    *Error     // SHOW ERRORS: the last statement's error, nil when it did not fail
+	lastError    *Error     // SHOW ERRORS: the last statement's error, nil when it did not fail (@@error_count)
 	// leftOut are the shards that did not answer a search of the running
 	// statement (its FACETs'), not asked again by the others; nil outside
 	// a statement of several searches.
@@ -256,13 +255,15 @@ func (s *Session) execStatement(ctx context.Context, st *dialect.Statement) ([]*
 	if err != nil {
 		e := asError(err)
 		if _, isShow := st.Node.(*ast.ShowStmt); !isShow {
-			s.warnings, s.errorCount, s.lastError = nil, 1, nil
-			errors.As(e, &s.lastError)
+			s.warnings, s.lastError = nil, nil
+			if !errors.As(e, &s.lastError) {
+				s.lastError = &Error{Code: CodeInternal, Msg: e.Error()}
+			}
 		}
 		return nil, e
 	}
 	if !diagnostic(st.Node) {
-		s.warnings, s.errorCount, s.lastError = s.pending, 0, nil
+		s.warnings, s.lastError = s.pending, nil
 		rs[0].Warnings = uint16(min(len(s.pending), 0xffff))
 		for _, w := range s.pending {
 			rs[0].WarningTexts = append(rs[0].WarningTexts, w.msg)

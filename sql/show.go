@@ -193,7 +193,7 @@ func (s *Session) show(n *ast.ShowStmt) (*Result, error) {
 		return r, nil
 	case ast.ShowErrors:
 		if n.CountWarningsOrErrors {
-			return &Result{Columns: []Column{{"@@session.error_count", ColInt}}, Rows: [][]any{{int64(s.errorCount)}}}, nil
+			return &Result{Columns: []Column{{"@@session.error_count", ColInt}}, Rows: [][]any{{s.errorCount()}}}, nil
 		}
 		r := &Result{Columns: []Column{{"Level", ColString}, {"Code", ColInt}, {"Message", ColString}}, Rows: [][]any{}}
 		if e := s.lastError; e != nil {

@@ -189,8 +189,6 @@ func setContains(set []int64, v any) bool {
 	return i < len(set) && set[i] == n
 }
 
-// columnValue converts an executor value to the value of a column of type t,
-// or returns a message saying why it does not fit.
 // timestampText reads a date and time ('2024-05-01 12:30:00', RFC 3339 or
 // '2024-05-01') as seconds since 1970, in loc (nil: UTC) when the text
 // names no zone of its own.
@@ -222,6 +220,8 @@ func columnValueIn(t index.ColumnType, v any, loc *time.Location) (index.Value, 
 	return columnValue(t, v)
 }
 
+// columnValue converts an executor value to the value of a column of type t,
+// or returns a message saying why it does not fit.
 func columnValue(t index.ColumnType, v any) (index.Value, string) {
 	if v == nil {
 		return nil, ""

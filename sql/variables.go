@@ -61,7 +61,7 @@ func (s *Session) systemVariables() map[string]any {
 		// Of the statement before this one, as SHOW WARNINGS tells them
 		// (read while this one runs, before its own replace them).
 		"warning_count": int64(len(s.warnings)),
-		"error_count":   int64(s.errorCount),
+		"error_count":   s.errorCount(),
 		// LAST_INSERT_ID() (and its older name), as MySQL gives them.
 		"last_insert_id": s.lastInsertID,
 		"identity":       s.lastInsertID,
@@ -562,6 +562,15 @@ func (s *Session) writeAllowed(n ast.StmtNode) error {
 		return Errorf(CodeSafeUpdates, "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column (the id). To disable safe mode, SET sql_safe_updates = 0")
 	}
 	return nil
+}
+
+// errorCount is @@error_count: the errors of the statement before (one
+// when it failed).
+func (s *Session) errorCount() int64 {
+	if s.lastError != nil {
+		return 1
+	}
+	return 0
 }
 
 // readOnly is the error of a write in a session whose
