@@ -526,6 +526,11 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 	if kw.Exact && !strings.HasPrefix(lt.text, "=") {
 		lt.text = "=" + lt.text // (SHOW META tells it as written: =running)
 	}
+	if kw.Regex {
+		if err := c.regexLeaf(&lt, kw); err != nil {
+			return nil, err
+		}
+	}
 	if kw.Wildcard {
 		ok, why := c.wildcardSupported(kw.Term)
 		if ok {
@@ -569,6 +574,28 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 	l.unrestricted = l.exactBitmap() && l.fields == allFields(c.nfields())
 	c.p.keywords = append(c.p.keywords, l)
 	return l, nil
+}
+
+// regexLeaf makes lt the expansion of REGEX(/pattern/): the terms of the
+// dictionary its expression matches whole, over the words as written where
+// the table indexes them beside their stems (as its wildcards do). As for
+// wildcards, the table needs min_prefix_len or min_infix_len; the
+// reference then matches nothing, without a word of why.
+func (c *compiler) regexLeaf(lt *leafTerm, kw query.Keyword) error {
+	if c.cfg.MinPrefixLen == 0 && c.cfg.MinInfixLen == 0 {
+		return &QueryError{Pos: kw.Pos, Msg: fmt.Sprintf("REGEX(/%s/) needs min_prefix_len or min_infix_len: table %s has neither", kw.Term, c.s.schema.Name)}
+	}
+	re, err := query.CompileRegex(kw.Term)
+	if err != nil {
+		return &QueryError{Pos: kw.Pos, Msg: fmt.Sprintf("REGEX(/%s/): %v", kw.Term, err)}
+	}
+	exact := c.cfg.WildcardsOverExact()
+	prefix, _ := re.LiteralPrefix()
+	lt.wildcard, lt.pattern, lt.term, lt.prefix = true, regexTerm{re: re, exact: exact}, kw.Term, prefix
+	if exact {
+		lt.term, lt.prefix = tokenize.ExactTerm(kw.Term), tokenize.ExactTerm(prefix)
+	}
+	return nil
 }
 
 // wildcardSupported tells whether the table expands the folded pattern, and

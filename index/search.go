@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -362,7 +363,7 @@ type leafTerm struct {
 	term     string // the indexed form or the folded pattern
 	wildcard bool
 	text     string // as written, for SHOW META
-	pattern  glob   // wildcard only
+	pattern  termMatcher // wildcard only (a glob or a REGEX)
 	prefix   string // wildcard only: the literal start of the pattern
 	stat     bool   // reported by SHOW META (not a reserved term)
 
@@ -738,9 +739,30 @@ func blockErr(err error) error {
 
 // glob matches a folded wildcard pattern: '*' any run of characters, '?'
 // exactly one, '%' zero or one.
+// termMatcher tells the dictionary terms a wildcard or a REGEX expands to.
+type termMatcher interface{ match(term string) bool }
+
 type glob []rune
 
 func (g glob) match(s string) bool { return globMatch(g, []rune(s)) }
+
+// regexTerm matches whole terms with a REGEX's expression; with exact set,
+// only the words as written (tokenize.ExactTerm), without their mark.
+type regexTerm struct {
+	re    *regexp.Regexp
+	exact bool
+}
+
+func (r regexTerm) match(term string) bool {
+	if r.exact {
+		mark := tokenize.ExactTerm("")
+		if !strings.HasPrefix(term, mark) {
+			return false
+		}
+		term = term[len(mark):]
+	}
+	return r.re.MatchString(term)
+}
 
 // globMatch runs the pattern over s as a set of reachable states, one row
 // per pattern rune: O(len(g)*len(s)) whatever the pattern.

@@ -55,6 +55,9 @@ func format(b *strings.Builder, n Node) {
 		if len(term) > 0 && term[0] == '\x01' {
 			term = term[1:]
 		}
+		if n.Regex {
+			term = "REGEX(/" + term + "/)"
+		}
 		b.WriteString(term)
 		if n.FieldEnd {
 			b.WriteString("$")

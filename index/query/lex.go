@@ -45,6 +45,7 @@ type lexWord struct {
 	text     string
 	pos      int
 	wildcard bool // an unescaped '*', '?' or '%'
+	regex    bool // REGEX(/pattern/): text is the pattern
 	exact    bool // =word
 	start    bool // ^word
 	end      bool // word$
@@ -146,10 +147,8 @@ func (l *lexer) scan1() (token, error) {
 	}
 	r, size := l.peek(0)
 	rest := l.text[l.i:]
-	if strings.HasPrefix(rest, "REGEX(") {
-		// The reference's REGEX(/pattern/) operator; read as the word
-		// "REGEX" and the pattern's letters it would match something else.
-		return token{}, errAt(start, "the REGEX(/pattern/) operator is not supported; use a wildcard (te*) instead")
+	if strings.HasPrefix(rest, regexOpen) {
+		return l.word(start, false) // (rawWord reads the pattern)
 	}
 	for _, op := range opWords {
 		if !strings.HasPrefix(rest, op.word) {
@@ -319,6 +318,9 @@ func (l *lexer) word(start int, inPhrase bool) (token, error) {
 func (l *lexer) rawWord(start int) (lexWord, error) {
 	var b strings.Builder
 	w := lexWord{pos: start}
+	if strings.HasPrefix(l.text[l.i:], regexOpen) {
+		return l.regex(w)
+	}
 	for l.i < len(l.text) {
 		r, size := l.peek(0)
 		if r == '\\' {
@@ -345,6 +347,34 @@ func (l *lexer) rawWord(start int) (lexWord, error) {
 		l.i += size
 	}
 	w.text = b.String()
+	return w, nil
+}
+
+// regexOpen starts the REGEX operator, written in upper case and with no
+// blank before its parenthesis, as the reference reads it.
+const regexOpen = "REGEX("
+
+// regex reads REGEX(/pattern/) at l.i as one word whose text is the
+// pattern. The delimiter is the character after the parenthesis ('/' as a
+// rule, any one will do) and the pattern runs to the first delimiter that a
+// ')' follows: there is no escape, the pattern goes to the regular
+// expression as written.
+func (l *lexer) regex(w lexWord) (lexWord, error) {
+	at := l.i + len(regexOpen)
+	delim, size := utf8.DecodeRuneInString(l.text[at:])
+	if at >= len(l.text) || unicode.IsSpace(delim) || delim == ')' {
+		return w, errAt(w.pos, "REGEX needs a pattern between delimiters, as in REGEX(/te.*/)")
+	}
+	close := string(delim) + ")"
+	end := strings.Index(l.text[at+size:], close)
+	if end < 0 {
+		return w, errAt(w.pos, "REGEX(%c...: the pattern has no closing %q", delim, close)
+	}
+	w.text, w.regex = l.text[at+size:at+size+end], true
+	l.i = at + size + end + len(close)
+	if w.text == "" {
+		return w, errAt(w.pos, "REGEX(%c%s: the pattern is empty", delim, close)
+	}
 	return w, nil
 }
 

@@ -540,7 +540,7 @@ func (p *parser) joinPhraseForms(words []lexWord) []lexWord {
 // plainWord reports whether w is a word as written (no wildcard, exact
 // form, field edge, boost or escape), which a wordforms source may hold.
 func (p *parser) plainWord(w lexWord) bool {
-	return !w.wildcard && !w.exact && !w.start && !w.end && w.boost == 0 && w.mark == 0 &&
+	return !w.wildcard && !w.regex && !w.exact && !w.start && !w.end && w.boost == 0 && w.mark == 0 &&
 		w.pos >= 0 && w.pos+len(w.text) <= len(p.lex.text) && p.lex.text[w.pos:w.pos+len(w.text)] == w.text
 }
 
@@ -583,6 +583,17 @@ func isWildcard(r rune) bool { return r == '*' || r == '?' || r == '%' }
 // splits, such as CJK n-grams), an Or of a blended token and its parts, or
 // nil (a stopword, which still takes its query position).
 func (p *parser) word(w lexWord) (Node, error) {
+	if w.regex {
+		if w.exact {
+			return nil, errAt(w.pos, "REGEX(/%s/) cannot take '=': it matches the words as written already", w.text)
+		}
+		if _, err := CompileRegex(w.text); err != nil {
+			return nil, errAt(w.pos, "REGEX(/%s/): %v", w.text, err)
+		}
+		p.qpos++
+		return p.keyword(Keyword{Text: w.text, Term: w.text, Pos: w.pos, QPos: p.qpos, Regex: true,
+			FieldStart: w.start, FieldEnd: w.end, Boost: w.boost})
+	}
 	if w.wildcard {
 		if !hasWordText(w.text) {
 			return nil, errAt(w.pos, "wildcard '%s' needs at least one character that is not a wildcard", w.text)
@@ -853,7 +864,7 @@ func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
 			p.qpos++
 			continue
 		}
-		if w.wildcard || w.exact {
+		if w.wildcard || w.regex || w.exact {
 			n, err := p.word(w)
 			if err != nil {
 				return nil, err

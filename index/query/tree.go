@@ -24,6 +24,11 @@ type Keyword struct {
 	// expands against its dictionary.
 	Wildcard bool
 
+	// Regex is set for REGEX(/pattern/): Term (and Text) is the pattern, a
+	// regular expression (RE2 syntax) that the index matches against whole
+	// words of its dictionary, as folded and not stemmed (CompileRegex).
+	Regex bool
+
 	FieldStart bool    // ^word: the word must be the first of its field
 	FieldEnd   bool    // word$: the word must be the last of its field
 	Boost      float64 // word^N; 0 means not given (1)
