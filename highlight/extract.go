@@ -184,8 +184,14 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			continue
 		}
 		gap := f.gapBefore(at, w, kindGap)
+		from := at
 		at = int(w.end)
 		switch {
+		case len(gap) > 0 && (zoneEnds || w.spzBefore == spzNow) && f.tagIn(from, int(w.start)) >= 0:
+			// The tag that ends the unit is in the gap, in stripped
+			// text: the runs before it end the unit, those after it
+			// start the next.
+			e.splitGap(gap, f.tagIn(from, int(w.start)))
 		case len(gap) > 0:
 			// A zone that ended with the last word ends before the gap,
 			// or after its first run when that is punctuation (the
@@ -194,7 +200,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			if zoneEnds && !zoneLater {
 				e.unitEnds()
 			}
-			e.onGap(gap, w.spzBefore == spzSentence || zoneLater)
+			e.onGap(gap, b2i(w.spzBefore == spzSentence || zoneLater))
 			if w.spzBefore == spzNow {
 				e.unitEnds()
 			}
@@ -209,10 +215,14 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		// The units after the last word.
 		if gap := f.gapTo(at, len(f.text), kindTail); len(gap) > 0 {
 			zoneLater := zoneEnds && !isSpace(f.text[gap[0].start])
-			if zoneEnds && !zoneLater {
-				e.unitEnds()
+			if t := f.tagIn(at, len(f.text)); zoneEnds && t >= 0 {
+				e.splitGap(gap, t)
+			} else {
+				if zoneEnds && !zoneLater {
+					e.unitEnds()
+				}
+				e.onGap(gap, b2i(zoneLater))
 			}
-			e.onGap(gap, zoneLater)
 			if !e.growing {
 				e.shrinkHead()
 				e.weighAndSubmit()
@@ -503,9 +513,9 @@ func (e *extractor) onWord(u *unit) {
 // start of the gap decides how all its runs are taken: a boundary met
 // after the window stopped growing inside the gap is passed over, and is
 // not counted.
-// With endsAfterFirst (a sentence, or a zone, ends in the gap), the window
-// closes after the gap's first run.
-func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
+// With endsAfter n > 0 (a sentence, or a zone, ends in the gap), the window
+// closes after the gap's first n runs.
+func (e *extractor) onGap(gap []unit, endsAfter int) {
 	if !e.growing {
 		for i := range gap {
 			u := &gap[i]
@@ -513,7 +523,7 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 				e.win.add(e.cur, u)
 			}
 			e.cur++
-			if i == 0 && endsAfterFirst {
+			if i+1 == endsAfter {
 				e.unitEnds()
 			}
 			if u.boundary {
@@ -544,10 +554,23 @@ func (e *extractor) onGap(gap []unit, endsAfterFirst bool) {
 			e.win.add(e.cur, u)
 			e.cur++
 		}
-		if i == 0 && endsAfterFirst {
+		if i+1 == endsAfter {
 			e.unitEnds()
 		}
 	}
+}
+
+// splitGap takes a gap in which the tag at offset tag ends a unit: the
+// runs before the tag close the unit before it, the rest open the next.
+func (e *extractor) splitGap(gap []unit, tag int) {
+	n := 0
+	for n < len(gap) && int(gap[n].start) < tag {
+		n++
+	}
+	if n == 0 {
+		e.unitEnds()
+	}
+	e.onGap(gap, n) // (which ends the unit after the n-th run)
 }
 
 // runFits reports whether the window has room for the run u.

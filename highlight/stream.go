@@ -73,6 +73,7 @@ type ufield struct {
 	found    uint64          // keywords present in the field
 	bounds   []tokenize.Bound
 	spzMode  string // snippet_boundary
+	tagAt    []int32 // where the tags that end paragraphs and zones stood in the stripped text (snippet_boundary)
 	boundary func(rune) bool
 	ascii    bool
 	walkAll  bool   // tests: the beginning of the field is found by walking its units
@@ -89,7 +90,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 func newField(p *ufield, f *Field, o *Options) {
 	*p = ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
 		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words, blends: f.Blends,
-		hits: slices.Grow(p.hits[:0], len(f.Marks)), hitWords: p.hitWords[:0], gap: p.gap[:0]}
+		hits: slices.Grow(p.hits[:0], len(f.Marks)), hitWords: p.hitWords[:0], gap: p.gap[:0], tagAt: p.tagAt[:0]}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
 	}
@@ -112,7 +113,7 @@ func newField(p *ufield, f *Field, o *Options) {
 	}
 	switch {
 	case o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML:
-		p.text, p.words, p.blends = stripField(f)
+		p.text, p.words, p.blends, p.tagAt = stripField(f, o.SnippetBoundary != "", p.tagAt[:0])
 	case p.retain && strings.IndexByte(f.Text, '<') >= 0:
 		p.words, p.blends = retainedWords(f)
 	}
@@ -383,13 +384,17 @@ func (c *wordCursor) next(p *ufield, limit int) bool {
 		if p.spzMode != "" {
 			for ; c.bi < len(p.bounds) && int32(p.bounds[c.bi].Pos) <= u.last; c.bi++ {
 				b := p.bounds[c.bi]
+				opens := b.Kind == tokenize.ParagraphStart && p.spzMode != "zone" || b.Kind == tokenize.ZoneOpen
 				switch {
-				case c.prevLast < 0:
+				case c.prevLast < 0 && !(opens && s > 0):
+					// The first word starts the first unit, unless a
+					// paragraph or zone opens after some text of its
+					// own (blanks), which is then a unit before it.
 				case b.Kind == tokenize.SentenceStart && p.spzMode == "sentence":
 					if u.spzBefore == 0 {
 						u.spzBefore = spzSentence
 					}
-				case b.Kind == tokenize.ParagraphStart && p.spzMode != "zone", b.Kind == tokenize.ZoneOpen:
+				case opens:
 					u.spzBefore = spzNow
 				}
 				if b.Kind == tokenize.ZoneClose {
@@ -490,8 +495,8 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 // zone tag that is inline leaves no space (zones matter to the index, not
 // to what is shown), runs of white space and control characters are one
 // space, and entities are decoded.
-func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
-	r, shown, at := stripShown(f)
+func stripField(f *Field, units bool, tags []int32) (string, []tokenize.Word, []tokenize.Word, []int32) {
+	r, shown, at := stripShown(f, units)
 	move := func(w tokenize.Word, s, e int) tokenize.Word {
 		return tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]}
 	}
@@ -499,7 +504,19 @@ func stripField(f *Field) (string, []tokenize.Word, []tokenize.Word) {
 	if len(f.Blends) > 0 {
 		blends = textWords(r, f.Blends, move)
 	}
-	return shown, textWords(r, f.Words, move), blends
+	for _, t := range r.UnitTags {
+		tags = append(tags, at[t])
+	}
+	return shown, textWords(r, f.Words, move), blends, tags
+}
+
+// tagIn is the offset of the first tag of tagAt in text[from:to], or -1.
+func (p *ufield) tagIn(from, to int) int {
+	i, _ := slices.BinarySearch(p.tagAt, int32(from))
+	if i < len(p.tagAt) && int(p.tagAt[i]) <= to {
+		return int(p.tagAt[i])
+	}
+	return -1
 }
 
 // retainedWords are the words of f's text outside its markup, where they
@@ -547,20 +564,38 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 // stripShown strips the markup of f's text and collapses its white space:
 // the stripped text r, the shown text, and where each byte of r.Text (and
 // its end) lands in the shown text (non-decreasing).
-func stripShown(f *Field) (r *htmlstrip.Result, shown string, at []int32) {
+//
+// With units (snippet_boundary), the tags that end paragraphs and zones
+// stand for no character, as the reference strips them for passages cut at
+// boundaries: the white space after such a tag is not shown (before it, one
+// blank is). So "<p>The" shows "The", and a passage of its first sentence
+// starts the field. Without units, zone tags are not looked at and a tag
+// that ends a paragraph is a blank, as any tag between words is.
+func stripShown(f *Field, units bool) (r *htmlstrip.Result, shown string, at []int32) {
 	var opts htmlstrip.Options
 	if f.StripOptions != nil {
 		opts = *f.StripOptions
-		opts.Zones = nil
+		if !units {
+			opts.Zones = nil
+		}
 	}
+	opts.UnitTags = units
 	r = htmlstrip.Strip(f.Text, &opts)
 	n := len(r.Text)
 	var b strings.Builder
 	b.Grow(n)
 	at = make([]int32, n+1)
 	space := false
+	tags := r.UnitTags // (units) the blanks that stand for such tags, in order
 	for i := 0; i < n; i++ {
 		at[i] = int32(b.Len())
+		if len(tags) > 0 && tags[0] == i {
+			for len(tags) > 0 && tags[0] == i {
+				tags = tags[1:]
+			}
+			space = true // (it, and the blanks that follow, are not shown)
+			continue
+		}
 		c := r.Text[i]
 		if c < 0x20 || c == ' ' {
 			if !space {

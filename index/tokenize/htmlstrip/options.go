@@ -18,6 +18,9 @@ type Options struct {
 	// Zones (index_zones) are lower-case tag names; a trailing '*' makes a
 	// prefix (h* is h1..h6, but also hr, header, ...).
 	Zones []string
+	// UnitTags asks for Result.UnitTags (highlighting with
+	// snippet_boundary).
+	UnitTags bool
 }
 
 // ErrSyntax is what every error of the Parse functions wraps.
@@ -200,6 +203,7 @@ type Stripper struct {
 	attrs      map[string][]string
 	zoneExact  map[string]bool
 	zonePrefix []string
+	unitTags   bool
 }
 
 // New compiles opts (nil means the zero Options). Names are lower-cased; the
@@ -209,6 +213,7 @@ func New(opts *Options) *Stripper {
 	if opts == nil {
 		return s
 	}
+	s.unitTags = opts.UnitTags
 	for _, e := range opts.RemoveElements {
 		if s.remove == nil {
 			s.remove = make(map[string]bool)

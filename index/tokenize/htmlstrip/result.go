@@ -44,6 +44,10 @@ type Result struct {
 	// Marks are in order of At; marks at the same offset are in document
 	// order.
 	Marks []Mark
+	// UnitTags, when Options.UnitTags asks for them, are the offsets in
+	// Text of the separators that stand for tags that end a paragraph or a
+	// zone (a zone's tags only when Options.Zones are given), in order.
+	UnitTags []int
 
 	// identity: Text is the input itself and maps 1:1 (segs is nil).
 	identity bool

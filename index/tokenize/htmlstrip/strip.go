@@ -25,7 +25,7 @@ func (s *Stripper) Strip(input string) *Result {
 	// A tag is a separator and a text after it; so is an entity.
 	st.segs = make([]seg, 0, 2*(strings.Count(input, "<")+strings.Count(input, "&"))+1)
 	st.run()
-	return &Result{Text: st.b.String(), Marks: st.marks, segs: st.segs}
+	return &Result{Text: st.b.String(), Marks: st.marks, UnitTags: st.unit, segs: st.segs}
 }
 
 // maxDepth bounds the stack of open elements kept for zones; elements opened
@@ -39,6 +39,7 @@ type state struct {
 	b     strings.Builder
 	segs  []seg
 	marks []Mark
+	unit  []int // Result.UnitTags
 
 	// content: text other than ASCII space was written since the last
 	// Paragraph mark (or the start); lastPara is that mark's index in marks,
@@ -200,6 +201,7 @@ func (st *state) startTag(a atom.Atom, f elemFlags, name []byte, hasAttr, empty 
 	} else {
 		if f&fPara != 0 || zone {
 			st.paragraph()
+			st.unitTag()
 		}
 		if len(vals) == 0 {
 			st.separator(start, end)
@@ -251,8 +253,17 @@ func (st *state) endTag(a atom.Atom, f elemFlags, name []byte, start, end int) {
 	if f&fInline == 0 || zone {
 		if f&fPara != 0 || zone {
 			st.paragraph()
+			st.unitTag()
 		}
 		st.separator(start, end)
+	}
+}
+
+// unitTag notes, when asked, that the separator written next stands for a
+// tag that ends a paragraph or a zone.
+func (st *state) unitTag() {
+	if st.s.unitTags {
+		st.unit = append(st.unit, st.b.Len())
 	}
 }
 
