@@ -72,7 +72,7 @@ type ufield struct {
 	marked   bool            // a word of the text is marked
 	found    uint64          // keywords present in the field
 	bounds   []tokenize.Bound
-	spzMode  string // snippet_boundary
+	spzMode  string  // snippet_boundary
 	tagAt    []int32 // where the tags that end paragraphs and zones stood in the stripped text (snippet_boundary)
 	boundary func(rune) bool
 	ascii    bool

@@ -362,10 +362,10 @@ type plan struct {
 type leafTerm struct {
 	term     string // the indexed form or the folded pattern
 	wildcard bool
-	text     string // as written, for SHOW META
+	text     string      // as written, for SHOW META
 	pattern  termMatcher // wildcard only (a glob or a REGEX)
-	prefix   string // wildcard only: the literal start of the pattern
-	stat     bool   // reported by SHOW META (not a reserved term)
+	prefix   string      // wildcard only: the literal start of the pattern
+	stat     bool        // reported by SHOW META (not a reserved term)
 
 	segs []leafSeg // per snapshot segment position
 	docs int64

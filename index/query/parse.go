@@ -20,7 +20,7 @@ func (e *Error) Error() string { return fmt.Sprintf("syntax error at offset %d: 
 
 // Limits that keep a hostile query from exhausting the stack or the CPU.
 const (
-	MaxDepth    = 100  // nesting of parentheses, NOT and field limits inside operands
+	MaxDepth    = 100   // nesting of parentheses, NOT and field limits inside operands
 	MaxKeywords = 10000 // keywords in one query (the reference's own tests send 3,039)
 )
 
