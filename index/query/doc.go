@@ -83,8 +83,9 @@
 // word of its field), word$ (last word), word^N (boost: ranking only). A
 // wildcard is kept as a folded pattern with Text as written; the index
 // expands it (or, on a table without min_prefix_len/min_infix_len, searches
-// its letters as a plain word and says so). A pattern of wildcards only
-// ("*") is an error.
+// its letters as a plain word and says so). Wildcards alone ("?", or "*"
+// outside a phrase) are no word and are passed over, as the reference passes
+// over them.
 //
 // # Errors and limits
 //

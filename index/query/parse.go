@@ -596,7 +596,9 @@ func (p *parser) word(w lexWord) (Node, error) {
 	}
 	if w.wildcard {
 		if !hasWordText(w.text) {
-			return nil, errAt(w.pos, "wildcard '%s' needs at least one character that is not a wildcard", w.text)
+			// Wildcards alone ("?", "*" outside a phrase) are no word:
+			// the reference passes over them as it does punctuation.
+			return nil, nil
 		}
 		p.qpos++
 		return p.keyword(Keyword{Text: w.text, Term: p.tok.Fold(w.text), Pos: w.pos, QPos: p.qpos, Wildcard: true,
