@@ -64,8 +64,11 @@
 // word character still separates words ("cat\-dog" is cat and dog), as in
 // Sphinx. A word the tokenizer splits becomes a PHRASE of its parts (CJK
 // n-grams, "a\-b" on a table where '-' is a word character); a blended
-// token (blend_chars) becomes an OR of the blended token and the phrase of
-// its parts, and inside quotes counts by its parts. A stopword gives no
+// token (blend_chars) is the blended token as written (no blend_mode forms),
+// in quotes or not, and its parts only take their query positions: "c++"
+// finds "c++", not "c" (as the reference reads it; a document's blended
+// word is indexed whole, in its blend_mode forms and by its parts, so a
+// plain "known" finds "well-known"). A stopword gives no
 // keyword but keeps its query position (none with stopword_step=0), so
 // "cat the dog" in quotes needs one word between cat and dog, and it drops
 // out of any operator it is an operand of ("the | cat" is cat, as in

@@ -637,6 +637,16 @@ func (p *parser) word(w lexWord) (Node, error) {
 		parts = append(parts, k)
 	}
 	p.qpos = base + last
+	if len(blended) > 0 {
+		// A blended word is searched as written, not by its parts (which
+		// only take their positions), as the reference searches it: "+tag"
+		// does not find "+tag+bag", whose part "tag" a plain query word
+		// finds.
+		if len(blended) == 1 {
+			return blended[0], nil
+		}
+		return Or{Children: blended, Pos: w.pos}, nil
+	}
 	var whole Node
 	switch len(parts) {
 	case 0:
@@ -664,16 +674,7 @@ func (p *parser) word(w lexWord) (Node, error) {
 		}
 		whole = Phrase{Words: parts, Pos: w.pos}
 	}
-	if len(blended) == 0 {
-		return whole, nil
-	}
-	if whole != nil {
-		blended = append(blended, whole)
-	}
-	if len(blended) == 1 {
-		return blended[0], nil
-	}
-	return Or{Children: blended, Pos: w.pos}, nil
+	return whole, nil
 }
 
 // expand applies the table's expand_keywords to the keyword of a plain
@@ -884,13 +885,12 @@ func (p *parser) phraseOf(t token, lexWords []lexWord) (Node, error) {
 		}
 		var got []Keyword
 		last := 0
-		// A blended token counts only when none of its parts is a word
-		// (each shorter than min_word_len, say): else the phrase would
-		// lose the word.
-		parts := slices.ContainsFunc(toks, func(tk qtok) bool { return !tk.blended })
+		// A blended word stands for itself, as outside quotes: its parts
+		// only take their positions.
+		blended := slices.ContainsFunc(toks, func(tk qtok) bool { return tk.blended })
 		for _, tk := range toks {
 			last = max(last, tk.pos)
-			if tk.blended && parts {
+			if blended && !tk.blended {
 				continue
 			}
 			k, err := p.keyword(Keyword{Text: w.text, Term: tk.term, Pos: w.pos, QPos: base + tk.pos})

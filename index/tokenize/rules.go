@@ -181,9 +181,15 @@ func New(c Config) (*Tokenizer, error) {
 		return nil, err
 	}
 	t := &Tokenizer{config: c, r: r}
-	if r.html != nil || r.sp {
+	if r.html != nil || r.sp || r.blend&^(blendTrimNone|blendSkipPure) != 0 {
 		q := *r
 		q.html, q.sp = nil, false
+		if r.blend != 0 {
+			// A blended query word is the word as written: blend_mode's
+			// trimmed forms are made of documents only, as the reference
+			// makes them (skip_pure holds for both).
+			q.blend = blendTrimNone | r.blend&blendSkipPure
+		}
 		q.simple = q.isSimple()
 		q.asciiBlocks = q.simple && q.tab.asciiDefault()
 		t.query = &Tokenizer{config: c, r: &q}
@@ -193,7 +199,8 @@ func New(c Config) (*Tokenizer, error) {
 
 // Query returns the tokenizer for query text: the same words as t, but no
 // HTML stripping (html_strip) and no sentence or paragraph terms
-// (index_sp), since query text is neither HTML nor prose. The query parser
+// (index_sp), since query text is neither HTML nor prose, and a blended
+// word only as written (no blend_mode forms). The query parser
 // tokenizes with it; the indexer and the highlighter tokenize fields with t.
 func (t *Tokenizer) Query() *Tokenizer {
 	if t.query != nil {
