@@ -371,13 +371,16 @@ func (p *parser) or(depth int) (Node, error) {
 		if op.kind == tMaybe {
 			return Maybe{Left: left, Right: right, Pos: op.pos}
 		}
-		var cs []Node
-		for _, n := range []Node{left, right} {
-			if o, ok := n.(Or); ok {
-				cs = append(cs, o.Children...)
-			} else {
-				cs = append(cs, n)
-			}
+		// (left's children grow in place: a chain of n alternatives is
+		// built in O(n), not O(n^2).)
+		cs := []Node{left}
+		if o, ok := left.(Or); ok {
+			cs = o.Children
+		}
+		if o, ok := right.(Or); ok {
+			cs = append(cs, o.Children...)
+		} else {
+			cs = append(cs, right)
 		}
 		return Or{Children: cs, Pos: start}
 	})
