@@ -125,54 +125,75 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 		for i := range show {
 			edges[i] = show[i].edges(fields[show[i].field])
 		}
-		// Trim one unit from each passage in turn, least relevant first.
-		first := true
-		last := totalCP
-	trim:
-		for {
-			for i := len(show) - 1; i >= 0; i-- {
-				p, ed := &show[i], &edges[i]
-				if len(ed.before) == 0 && len(ed.after) == 0 {
-					continue
+		// Trim one unit from each passage in turn, least relevant first,
+		// counting as the reference counts (edges: after a passage's marked
+		// words it counts a unit nearer to them than the one that goes);
+		// then, if what is shown is still over the limits, trim on,
+		// counting what goes.
+		realCP, realWords := totalCP, totalWords
+		trim := func(counted bool) {
+			fits := func() bool {
+				if counted {
+					return totalCP <= maxCP && totalWords <= maxWords
 				}
-				var dropFirst bool
-				switch {
-				case len(ed.before) > len(ed.after):
-					dropFirst = true
-				case len(ed.before) < len(ed.after):
-					dropFirst = false
-				case !ed.before[len(ed.before)-1].word && ed.after[len(ed.after)-1].word:
-					dropFirst = true
-				case ed.before[len(ed.before)-1].word && !ed.after[len(ed.after)-1].word:
-					dropFirst = false
-				default:
-					dropFirst = first
-				}
-				var u edgeUnit
-				if dropFirst {
-					u = ed.before[len(ed.before)-1]
-					ed.before = ed.before[:len(ed.before)-1]
-					p.start++
-					p.from += int(u.bytes)
-				} else {
-					u = ed.after[len(ed.after)-1]
-					ed.after = ed.after[:len(ed.after)-1]
-					p.to -= int(u.bytes)
-				}
-				p.tokens--
-				p.codes -= int(u.cp)
-				totalCP -= int(u.cp)
-				totalWords -= b2i(u.word)
-				if totalCP <= maxCP && totalWords <= maxWords {
-					break trim
-				}
+				return realCP <= maxCP && realWords <= maxWords
 			}
-			if totalCP == last {
-				break
+			first := true
+			last := realCP
+			for {
+				for i := len(show) - 1; i >= 0; i-- {
+					p, ed := &show[i], &edges[i]
+					if len(ed.before) == 0 && len(ed.after) == 0 {
+						continue
+					}
+					var dropFirst bool
+					switch {
+					case len(ed.before) > len(ed.after):
+						dropFirst = true
+					case len(ed.before) < len(ed.after):
+						dropFirst = false
+					case !ed.before[len(ed.before)-1].word && ed.after[len(ed.after)-1].word:
+						dropFirst = true
+					case ed.before[len(ed.before)-1].word && !ed.after[len(ed.after)-1].word:
+						dropFirst = false
+					default:
+						dropFirst = first
+					}
+					var u, gone edgeUnit
+					if dropFirst {
+						u = ed.before[len(ed.before)-1]
+						ed.before = ed.before[:len(ed.before)-1]
+						gone = u
+						p.start++
+						p.from += int(u.bytes)
+					} else {
+						u = ed.after[len(ed.after)-1]
+						ed.after = ed.after[:len(ed.after)-1]
+						gone = ed.tail[len(ed.after)]
+						p.to -= int(gone.bytes)
+					}
+					p.tokens--
+					p.codes -= int(gone.cp)
+					totalCP -= int(u.cp)
+					totalWords -= b2i(u.word)
+					realCP -= int(gone.cp)
+					realWords -= b2i(gone.word)
+					if fits() {
+						return
+					}
+				}
+				if realCP == last {
+					return
+				}
+				last = realCP
+				first = !first
 			}
-			last = totalCP
-			first = !first
 		}
+		trim(true)
+		if realCP > maxCP || realWords > maxWords {
+			trim(false)
+		}
+		totalCP, totalWords = realCP, realWords
 	}
 	// The limit is sacred: drop the least relevant passages.
 	for (totalCP > maxCP || totalWords > maxWords) && !o.ForceAllWords && len(show) > 0 {
@@ -189,13 +210,18 @@ func choose(ctx *context, lim limits, o *Options, weights []int, found uint64, f
 // its marked words first.
 type edgeUnits struct {
 	before, after []edgeUnit
+	tail          []edgeUnit // the passage's last len(after) units
 }
 
 // edges makes the lists of units trimming may drop from p: the units
-// before the first marked word, and the passage's last afterN units
-// (after its last marked word; the reference's count of them may be fewer
-// than the units there). Each is dropped with its own bytes, codepoints
-// and word, so that what the limits count is what is cut.
+// before the first marked word, and the afterN units that follow its last
+// marked word (the reference's count of them may be fewer than the units
+// there). A unit dropped before goes with its own bytes, codepoints and
+// word. After, as the reference trims, the codepoints and word counted are
+// those of the list's last unit while the unit that goes is the passage's
+// last (tail): the same unit when the list reaches the passage's end, but
+// for a passage that holds more units after its marked words than the
+// list, the count is of a unit nearer to them.
 func (p *passage) edges(f *ufield) (ed edgeUnits) {
 	if p.beforeN == 0 && p.afterN == 0 {
 		return ed
@@ -212,9 +238,10 @@ func (p *passage) edges(f *ufield) (ed edgeUnits) {
 	for i := range ed.before {
 		ed.before[i] = units[p.beforeN-1-i]
 	}
-	ed.after = make([]edgeUnit, p.afterN)
-	for j := range ed.after {
-		ed.after[j] = units[len(units)-p.afterN+j]
+	ed.after = units[first : first+p.afterN]
+	ed.tail = make([]edgeUnit, p.afterN)
+	for j := range ed.tail {
+		ed.tail[j] = units[len(units)-p.afterN+j]
 	}
 	return ed
 }

@@ -9,11 +9,12 @@ import (
 )
 
 // TestTrimmedEdgesKeepLimits: when the chosen passages are over the limits
-// and lose units at their edges, what is counted as dropped is what is
-// cut. Trimming the end of a passage counted the codepoints and words of
-// the units nearest its marked words while cutting its last bytes, so a
-// passage whose window had started later kept a word (or a codepoint)
-// more than the limit allowed.
+// and lose units at their edges, the limits hold of what is shown.
+// Trimming the end of a passage counts, as the reference does, the
+// codepoints and words of the units nearest its marked words while cutting
+// its last bytes, so a passage whose window had started later could keep a
+// word (or a codepoint) more than the limit allowed; trimming then goes on,
+// counting what is cut.
 func TestTrimmedEdgesKeepLimits(t *testing.T) {
 	tok := tokenizer(t)
 	const text = "r evil, in the superlative degree of comparison only. There were a king with a large jaw " +
