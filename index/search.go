@@ -753,13 +753,15 @@ type regexTerm struct {
 	exact bool
 }
 
+// exactMark begins the words as written (tokenize.ExactTerm).
+var exactMark = tokenize.ExactTerm("")
+
 func (r regexTerm) match(term string) bool {
 	if r.exact {
-		mark := tokenize.ExactTerm("")
-		if !strings.HasPrefix(term, mark) {
+		if !strings.HasPrefix(term, exactMark) {
 			return false
 		}
-		term = term[len(mark):]
+		term = term[len(exactMark):]
 	}
 	return r.re.MatchString(term)
 }

@@ -367,21 +367,29 @@ func (p *parser) negated(depth int) (Node, error) {
 func (p *parser) or(depth int) (Node, error) {
 	start := p.cur().pos
 	isOp := func(k tokKind) bool { return k == tOr || k == tMaybe }
+	var mine []Node // the alternatives of the Or this chain built last
 	return p.chain(depth, p.unit, isOp, func(op token, left Node, _ bool, right Node) Node {
 		if op.kind == tMaybe {
 			return Maybe{Left: left, Right: right, Pos: op.pos}
 		}
-		// (left's children grow in place: a chain of n alternatives is
-		// built in O(n), not O(n^2).)
-		cs := []Node{left}
+		// The alternatives this chain built grow in place (a chain of n
+		// is built in O(n), not O(n^2)); those of another node are copied.
+		var cs []Node
 		if o, ok := left.(Or); ok {
-			cs = o.Children
+			if len(mine) > 0 && len(o.Children) == len(mine) && &o.Children[0] == &mine[0] {
+				cs = o.Children
+			} else {
+				cs = append(cs, o.Children...)
+			}
+		} else {
+			cs = append(cs, left)
 		}
 		if o, ok := right.(Or); ok {
 			cs = append(cs, o.Children...)
 		} else {
 			cs = append(cs, right)
 		}
+		mine = cs
 		return Or{Children: cs, Pos: start}
 	})
 }
