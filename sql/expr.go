@@ -984,7 +984,7 @@ func (e toStringExpr) eval(r *row) (any, error) {
 // exprText renders an expression back to SQL text, for column names and errors.
 func exprText(n ast.Node) string {
 	var b strings.Builder
-	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreKeyWordLowercase|format.RestoreNameLowercase, &b)
+	ctx := format.NewRestoreCtx(format.RestoreStringSingleQuotes|format.RestoreStringWithoutCharset|format.RestoreKeyWordLowercase|format.RestoreNameLowercase, &b)
 	if err := n.Restore(ctx); err != nil {
 		return fmt.Sprintf("%T", n)
 	}
