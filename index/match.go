@@ -54,7 +54,7 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 		if anyField {
 			nf = 1
 		}
-		c := compiler{s: s, p: p, cfg: s.t.tok.Config(), anyField: anyField}
+		c := compiler{s: s, p: p, cfg: s.t.tok.Config(), anyField: anyField, texts: true}
 		root, err := c.node(q, scope{fields: allFields(nf)})
 		if err != nil {
 			return nil, err

@@ -159,6 +159,7 @@ type compiler struct {
 	p        *plan
 	cfg      tokenize.Config
 	anyField bool // field limits are ignored (text that is no field of the table)
+	texts    bool // the plan matches texts (TextMatcher), never the dictionary
 }
 
 // node compiles n; a nil node (and nil error) is a part of the query that
@@ -579,10 +580,12 @@ func (c *compiler) leaf(kw query.Keyword, sc scope) (*leaf, error) {
 // regexLeaf makes lt the expansion of REGEX(/pattern/): the terms of the
 // dictionary its expression matches whole, over the words as written where
 // the table indexes them beside their stems (as its wildcards do). As for
-// wildcards, the table needs min_prefix_len or min_infix_len; the
-// reference then matches nothing, without a word of why.
+// wildcards, a search needs min_prefix_len or min_infix_len (the reference
+// then matches nothing, without a word of why); matching texts (CALL
+// SNIPPETS, highlighting) tests their words and needs neither, as the
+// reference's snippets do.
 func (c *compiler) regexLeaf(lt *leafTerm, kw query.Keyword) error {
-	if c.cfg.MinPrefixLen == 0 && c.cfg.MinInfixLen == 0 {
+	if c.cfg.MinPrefixLen == 0 && c.cfg.MinInfixLen == 0 && !c.texts {
 		return &QueryError{Pos: kw.Pos, Msg: fmt.Sprintf("REGEX(/%s/) needs min_prefix_len or min_infix_len: table %s has neither", kw.Term, c.s.schema.Name)}
 	}
 	re, err := query.CompileRegex(kw.Term)
