@@ -98,8 +98,8 @@ func newField(p *ufield, f *Field, o *Options) {
 	// bytes hold (the parts of a blended word matched as a whole).
 	for _, m := range f.Marks {
 		p.hits = append(p.hits, posTerm{int32(m.Pos), m.Keyword})
-		if m.Keyword >= 0 && m.Keyword < 64 {
-			p.found |= 1 << uint(m.Keyword)
+		if m.Keyword >= 0 {
+			p.found |= keywordBit(m.Keyword)
 		}
 		if len(f.Blends) == 0 || m.End <= m.Start {
 			continue

@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -67,4 +68,28 @@ func TestNoPassageFitsShowsBeginning(t *testing.T) {
 		require.Equal(t, want, res.Join(), "allow_empty %v", allowEmpty)
 		res.Release()
 	}
+}
+
+// TestKeywordsPast64: a query may have thousands of keywords, while the
+// passage chooser keeps them in 64-bit masks. A word marked for a keyword
+// past the 64th is a marked word all the same (the bits wrap, as the
+// reference's do at 32): its passage is offered and shown, not the text's
+// beginning as if nothing matched.
+func TestKeywordsPast64(t *testing.T) {
+	tok := tokenizer(t)
+	var filler []string
+	for i := range 60 {
+		filler = append(filler, fmt.Sprintf("f%d", i))
+	}
+	text := strings.Join(filler, " ") + " k130 " + strings.Join(filler, " ")
+	var terms []string
+	weights := make([]int, 200)
+	for i := range 200 {
+		terms = append(terms, fmt.Sprintf("k%d", i))
+		weights[i] = len(terms[i])
+	}
+	o := DefaultOptions()
+	res := Highlight(&Request{Fields: []Field{field(t, tok, text, terms...)}, Weights: weights, Options: &o})
+	require.Contains(t, res.Join(), "<b>k130</b>")
+	res.Release()
 }

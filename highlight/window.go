@@ -66,13 +66,18 @@ type wunit struct {
 	ord        int32 // its word's ordinal (a gap's: the word after it)
 }
 
-// mask is the keyword bit of a marked word, 0 for any other.
+// mask is the keyword bit of a marked word, 0 for any other. Keywords
+// past the 64th share the bits of the first ones (the reference's masks
+// wrap alike, at 32): a word of the 65th is a marked word all the same.
 func (r *wword) mask() uint64 {
-	if r.term >= 0 && r.term < 64 {
-		return 1 << uint(r.term)
+	if r.term >= 0 {
+		return keywordBit(int(r.term))
 	}
 	return 0
 }
+
+// keywordBit is keyword k's bit in a mask of keywords.
+func keywordBit(k int) uint64 { return 1 << uint(k&63) }
 
 // deque is a queue of ints that reuses its storage.
 type deque struct {
@@ -348,7 +353,7 @@ func (w *window) dropWord(r *wword) (dropped bool) {
 	if m == 0 {
 		return false
 	}
-	t := r.term
+	t := r.term & 63 // (the keyword's bit)
 	if w.kw[t]--; w.kw[t] == 0 {
 		w.qmask &^= m
 	}
@@ -372,7 +377,7 @@ func (w *window) addMark(r *wword) {
 				w.pairs++
 			}
 		}
-		w.kw[r.term]++
+		w.kw[r.term&63]++
 		w.qmask |= m
 		w.qcount++
 	}

@@ -373,8 +373,8 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 		for _, sp := range e.leafSpans(l) {
 			if i := byField[sp.f]; i >= 0 {
 				occs[i]++
-				if k < 64 {
-					res.Fields[i].Found |= 1 << uint(k)
+				if k >= 0 {
+					res.Fields[i].Found |= 1 << uint(k&63) // (past the 64th, the bits wrap, as the highlighter's do)
 				}
 			}
 		}
