@@ -94,6 +94,14 @@ func (l *lexer) isWordRune(r rune) bool {
 	return r >= 0 && (r == '*' || r == '?' || r == '%' || l.tok.IsWordRune(r))
 }
 
+// operatorBlend reports whether r is both a query operator character and
+// one of the table's blend_chars: outside quotes it stays the operator at
+// the start of a word ("@title", "-spam"), as in the reference, whose query
+// lexer gives the operator the character unless it is escaped.
+func (l *lexer) operatorBlend(r rune) bool {
+	return strings.ContainsRune(`()|-!@"<~/^=$`, r) && l.tok.IsBlendRune(r)
+}
+
 // operator keywords, recognized only in upper case and at a word start.
 var opWords = []struct {
 	word string
@@ -190,7 +198,7 @@ func (l *lexer) scan1() (token, error) {
 		}
 		return l.word(start, false)
 	}
-	if l.isWordRune(r) {
+	if l.isWordRune(r) && !l.operatorBlend(r) {
 		return l.word(start, false)
 	}
 	switch r {
@@ -286,7 +294,7 @@ func (l *lexer) decimal() (string, bool) {
 
 // word reads one word and its decorations ($ after it, ^N after it).
 func (l *lexer) word(start int, inPhrase bool) (token, error) {
-	w, err := l.rawWord(start)
+	w, err := l.rawWord(start, inPhrase)
 	if err != nil {
 		return token{}, err
 	}
@@ -315,7 +323,7 @@ func (l *lexer) word(start int, inPhrase bool) (token, error) {
 
 // rawWord reads the characters of a word: word characters, wildcards and
 // escaped characters.
-func (l *lexer) rawWord(start int) (lexWord, error) {
+func (l *lexer) rawWord(start int, inPhrase bool) (lexWord, error) {
 	var b strings.Builder
 	w := lexWord{pos: start}
 	if strings.HasPrefix(l.text[l.i:], regexOpen) {
@@ -337,6 +345,14 @@ func (l *lexer) rawWord(start int) (lexWord, error) {
 		}
 		if !l.isWordRune(r) {
 			break
+		}
+		if !inPhrase && l.i > start && l.operatorBlend(r) {
+			// An operator character that is a blend character continues
+			// a word only as '-', '@' or '/' between word characters
+			// ("well-known", "x@y"), as the reference reads it.
+			if r2, _ := l.peek(size); !(r == '-' || r == '@' || r == '/') || !l.isWordRune(r2) || l.operatorBlend(r2) {
+				break
+			}
 		}
 		if r == '*' || r == '?' || r == '%' {
 			if !l.tok.IsWordRune(r) {

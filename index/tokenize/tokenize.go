@@ -522,6 +522,16 @@ func (t *Tokenizer) IsWordRune(r rune) bool {
 	return c != cSep && c != cBound
 }
 
+// IsBlendRune reports whether r is one of the table's blend_chars: a
+// separator and a word character both.
+func (t *Tokenizer) IsBlendRune(r rune) bool {
+	if t.r == nil {
+		return false
+	}
+	c, _ := t.r.tab.class(r)
+	return c == cBlend
+}
+
 // ExceptionAt reports whether the source of one of the table's exceptions
 // starts at text[i:], and where it ends. The query lexer reads such a source
 // as one word even when it holds separators or operator characters (":)",
