@@ -204,8 +204,8 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			if w.spzBefore == spzNow {
 				e.unitEnds()
 			}
-		case w.spzBefore != 0:
-			e.unitEnds() // no gap between the units
+		case w.spzBefore != 0 || zoneEnds:
+			e.unitEnds() // no gap between the units (a zone's end tag shows nothing)
 		}
 		e.onWord(w)
 		zoneEnds = w.zoneAfter
@@ -566,6 +566,15 @@ func (e *extractor) splitGap(gap []unit, tag int) {
 	n := 0
 	for n < len(gap) && int(gap[n].start) < tag {
 		n++
+	}
+	if u := gap[max(n-1, 0)]; n > 0 && int(u.end) > tag {
+		// A run that the tag cuts ("." and "(" of "end.</p><p>(next"):
+		// two runs, one each side.
+		a, b := u, u
+		a.end, b.start = int32(tag), int32(tag)
+		a.cp, b.cp = e.f.cps(e.f.text[a.start:a.end]), e.f.cps(e.f.text[b.start:b.end])
+		gap = slices.Insert(gap, n, b)
+		gap[n-1] = a
 	}
 	if n == 0 {
 		e.unitEnds()
