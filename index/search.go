@@ -527,7 +527,11 @@ func (s *Snapshot) fetchSeg(rt *readTxn, lt *leafTerm, pos int, terms map[string
 			}
 			if !terms[t] {
 				if len(terms) == maxExpansions {
-					return false, &QueryError{Msg: fmt.Sprintf("wildcard '%s' expands to more than %d terms", lt.text, maxExpansions)}
+					what := fmt.Sprintf("wildcard '%s'", lt.text)
+					if _, ok := lt.pattern.(regexTerm); ok {
+						what = fmt.Sprintf("REGEX(/%s/)", lt.text)
+					}
+					return false, &QueryError{Msg: fmt.Sprintf("%s expands to more than %d terms", what, maxExpansions)}
 				}
 				terms[t] = true
 			}
