@@ -184,14 +184,16 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 			continue
 		}
 		gap := f.gapBefore(at, w, kindGap)
-		from := at
+		tag := -1 // (in stripped text, the tag that ends the unit in the gap)
+		if len(gap) > 0 && (zoneEnds || w.spzBefore == spzNow) {
+			tag = f.tagIn(at, int(w.start))
+		}
 		at = int(w.end)
 		switch {
-		case len(gap) > 0 && (zoneEnds || w.spzBefore == spzNow) && f.tagIn(from, int(w.start)) >= 0:
-			// The tag that ends the unit is in the gap, in stripped
-			// text: the runs before it end the unit, those after it
-			// start the next.
-			e.splitGap(gap, f.tagIn(from, int(w.start)))
+		case tag >= 0:
+			// The runs before the tag end the unit, those after it start
+			// the next.
+			e.splitGap(gap, tag)
 		case len(gap) > 0:
 			// A zone that ended with the last word ends before the gap,
 			// or after its first run when that is punctuation (the
@@ -215,12 +217,17 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 		// The units after the last word.
 		if gap := f.gapTo(at, len(f.text), kindTail); len(gap) > 0 {
 			zoneLater := zoneEnds && !isSpace(f.text[gap[0].start])
-			if t := f.tagIn(at, len(f.text)); zoneEnds && t >= 0 {
-				e.splitGap(gap, t)
-			} else {
-				if zoneEnds && !zoneLater {
-					e.unitEnds()
-				}
+			tag := -1
+			if zoneEnds {
+				tag = f.tagIn(at, len(f.text))
+			}
+			switch {
+			case tag >= 0:
+				e.splitGap(gap, tag)
+			case zoneEnds && !zoneLater:
+				e.unitEnds()
+				e.onGap(gap, 0)
+			default:
 				e.onGap(gap, b2i(zoneLater))
 			}
 			if !e.growing {
@@ -567,10 +574,10 @@ func (e *extractor) splitGap(gap []unit, tag int) {
 	for n < len(gap) && int(gap[n].start) < tag {
 		n++
 	}
-	if u := gap[max(n-1, 0)]; n > 0 && int(u.end) > tag {
+	if n > 0 && int(gap[n-1].end) > tag {
 		// A run that the tag cuts ("." and "(" of "end.</p><p>(next"):
 		// two runs, one each side.
-		a, b := u, u
+		a, b := gap[n-1], gap[n-1]
 		a.end, b.start = int32(tag), int32(tag)
 		a.cp, b.cp = e.f.cps(e.f.text[a.start:a.end]), e.f.cps(e.f.text[b.start:b.end])
 		gap = slices.Insert(gap, n, b)

@@ -76,8 +76,11 @@ func (r *wword) mask() uint64 {
 	return 0
 }
 
-// keywordBit is keyword k's bit in a mask of keywords.
-func keywordBit(k int) uint64 { return 1 << uint(k&63) }
+// keywordBit is keyword k's bit in a mask of keywords; keywordSlot the
+// bit's number.
+func keywordBit(k int) uint64 { return 1 << uint(keywordSlot(k)) }
+
+func keywordSlot(k int) int { return k & 63 }
 
 // deque is a queue of ints that reuses its storage.
 type deque struct {
@@ -353,7 +356,7 @@ func (w *window) dropWord(r *wword) (dropped bool) {
 	if m == 0 {
 		return false
 	}
-	t := r.term & 63 // (the keyword's bit)
+	t := keywordSlot(int(r.term))
 	if w.kw[t]--; w.kw[t] == 0 {
 		w.qmask &^= m
 	}
@@ -377,7 +380,7 @@ func (w *window) addMark(r *wword) {
 				w.pairs++
 			}
 		}
-		w.kw[r.term&63]++
+		w.kw[keywordSlot(int(r.term))]++
 		w.qmask |= m
 		w.qcount++
 	}
