@@ -117,6 +117,21 @@ func TestBIJDBC(t *testing.T) {
 	}
 }
 
+// TestJDBCStreamedParameters writes through the MariaDB JDBC driver's
+// server-side prepared statements what connectors stream ahead or send
+// without their types (Streamed.java), and reads it back; client-side
+// statements give the same.
+func TestJDBCStreamedParameters(t *testing.T) {
+	java, jar := javaTools(t)
+	for _, mode := range []string{"&useServerPrepStmts=true", ""} {
+		s := StartServer(t)
+		host, port := hostPort(t, s)
+		out, err := exec.Command(java, "-cp", jar, "testdata/bi/Streamed.java", host, port, "glint", mode).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		golden.File(t, "testdata/bi/streamed.out", out)
+	}
+}
+
 // TestMysqldumpRoundTrip dumps a table with mysqldump and restores it with
 // the mysql client into a fresh glintd: the same rows, the same table, the
 // same full-text matches.

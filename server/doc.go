@@ -5,8 +5,10 @@
 // On the MySQL side it owns the accept loop (one goroutine and one Session per
 // connection), authentication (anyone when no users are configured, else
 // mysql_native_password, or caching_sha2_password when TLS is on; unknown
-// users get 1045), TLS, max_connections (error 1040), several result sets for one
-// COM_QUERY, prepared statements with binary rows, result columns typed from
+// users get 1045), TLS, max_connections (error 1040), the command loop (go-mysql
+// reads and writes the packets), several result sets for one COM_QUERY,
+// prepared statements of its own with binary rows (parameters streamed
+// ahead, executions without types: stmt.go), result columns typed from
 // the statement rather than from the first row, max_allowed_packet (error 1153
 // before anything is allocated for the packet), idle and read timeouts, a
 // write buffer flushed before each read, a context per statement cancelled

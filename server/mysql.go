@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
+	"unsafe"
 
 	"github.com/glint-search/glint/sql"
 	"github.com/go-mysql-org/go-mysql/mysql"
@@ -37,8 +39,11 @@ type mysqlConn struct {
 	sess      Session     // set once authenticated
 	cs        ConnSession // sess, when it is one
 	pendingDB string      // the handshake's database, applied once authenticated
-	stmts     int         // prepared statements open
-	broken    bool        // a panic happened: close after this command's answer
+	// prepared are the connection's prepared statements by id (stmt.go);
+	// lastStmtID is the id given last.
+	prepared   map[uint32]*stmt
+	lastStmtID uint32
+	broken     bool // a panic happened: close after this command's answer
 
 	// What SHOW PROCESSLIST shows of the connection (Server.List), under
 	// srv.mu: its handshake's id, user and address, the session's
@@ -51,9 +56,6 @@ type mysqlConn struct {
 	stop       func()
 
 	busy bool // a command is being handled (and c is in srv.busy); guarded by srv.mu
-	// cmdOrd is the ordinal of the command being handled, as the wire's
-	// stmtCommands numbers them.
-	cmdOrd int
 }
 
 // newConn registers a new connection; it returns nil when the server is
@@ -108,7 +110,6 @@ func (c *mysqlConn) serve() {
 	}
 	c.wire.handshakeDeadline = time.Time{}
 	for {
-		c.cmdOrd++ // (the guard counts the commands it sees begin alike)
 		err := c.handleCommand(conn)
 		c.srv.mu.Lock()
 		c.busy = false
@@ -130,21 +131,15 @@ func (c *mysqlConn) serve() {
 	}
 }
 
-// handleCommand reads and answers one command. A command packet without
-// its command byte (an empty packet) makes go-mysql index its first byte
-// and panic: it is answered with error 1835 and the connection goes on.
-// Any other panic of go-mysql's own is answered as the handler's are
-// (recoverPanic), and the connection is then closed.
+// handleCommand reads and answers one command, as go-mysql's
+// Conn.HandleCommand does but for the prepared-statement commands, which
+// are glint's own (stmt.go); the answers are written by go-mysql. A panic
+// of go-mysql's own while reading or writing is answered as the
+// handler's are (recoverPanic), and the connection is then closed.
 func (c *mysqlConn) handleCommand(conn *gms.Conn) (err error) {
 	defer func() {
 		p := recover()
 		if p == nil {
-			return
-		}
-		if c.wire.guard.emptyCmd {
-			err = conn.WriteValue(&mysql.MyError{Code: mysql.ER_MALFORMED_PACKET, State: "HY000",
-				Message: "malformed packet: a command packet without its command byte"})
-			conn.ResetSequence()
 			return
 		}
 		c.srv.log.Error("mysql: panic while reading a command; closing the connection",
@@ -153,7 +148,114 @@ func (c *mysqlConn) handleCommand(conn *gms.Conn) (err error) {
 		err = conn.WriteValue(&mysql.MyError{Code: mysql.ER_UNKNOWN_ERROR, State: "HY000",
 			Message: fmt.Sprintf("internal error: %v (the connection will be closed)", p)})
 	}()
-	return conn.HandleCommand()
+	data, err := conn.ReadPacket()
+	if err != nil {
+		return err
+	}
+	v := c.dispatch(data)
+	switch v {
+	case quit:
+		return io.EOF
+	case noAnswer:
+		err = nil
+	case eof:
+		err = c.writeEOF(conn)
+	default:
+		err = conn.WriteValue(v)
+	}
+	conn.ResetSequence()
+	return err
+}
+
+// What dispatch returns for a command that is not answered with a value
+// go-mysql writes.
+type answer int
+
+const (
+	noAnswer answer = iota // COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA
+	eof                    // COM_SET_OPTION
+	quit                   // COM_QUIT: the connection ends
+)
+
+// dispatch runs one command and returns its answer: an error, nil (OK), a
+// *mysql.Result, the fields of COM_FIELD_LIST, a prepared statement, or an
+// answer.
+func (c *mysqlConn) dispatch(data []byte) any {
+	if len(data) == 0 {
+		return &mysql.MyError{Code: mysql.ER_MALFORMED_PACKET, State: "HY000",
+			Message: "malformed packet: a command packet without its command byte"}
+	}
+	cmd, data := data[0], data[1:]
+	switch cmd {
+	case mysql.COM_QUIT:
+		return quit
+	case mysql.COM_QUERY:
+		return orError(c.HandleQuery(text(data)))
+	case mysql.COM_PING:
+		return nil
+	case mysql.COM_INIT_DB:
+		return orNil(c.UseDB(string(data)))
+	case mysql.COM_FIELD_LIST:
+		table, wildcard, _ := bytes.Cut(data, []byte{0})
+		fields, err := c.HandleFieldList(string(table), string(wildcard))
+		if err != nil {
+			return err
+		}
+		return fields
+	case mysql.COM_STMT_PREPARE:
+		return c.stmtPrepare(text(data))
+	case mysql.COM_STMT_EXECUTE:
+		return c.stmtExecute(data)
+	case mysql.COM_STMT_SEND_LONG_DATA:
+		c.stmtLongData(data)
+		return noAnswer
+	case mysql.COM_STMT_CLOSE:
+		c.stmtClose(data)
+		return noAnswer
+	case mysql.COM_STMT_RESET:
+		return c.stmtReset(data)
+	case comSetOption:
+		if err := c.HandleOtherCommand(cmd, data); err != nil {
+			return err
+		}
+		return eof
+	}
+	return orNil(c.HandleOtherCommand(cmd, data))
+}
+
+// text is b as a string without a copy: a packet's payload is read into
+// memory of its own, which nothing writes again (as go-mysql takes it).
+func text(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// orError is r, or err when there is one.
+func orError(r *mysql.Result, err error) any {
+	if err != nil {
+		return err
+	}
+	return r
+}
+
+// orNil is err, or an untyped nil (the OK answer) when there is none.
+func orNil(err error) any {
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// writeEOF writes an EOF packet with the connection's status flags.
+func (c *mysqlConn) writeEOF(conn *gms.Conn) error {
+	var status uint16
+	for bit := uint16(1); bit != 0; bit <<= 1 {
+		if conn.HasStatus(bit) {
+			status |= bit
+		}
+	}
+	data := []byte{0, 0, 0, 0, mysql.EOF_HEADER}
+	if conn.Capability()&mysql.CLIENT_PROTOCOL_41 != 0 {
+		data = append(data, 0, 0, byte(status), byte(status>>8))
+	}
+	return conn.WritePacket(data)
 }
 
 // isDisconnect reports whether err only says that the client went away.
@@ -304,7 +406,7 @@ func (c *mysqlConn) HandleQuery(query string) (res *mysql.Result, err error) {
 func (c *mysqlConn) HandleStmtPrepare(query string) (params, columns int, ctx any, err error) {
 	c.begin()
 	defer c.recoverPanic(&err)
-	if c.stmts >= c.srv.cfg.MaxPreparedStmts {
+	if len(c.prepared) >= c.srv.cfg.MaxPreparedStmts {
 		return 0, 0, nil, errTooManyStatements(c.srv.cfg.MaxPreparedStmts)
 	}
 	p, err := c.sess.Prepare(query)
@@ -315,38 +417,18 @@ func (c *mysqlConn) HandleStmtPrepare(query string) (params, columns int, ctx an
 		return 0, 0, nil, &mysql.MyError{Code: mysql.ER_PS_MANY_PARAM, State: "HY000",
 			Message: fmt.Sprintf("Prepared statement contains too many placeholders (%d > %d)", p.NumParams, maxParams)}
 	}
-	c.stmts++
 	return p.NumParams, 0, p, nil
 }
 
-// HandleStmtExecute answers COM_STMT_EXECUTE with a binary result. go-mysql
-// wraps the error this returns, which would turn every error into 1105, so
-// errors are written here.
-func (c *mysqlConn) HandleStmtExecute(stmt any, _ string, args []any) (*mysql.Result, error) {
-	res, err := c.stmtExecute(stmt, args)
-	if err == nil {
-		return res, nil
-	}
-	if werr := c.conn.WriteValue(mysqlError(err)); werr != nil {
-		return nil, werr
-	}
-	return written(), nil
-}
-
-func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err error) {
+// HandleStmtExecute runs a prepared statement (a *sql.Prepared) with the
+// parameters of a COM_STMT_EXECUTE, as go-mysql reads them (stmt.go), and
+// answers with a binary result.
+func (c *mysqlConn) HandleStmtExecute(stmt any, _ string, args []any) (res *mysql.Result, err error) {
 	c.begin()
 	defer c.recoverPanic(&err)
 	p, ok := stmt.(*sql.Prepared)
 	if !ok {
 		return nil, fmt.Errorf("server: prepared statement of type %T", stmt)
-	}
-	// (Under TLS the guard follows no packets, and knows of no execution.)
-	if e, ok := c.wire.guard.stmts.execOf(c.cmdOrd); ok {
-		if why := e.unreadable(p.NumParams); why != "" {
-			return nil, &mysql.MyError{Code: mysql.ER_UNSUPPORTED_PS, State: "HY000",
-				Message: "prepared statement not run, nothing of it written: " + why +
-					"; use client-side prepared statements (JDBC useServerPrepStmts=false, go-sql-driver interpolateParams=true)"}
-		}
 	}
 	vals := make([]any, len(args))
 	for i, a := range args {
@@ -368,10 +450,11 @@ func (c *mysqlConn) stmtExecute(stmt any, args []any) (res *mysql.Result, err er
 	return c.reply(results, execErr, true)
 }
 
-// HandleStmtClose forgets a prepared statement (COM_STMT_CLOSE).
-func (c *mysqlConn) HandleStmtClose(any) error {
-	if c.stmts > 0 {
-		c.stmts--
+// HandleStmtClose forgets a prepared statement (COM_STMT_CLOSE), given as
+// the *stmt.
+func (c *mysqlConn) HandleStmtClose(s any) error {
+	if s, ok := s.(*stmt); ok {
+		delete(c.prepared, s.id)
 	}
 	return nil
 }
@@ -415,6 +498,7 @@ func (c *mysqlConn) HandleOtherCommand(cmd byte, data []byte) (err error) {
 			_ = cl.Close()
 		}
 		c.setSession(c.srv.engine.NewSession(c.conn.GetUser()))
+		clear(c.prepared) // (as MySQL closes them)
 		return nil
 	}
 	return &mysql.MyError{Code: mysql.ER_UNKNOWN_COM_ERROR, State: "08S01",

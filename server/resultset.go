@@ -289,8 +289,6 @@ func argValue(a any) (any, error) {
 		return x, nil
 	case string:
 		return x, nil
-	case []byte: // COM_STMT_SEND_LONG_DATA
-		return string(x), nil
 	case mysql.TypedBytes:
 		switch x.Type {
 		case mysql.MYSQL_TYPE_DECIMAL, mysql.MYSQL_TYPE_NEWDECIMAL:

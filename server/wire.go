@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -323,10 +322,6 @@ type packetGuard struct {
 	seq  byte  // sequence id of the last header
 	over bool  // the current logical packet is over limit
 
-	emptyCmd bool // the last command packet begun has no payload (no command byte)
-
-	stmts stmtCommands // what the prepared-statement commands carry
-
 	// tls is set once the client's SSL request (a handshake response of
 	// 32 bytes with CLIENT_SSL, which TLS follows) has gone by: from then
 	// on the bytes are TLS records, not packets, and nothing is followed.
@@ -347,14 +342,12 @@ func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 	for i := 0; i < len(b); {
 		if g.left > 0 {
 			k := min(g.left, len(b)-i)
-			g.stmts.take(b[i : i+k])
 			if g.sslReq != nil {
 				g.sslReq = append(g.sslReq, b[i:i+min(k, 4-len(g.sslReq))]...)
 			}
 			g.left -= k
 			i += k
 			if g.left == 0 {
-				g.stmts.end()
 				if len(g.sslReq) == 4 && (uint32(g.sslReq[0])|uint32(g.sslReq[1])<<8)&mysql.CLIENT_SSL != 0 {
 					g.tls = true // what follows in b is TLS
 					return pass, false
@@ -378,19 +371,12 @@ func (g *packetGuard) feed(b []byte) (pass int, over bool) {
 		if !g.more {
 			g.size = 0
 		}
-		if !g.more && g.seq == 0 {
-			g.stmts.begin() // a command (a client starts each with sequence 0)
-			g.emptyCmd = length == 0
-		}
 		if length == sslRequestLen && g.seq == 1 && !g.more {
 			g.sslReq = make([]byte, 0, 4) // (its capability flags come first)
 		}
 		g.size += int64(length)
 		g.more = length == maxPhysical
 		g.left = length
-		if length == 0 {
-			g.stmts.end()
-		}
 		if !g.over && g.size > g.limit {
 			g.over = true
 			pass = hdrStart
@@ -412,110 +398,3 @@ const sslRequestLen = 32
 
 // done reports whether an oversized packet has been read to its end.
 func (g *packetGuard) done() bool { return g.over && g.atBoundary() }
-
-// stmtCommands follows the prepared-statement commands a client sends, for
-// what go-mysql's statement handling does not read: a parameter streamed
-// ahead with COM_STMT_SEND_LONG_DATA, and a COM_STMT_EXECUTE that does not
-// send its parameter types again (new-params-bound flag 0, as a batch's
-// later rows are sent). The library reads neither right (the first as a
-// malformed packet, the second as every parameter NULL); stmtExecute
-// refuses both, rather than run the statement on values it was not sent.
-type stmtCommands struct {
-	ord  int    // commands begun
-	buf  []byte // the start of the current command's payload
-	want int    // how much of it to keep
-	// execs are the starts of the COM_STMT_EXECUTEs not yet handled, in
-	// order; longData the statements with data streamed since their last
-	// execution.
-	execs    []execStart
-	longData map[uint32]bool
-}
-
-// execStart is the start of one COM_STMT_EXECUTE: the command's ordinal,
-// its payload's first bytes (up to the new-params-bound flag of the most
-// parameters a statement may have), and whether long data came before it.
-type execStart struct {
-	ord      int
-	data     []byte
-	longData bool
-}
-
-// execPrefix is how much of a COM_STMT_EXECUTE is kept: command, id,
-// flags and iteration count, a null bitmap of maxParams, and the flag.
-const execPrefix = 1 + 4 + 1 + 4 + (maxParams+7)/8 + 1
-
-// maxPendingExecs bounds the executions a client may send ahead of their
-// answers whose starts are kept.
-const maxPendingExecs = 256
-
-func (s *stmtCommands) begin() {
-	s.ord++
-	s.buf, s.want = s.buf[:0], execPrefix
-}
-
-// take follows payload bytes of the current physical packet.
-func (s *stmtCommands) take(b []byte) {
-	if len(s.buf) == 0 && len(b) > 0 {
-		switch b[0] {
-		case mysql.COM_STMT_EXECUTE, mysql.COM_STMT_SEND_LONG_DATA, mysql.COM_STMT_CLOSE, mysql.COM_STMT_RESET:
-		default:
-			s.want = 0 // (nothing kept of other commands)
-		}
-	}
-	if n := min(len(b), s.want-len(s.buf)); n > 0 {
-		s.buf = append(s.buf, b[:n]...)
-	}
-}
-
-// end is called at the end of a physical packet: the command's start is
-// complete (what comes later is not kept).
-func (s *stmtCommands) end() {
-	if s.want == 0 || len(s.buf) < 5 {
-		s.want = 0
-		return
-	}
-	id := binary.LittleEndian.Uint32(s.buf[1:5])
-	switch s.buf[0] {
-	case mysql.COM_STMT_SEND_LONG_DATA:
-		if s.longData == nil {
-			s.longData = map[uint32]bool{}
-		}
-		s.longData[id] = true
-	case mysql.COM_STMT_CLOSE, mysql.COM_STMT_RESET:
-		delete(s.longData, id)
-	case mysql.COM_STMT_EXECUTE:
-		if len(s.execs) == maxPendingExecs {
-			s.execs = s.execs[1:] // (a client this far ahead loses the check of the oldest)
-		}
-		s.execs = append(s.execs, execStart{ord: s.ord, data: append([]byte(nil), s.buf...), longData: s.longData[id]})
-		delete(s.longData, id)
-	}
-	s.want = 0
-}
-
-// execOf returns the start of command ord if it is a COM_STMT_EXECUTE,
-// forgetting those of earlier commands (which the library refused before
-// they reached a handler).
-func (s *stmtCommands) execOf(ord int) (execStart, bool) {
-	for len(s.execs) > 0 && s.execs[0].ord < ord {
-		s.execs = s.execs[1:]
-	}
-	if len(s.execs) > 0 && s.execs[0].ord == ord {
-		e := s.execs[0]
-		s.execs = s.execs[1:]
-		return e, true
-	}
-	return execStart{}, false
-}
-
-// unreadable says why go-mysql did not read the parameters of e, an
-// execution of a statement of n parameters ("" when it did).
-func (e execStart) unreadable(n int) string {
-	if e.longData {
-		return "a parameter was streamed ahead with COM_STMT_SEND_LONG_DATA (JDBC setBytes or setCharacterStream, a parameter over max_allowed_packet), which glint does not read yet"
-	}
-	if flag := 10 + (n+7)/8; n > 0 && flag < len(e.data) && e.data[flag] == 0 {
-		return "the execution does not send its parameter types again (as a batch's later rows are sent), which glint does not read yet"
-	}
-	return ""
-}

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // packet returns a physical packet: header (length, seq) and n payload bytes.
@@ -69,42 +68,4 @@ func TestPacketGuard(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestStmtCommands: the guard keeps the start of each COM_STMT_EXECUTE by
-// the command's ordinal, with whether data was streamed for its statement
-// since its last execution; unreadable names an execution that does not
-// send its parameter types again and one after long data, and passes one
-// that sends them.
-func TestStmtCommands(t *testing.T) {
-	command := func(seq byte, payload ...byte) []byte {
-		n := len(payload)
-		return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...)
-	}
-	// Two parameters: a null bitmap of one byte, then the flag.
-	withTypes := command(0, 0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 8, 0, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0)
-	withoutTypes := command(0, 0x17, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0)
-	longData := command(0, 0x18, 7, 0, 0, 0, 1, 0, 'x', 'y')
-	query := command(0, 0x03, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1')
-	var g packetGuard
-	g.limit = 1 << 20
-	stream := cat(withTypes, query, withoutTypes, longData, withTypes, withTypes)
-	for i := 0; i < len(stream); i += 3 { // (the bytes come in pieces)
-		g.feed(stream[i:min(i+3, len(stream))])
-	}
-	for _, c := range []struct {
-		ord  int
-		want string
-	}{{1, ""}, {3, "does not send its parameter types again"}, {5, "COM_STMT_SEND_LONG_DATA"}, {6, ""}} {
-		ord, want := c.ord, c.want
-		e, ok := g.stmts.execOf(ord)
-		require.True(t, ok, "command %d", ord)
-		if want == "" {
-			require.Empty(t, e.unreadable(2), "command %d", ord)
-		} else {
-			require.Contains(t, e.unreadable(2), want, "command %d", ord)
-		}
-	}
-	_, ok := g.stmts.execOf(2)
-	require.False(t, ok, "a query is no execution, and earlier ones are forgotten")
 }
