@@ -15,7 +15,7 @@ func annotate(req *Request, fields []*ufield, res *Result) {
 	for i, f := range fields {
 		fr, in := &res.Fields[i], &req.Fields[i]
 		if f.text != in.Text {
-			fr.stored = storedMap(in, req.Options.SnippetBoundary != "")
+			fr.stored = storedMap(in, shownStrip(req.Options))
 		}
 		var byPos map[int32]uint64
 		for j := range fr.Snippets {
@@ -66,8 +66,8 @@ func (f *ufield) keywordsIn(start, end int, byPos map[int32]uint64) uint64 {
 // stripped to offsets of its own text: a start to where the shown byte
 // there came from, an end to where the original of the byte before it
 // ends.
-func storedMap(in *Field, units bool) func(x int, end bool) int {
-	r, _, at := stripShown(in, units)
+func storedMap(in *Field, how stripHow) func(x int, end bool) int {
+	r, _, at := stripShown(in, how)
 	n := len(r.Text)
 	return func(y int, end bool) int {
 		if end {

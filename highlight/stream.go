@@ -113,7 +113,7 @@ func newField(p *ufield, f *Field, o *Options) {
 	}
 	switch {
 	case o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML:
-		p.text, p.words, p.blends, p.tagAt = stripField(f, o.SnippetBoundary != "", p.tagAt[:0])
+		p.text, p.words, p.blends, p.tagAt = stripField(f, shownStrip(o), p.tagAt[:0])
 	case p.retain && strings.IndexByte(f.Text, '<') >= 0:
 		p.words, p.blends = retainedWords(f)
 	}
@@ -494,9 +494,9 @@ func zoneAt(bounds []tokenize.Bound, pos int) string {
 // words onto the stripped text. As the reference shows stripped text, a
 // zone tag that is inline leaves no space (zones matter to the index, not
 // to what is shown), runs of white space and control characters are one
-// space, and entities are decoded.
-func stripField(f *Field, units bool, tags []int32) (string, []tokenize.Word, []tokenize.Word, []int32) {
-	r, shown, at := stripShown(f, units)
+// space, and entities are decoded but with html_strip_mode=strip.
+func stripField(f *Field, how stripHow, tags []int32) (string, []tokenize.Word, []tokenize.Word, []int32) {
+	r, shown, at := stripShown(f, how)
 	move := func(w tokenize.Word, s, e int) tokenize.Word {
 		return tokenize.Word{Pos: w.Pos, Start: at[s], End: at[e]}
 	}
@@ -561,6 +561,17 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 	return out
 }
 
+// stripHow is how a field's markup is stripped for showing: with units
+// (snippet_boundary), the tags that end paragraphs and zones show nothing;
+// with keepEntities (html_strip_mode=strip), character references show as
+// they are written, as the reference shows them there ("&lt;" stays
+// "&lt;"; html_strip_mode=index decodes them, as the index does).
+type stripHow struct{ units, keepEntities bool }
+
+func shownStrip(o *Options) stripHow {
+	return stripHow{units: o.SnippetBoundary != "", keepEntities: o.HTMLStripMode == "strip"}
+}
+
 // stripShown strips the markup of f's text and collapses its white space:
 // the stripped text r, the shown text, and where each byte of r.Text (and
 // its end) lands in the shown text (non-decreasing).
@@ -571,15 +582,15 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 // blank is). So "<p>The" shows "The", and a passage of its first sentence
 // starts the field. Without units, zone tags are not looked at and a tag
 // that ends a paragraph is a blank, as any tag between words is.
-func stripShown(f *Field, units bool) (r *htmlstrip.Result, shown string, at []int32) {
+func stripShown(f *Field, how stripHow) (r *htmlstrip.Result, shown string, at []int32) {
 	var opts htmlstrip.Options
 	if f.StripOptions != nil {
 		opts = *f.StripOptions
-		if !units {
+		if !how.units {
 			opts.Zones = nil
 		}
 	}
-	opts.UnitTags = units
+	opts.UnitTags, opts.KeepEntities = how.units, how.keepEntities
 	r = htmlstrip.Strip(f.Text, &opts)
 	n := len(r.Text)
 	var b strings.Builder

@@ -21,6 +21,11 @@ type Options struct {
 	// UnitTags asks for Result.UnitTags (highlighting with
 	// snippet_boundary).
 	UnitTags bool
+	// KeepEntities leaves character references as they are written
+	// ("&lt;" stays "&lt;"): tags are stripped, text is not decoded. The
+	// reference shows stripped text so in snippets of
+	// html_strip_mode=strip.
+	KeepEntities bool
 }
 
 // ErrSyntax is what every error of the Parse functions wraps.
@@ -204,6 +209,7 @@ type Stripper struct {
 	zoneExact  map[string]bool
 	zonePrefix []string
 	unitTags   bool
+	keepEnts   bool
 }
 
 // New compiles opts (nil means the zero Options). Names are lower-cased; the
@@ -213,7 +219,7 @@ func New(opts *Options) *Stripper {
 	if opts == nil {
 		return s
 	}
-	s.unitTags = opts.UnitTags
+	s.unitTags, s.keepEnts = opts.UnitTags, opts.KeepEntities
 	for _, e := range opts.RemoveElements {
 		if s.remove == nil {
 			s.remove = make(map[string]bool)

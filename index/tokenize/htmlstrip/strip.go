@@ -14,10 +14,10 @@ func Strip(input string, opts *Options) *Result {
 	return New(opts).Strip(input)
 }
 
-// Strip strips one document. A text without '<' and '&' is returned as it is,
-// without a copy.
+// Strip strips one document. A text without '<' and '&' (or without '<',
+// when entities are kept) is returned as it is, without a copy.
 func (s *Stripper) Strip(input string) *Result {
-	if strings.IndexByte(input, '<') < 0 && strings.IndexByte(input, '&') < 0 {
+	if strings.IndexByte(input, '<') < 0 && (s.keepEnts || strings.IndexByte(input, '&') < 0) {
 		return &Result{Text: input, identity: true}
 	}
 	st := state{s: s, in: input, lastPara: -1, zones: s.hasZones()}
@@ -368,9 +368,13 @@ func (st *state) separator(o1, o2 int) {
 	st.replace(" ", o1, o2)
 }
 
-// text writes the input [o1, o2) with its character references decoded; attr
-// selects the rules of attribute values.
+// text writes the input [o1, o2) with its character references decoded
+// (unless they are kept); attr selects the rules of attribute values.
 func (st *state) text(o1, o2 int, attr bool) {
+	if st.s.keepEnts {
+		st.verbatim(o1, o2)
+		return
+	}
 	s := st.in[o1:o2]
 	from, i := 0, 0
 	for {

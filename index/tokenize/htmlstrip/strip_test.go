@@ -198,3 +198,19 @@ func TestStripperIsSafeForConcurrentUse(t *testing.T) {
 		assert.Equal(t, want, <-done)
 	}
 }
+
+// KeepEntities strips the tags and leaves every character reference as it
+// is written (what html_strip_mode=strip shows); a word of the text maps
+// back to its bytes in the input.
+func TestKeepEntities(t *testing.T) {
+	in := `<p>caf&eacute; &lt;b&gt;</p>x&nbsp;y &amp &#65;`
+	r := Strip(in, &Options{KeepEntities: true})
+	require.Equal(t, " caf&eacute; &lt;b&gt; x&nbsp;y &amp &#65;", r.Text)
+	at := strings.Index(r.Text, "x&nbsp;y")
+	s, e := r.Orig(at, at+len("x&nbsp;y"))
+	require.Equal(t, "x&nbsp;y", in[s:e])
+	require.Equal(t, " café <b> x\u00a0y & A", Strip(in, nil).Text, "decoded without it")
+
+	plain := "a &amp; b"
+	require.Equal(t, plain, Strip(plain, &Options{KeepEntities: true}).Text)
+}
