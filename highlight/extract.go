@@ -134,7 +134,7 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 	// (the window is then the same: the longest run of units that fits
 	// the limits). Units between words that start a new window
 	// (boundaries) forbid the shortcut.
-	skip := mayskip && o.SnippetBoundary == "" && !o.UseBoundaries && !o.ForceAllWords
+	skip := mayskip && f.spzMode == "" && !o.UseBoundaries && !o.ForceAllWords
 	next := 0 // the next entry of f.hitWords
 	var c wordCursor
 	at := 0
@@ -820,7 +820,7 @@ func (e *extractor) finish(p *passage) {
 	w := e.win
 	p.from, p.to = e.from, e.to
 	p.beforeN, p.afterN = 0, 0
-	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.o.SnippetBoundary == "" || e.o.UseBoundaries {
+	if (e.lim.chars == 0 || e.lim.chars >= len(e.f.text)) && e.lim.words == 0 && e.f.spzMode == "" || e.o.UseBoundaries {
 		return
 	}
 	// Every unit between the passage's start and its first marked word

@@ -44,6 +44,15 @@ type Request struct {
 	// Pack gives every field its own result (JSON): a field without a
 	// match then shows its beginning, even when another field matches.
 	Pack bool
+	// Units is the strongest unit operator of the query: "sentence"
+	// (SENTENCE), "paragraph" (PARAGRAPH), "zone" (ZONE, ZONESPAN), or ""
+	// (index.TextMatcher.Units). As in the reference, such a query strips
+	// markup as snippet_boundary does, and passages cut from a text that
+	// is not shown whole keep within those units (with snippet_boundary
+	// too, the stronger of the two); whether a text is shown whole
+	// depends on snippet_boundary alone.
+	Units string
+
 	// Offsets asks for what HIGHLIGHT_OFFSETS() and the offsets options
 	// tell: the keywords of each marked span, and offsets in the field's
 	// own text (FieldResult.StoredOffset). Without it, nothing of it is
@@ -183,7 +192,7 @@ func Highlight(req *Request) *Result {
 	var found uint64
 	total, anyHit := 0, false
 	for i := range req.Fields {
-		newField(fields[i], &req.Fields[i], o)
+		newField(fields[i], &req.Fields[i], o, req.Units)
 		fields[i].walkAll = req.noSkip
 		found |= fields[i].found
 		total += len(fields[i].text)

@@ -33,7 +33,7 @@ func runRule(t *testing.T, d *golden.TestData) string {
 	o := DefaultOptions()
 	var marks []string
 	var settings []string
-	mode := ""
+	mode, units := "", ""
 	for _, arg := range d.CmdArgs {
 		name, value := arg.Key, arg.SingleVal(t)
 		switch name {
@@ -41,6 +41,8 @@ func runRule(t *testing.T, d *golden.TestData) string {
 			marks = strings.Split(value, ",")
 		case "mode":
 			mode = value
+		case "units":
+			units = value
 		case "tokenizer":
 			for _, kv := range strings.Split(value, ";;") {
 				k, v, _ := strings.Cut(kv, ":")
@@ -56,7 +58,7 @@ func runRule(t *testing.T, d *golden.TestData) string {
 	}
 	require.NoError(t, o.Check())
 	tok := tokenizer(t, settings...)
-	req := &Request{Options: &o, Stored: mode != "", Pack: mode == "packed"}
+	req := &Request{Options: &o, Stored: mode != "", Pack: mode == "packed", Units: units}
 	for _, m := range marks {
 		req.Weights = append(req.Weights, utf8.RuneCountInString(m))
 	}

@@ -15,7 +15,7 @@ func annotate(req *Request, fields []*ufield, res *Result) {
 	for i, f := range fields {
 		fr, in := &res.Fields[i], &req.Fields[i]
 		if f.text != in.Text {
-			fr.stored = storedMap(in, shownStrip(req.Options))
+			fr.stored = storedMap(in, f.strip)
 		}
 		var byPos map[int32]uint64
 		for j := range fr.Snippets {

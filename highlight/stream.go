@@ -72,8 +72,9 @@ type ufield struct {
 	marked   bool            // a word of the text is marked
 	found    uint64          // keywords present in the field
 	bounds   []tokenize.Bound
-	spzMode  string  // snippet_boundary
-	tagAt    []int32 // where the tags that end paragraphs and zones stood in the stripped text (snippet_boundary)
+	spzMode  string   // the units passages keep within: snippet_boundary, or the query's (Request.Units)
+	strip    stripHow // how the shown text was stripped of markup
+	tagAt    []int32  // where the tags that end paragraphs and zones stood in the stripped text (snippet_boundary)
 	boundary func(rune) bool
 	ascii    bool
 	walkAll  bool   // tests: the beginning of the field is found by walking its units
@@ -87,9 +88,9 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // newField prepares f in p: the shown text, its words on it, the marked
 // positions. p's storage is kept for reuse; the rest of it is replaced.
-func newField(p *ufield, f *Field, o *Options) {
+func newField(p *ufield, f *Field, o *Options, queryUnits string) {
 	*p = ufield{name: f.Name, text: f.Text, retain: o.HTMLStripMode == "retain", found: f.Found,
-		bounds: f.Bounds, spzMode: o.SnippetBoundary, words: f.Words, blends: f.Blends,
+		bounds: f.Bounds, spzMode: strongerUnit(o.SnippetBoundary, queryUnits), words: f.Words, blends: f.Blends,
 		hits: slices.Grow(p.hits[:0], len(f.Marks)), hitWords: p.hitWords[:0], gap: p.gap[:0], tagAt: p.tagAt[:0]}
 	if o.UseBoundaries {
 		p.boundary = f.Boundaries
@@ -113,7 +114,8 @@ func newField(p *ufield, f *Field, o *Options) {
 	}
 	switch {
 	case o.HTMLStripMode == "strip" || o.HTMLStripMode == "index" && f.HTML:
-		p.text, p.words, p.blends, p.tagAt = stripField(f, shownStrip(o), p.tagAt[:0])
+		p.strip = stripHow{units: p.spzMode != "", keepEntities: o.HTMLStripMode == "strip"}
+		p.text, p.words, p.blends, p.tagAt = stripField(f, p.strip, p.tagAt[:0])
 	case p.retain && strings.IndexByte(f.Text, '<') >= 0:
 		p.words, p.blends = retainedWords(f)
 	}
@@ -568,8 +570,15 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 // "&lt;"; html_strip_mode=index decodes them, as the index does).
 type stripHow struct{ units, keepEntities bool }
 
-func shownStrip(o *Options) stripHow {
-	return stripHow{units: o.SnippetBoundary != "", keepEntities: o.HTMLStripMode == "strip"}
+// strongerUnit is the stronger of two units ("sentence", "paragraph",
+// "zone" or ""): a sentence ends at a paragraph's or a zone's end too,
+// and a paragraph at a zone's.
+func strongerUnit(a, b string) string {
+	rank := func(u string) int { return max(0, slices.Index([]string{"zone", "paragraph", "sentence"}, u)+1) }
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
 }
 
 // stripShown strips the markup of f's text and collapses its white space:

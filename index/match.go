@@ -92,6 +92,29 @@ func (s *Snapshot) TextMatcher(q query.Node, anyField bool) (*TextMatcher, error
 // range of tokenize.Mark.Keyword.
 func (m *TextMatcher) Keywords() int { return m.nkw }
 
+// The unit operators of a query, weakest first (plan.units).
+const (
+	unitZone = 1 + iota
+	unitParagraph
+	unitSentence
+)
+
+// Units is the strongest unit operator of the query: "sentence" (SENTENCE),
+// "paragraph" (PARAGRAPH), "zone" (ZONE or ZONESPAN), or "" for none. A
+// highlighter keeps passages within such units, as within a
+// snippet_boundary (highlight.Request.Units).
+func (m *TextMatcher) Units() string {
+	switch m.p.units {
+	case unitSentence:
+		return "sentence"
+	case unitParagraph:
+		return "paragraph"
+	case unitZone:
+		return "zone"
+	}
+	return ""
+}
+
 // KeywordWeights gives each distinct positive keyword (by tokenize.Mark.Keyword)
 // its length in characters as written in the query: how much a highlighter
 // weighs a passage that shows it. The slice is the matcher's: read it only.

@@ -311,10 +311,13 @@ func (c *compiler) node(n query.Node, sc scope) (node, error) {
 		}
 		return &maybeNode{left: l, right: r}, nil
 	case query.Sentence:
+		c.p.units = max(c.p.units, unitSentence)
 		return c.unit(n.Children, tokenize.SentenceTerm, "SENTENCE", n.Pos, sc)
 	case query.Paragraph:
+		c.p.units = max(c.p.units, unitParagraph)
 		return c.unit(n.Children, tokenize.ParagraphTerm, "PARAGRAPH", n.Pos, sc)
 	case query.Zone:
+		c.p.units = max(c.p.units, unitZone)
 		z, err := c.zone(n)
 		if err != nil {
 			return nil, err

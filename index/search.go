@@ -343,6 +343,7 @@ type plan struct {
 	warnings []string
 
 	sentence, paragraph int // leafTerm index of the boundary terms, or -1
+	units               int // the strongest unit operator in the query (unitSentence, ...), 0 for none
 
 	ranker  Ranker
 	weights []int64   // per indexed field

@@ -507,7 +507,7 @@ func tooBig(what string, res *highlight.Result, max int) error {
 // HIGHLIGHT_OFFSETS() the snippets as JSON data, their keywords named as
 // m's query writes them.
 func (h *highlightExpr) value(req *highlight.Request, m *index.TextMatcher) (any, error) {
-	req.Offsets = h.offsets
+	req.Offsets, req.Units = h.offsets, m.Units()
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
 	defer res.Release()

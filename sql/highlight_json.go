@@ -210,7 +210,7 @@ func (h *jsonHighlightExpr) eval(r *row) (any, error) {
 // (limits_per_field=0 spreads one budget over them).
 func (h *jsonHighlightExpr) snippets(in []highlight.Field, weights []int, o *highlight.Options, m *index.TextMatcher) (any, error) {
 	out := make([]FieldSnippets, len(h.fields))
-	req := &highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets}
+	req := &highlight.Request{Fields: in, Weights: weights, Options: o, Stored: true, Pack: true, Offsets: h.global.Offsets, Units: m.Units()}
 	h.stats.countHighlight(req)
 	res := highlight.Highlight(req)
 	defer res.Release()

@@ -174,7 +174,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	}
 	maxResult := s.MaxAllowedPacket()
 	row := func(i int, req *highlight.Request) error {
-		req.Offsets = opts.Offsets
+		req.Offsets, req.Units = opts.Offsets, matcher.Units()
 		s.engine.stats.countHighlight(req)
 		hl := highlight.Highlight(req)
 		defer hl.Release()
