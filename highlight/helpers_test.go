@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/glint-search/glint/index/tokenize"
+	"github.com/glint-search/glint/index/tokenize/htmlstrip"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,7 +21,12 @@ func field(t testing.TB, tok *tokenize.Tokenizer, text string, terms ...string) 
 // layoutOf tokenizes text with tok: the field without marks, and its
 // words (for marksOf).
 func layoutOf(tok *tokenize.Tokenizer, text string) (Field, []tokenize.Token) {
-	f := Field{Text: text, HTML: tok.Config().HTMLStrip}
+	cfg := tok.Config()
+	f := Field{Text: text, HTML: cfg.HTMLStrip}
+	if cfg.HTMLStrip {
+		// (As the SQL layer gives them.)
+		f.StripOptions = &htmlstrip.Options{RemoveElements: cfg.HTMLRemoveElements, IndexAttrs: cfg.HTMLIndexAttrs, Zones: cfg.IndexZones}
+	}
 	if tok.Config().PhraseBoundary != "" {
 		f.Boundaries = tok.IsPhraseBoundary
 	}

@@ -576,6 +576,19 @@ func (o *Options) Check() error {
 			return &OptionError{"snippet_boundary", fmt.Sprintf("'%s' and use_boundaries cannot be used together", o.SnippetBoundary)}
 		}
 	}
+	return nil
+}
+
+// CheckCall reports, beyond Check, what CALL SNIPPETS refuses as the
+// reference does: emit_zones without snippet_boundary='zone', or with
+// markup not stripped. HIGHLIGHT(), SNIPPET() and JSON take emit_zones
+// with any boundary, as the reference's do: it shows zones before the
+// snippets cut within units (a snippet_boundary, or the query's unit
+// operators), and nothing otherwise.
+func (o *Options) CheckCall() error {
+	if err := o.Check(); err != nil {
+		return err
+	}
 	if o.EmitZones {
 		if o.SnippetBoundary != "zone" {
 			return &OptionError{"emit_zones", "needs snippet_boundary='zone'"}

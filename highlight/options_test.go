@@ -246,27 +246,35 @@ func TestOptionsJSON(t *testing.T) {
 	require.Equal(t, "index", o.HTMLStripMode)
 }
 
-// Check refuses the combinations the reference refuses, naming the option.
+// Check refuses the combinations the reference refuses, naming the option;
+// CheckCall refuses, besides, what CALL SNIPPETS alone refuses there
+// (emit_zones without a zone boundary).
 func TestCheckCombinations(t *testing.T) {
 	for _, c := range []struct {
-		kv   []any
-		want string
+		kv         []any
+		want, call string
 	}{
-		{[]any{"snippet_boundary", "sentence", "around", int64(0)}, "'sentence' needs around above 0"},
-		{[]any{"snippet_boundary", "paragraph", "use_boundaries", int64(1)}, "'paragraph' and use_boundaries cannot be used together"},
-		{[]any{"emit_zones", int64(1)}, "highlight option 'emit_zones': needs snippet_boundary='zone'"},
-		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone", "html_strip_mode", "none"}, "needs html_strip_mode 'strip' or 'index', not 'none'"},
-		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone"}, ""},
-		{[]any{"snippet_boundary", "sentence", "around", int64(1)}, ""},
+		{[]any{"snippet_boundary", "sentence", "around", int64(0)}, "'sentence' needs around above 0", "'sentence' needs around above 0"},
+		{[]any{"snippet_boundary", "paragraph", "use_boundaries", int64(1)}, "'paragraph' and use_boundaries cannot be used together", "cannot be used together"},
+		{[]any{"emit_zones", int64(1)}, "", "highlight option 'emit_zones': needs snippet_boundary='zone'"},
+		{[]any{"emit_zones", int64(1), "snippet_boundary", "sentence"}, "", "needs snippet_boundary='zone'"},
+		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone", "html_strip_mode", "none"}, "", "needs html_strip_mode 'strip' or 'index', not 'none'"},
+		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone"}, "", ""},
+		{[]any{"snippet_boundary", "sentence", "around", int64(1)}, "", ""},
 	} {
 		o := DefaultOptions()
 		for i := 0; i < len(c.kv); i += 2 {
 			require.NoError(t, o.Set(c.kv[i].(string), c.kv[i+1]))
 		}
-		if c.want == "" {
-			require.NoError(t, o.Check(), "%v", c.kv)
-		} else {
-			require.ErrorContains(t, o.Check(), c.want, "%v", c.kv)
+		for _, check := range []struct {
+			err  error
+			want string
+		}{{o.Check(), c.want}, {o.CheckCall(), c.call}} {
+			if check.want == "" {
+				require.NoError(t, check.err, "%v", c.kv)
+			} else {
+				require.ErrorContains(t, check.err, check.want, "%v", c.kv)
+			}
 		}
 	}
 }

@@ -470,26 +470,39 @@ func (p *ufield) appendRuns(from, to int, kind unitKind) {
 	}
 }
 
-// zoneAt is the innermost zone open at word position pos (emit_zones).
-func zoneAt(bounds []tokenize.Bound, pos int) string {
+// zoneBefore is the zone emit_zones shows before a snippet whose first
+// word is at position pos, as the reference picks it: from the last zone
+// tag before that word (one that opens at or before it, or closes before
+// it). A tag that opens a zone names it; one that closes a zone names the
+// zone around it when it was two or more levels deep, and otherwise the
+// first zone of the text (the reference's stack of open zones is read
+// there at its bottom, whatever encloses the tag; kept as it answers).
+// No tag before the word: no zone.
+func zoneBefore(bounds []tokenize.Bound, pos int) string {
 	var open []string
+	first, name := "", ""
 	for _, b := range bounds {
 		if b.Pos > pos || b.Pos == pos && b.Kind == tokenize.ZoneClose {
 			break
 		}
 		switch b.Kind {
 		case tokenize.ZoneOpen:
+			if first == "" {
+				first = b.Zone
+			}
 			open = append(open, b.Zone)
+			name = b.Zone
 		case tokenize.ZoneClose:
+			name = first
+			if len(open) > 2 {
+				name = open[len(open)-2]
+			}
 			if len(open) > 0 {
 				open = open[:len(open)-1]
 			}
 		}
 	}
-	if len(open) == 0 {
-		return ""
-	}
-	return open[len(open)-1]
+	return name
 }
 
 // stripField strips the markup of f's text for showing and moves its

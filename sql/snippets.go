@@ -138,7 +138,7 @@ func (s *Session) callSnippets(ctx context.Context, n *ast.CallStmt) (*Result, e
 	if err := opts.CheckTable(cfg.IndexSP, len(cfg.IndexZones) > 0); err != nil {
 		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", list.Named(err))
 	}
-	if err := opts.Check(); err != nil {
+	if err := opts.CheckCall(); err != nil {
 		return nil, Errorf(CodeBadOption, "CALL SNIPPETS: %v", list.Named(err))
 	}
 	query, err := snap.ParseQuery(q)
