@@ -91,16 +91,28 @@ func (c *mysqlConn) stmtClose(data []byte) {
 // stmtReset answers COM_STMT_RESET: what was streamed for the statement is
 // forgotten.
 func (c *mysqlConn) stmtReset(data []byte) any {
-	if len(data) < 4 {
-		return malformed("COM_STMT_RESET", "without a statement id")
+	s, err := c.stmtOf(data, 4, "COM_STMT_RESET", "without a statement id", "mysqld_stmt_reset")
+	if err != nil {
+		return err
+	}
+	s.resetLong()
+	return nil
+}
+
+// stmtOf is the statement whose id a command's payload starts with, or
+// the error that answers the command: a payload shorter than size (short
+// says how), or an id the connection has not prepared (handler is MySQL's
+// name for the command in that error).
+func (c *mysqlConn) stmtOf(data []byte, size int, command, short, handler string) (*stmt, error) {
+	if len(data) < size {
+		return nil, malformed(command, short)
 	}
 	id := binary.LittleEndian.Uint32(data)
 	s, ok := c.prepared[id]
 	if !ok {
-		return unknownStmt(id, "mysqld_stmt_reset")
+		return nil, unknownStmt(id, handler)
 	}
-	s.resetLong()
-	return nil
+	return s, nil
 }
 
 // stmtLongData takes COM_STMT_SEND_LONG_DATA (which has no answer): a
@@ -141,13 +153,9 @@ func (c *mysqlConn) stmtLongData(data []byte) {
 // the types and the values of the parameters that are neither NULL nor
 // streamed ahead. What was streamed is forgotten after it, run or not.
 func (c *mysqlConn) stmtExecute(data []byte) any {
-	if len(data) < 9 {
-		return malformed("COM_STMT_EXECUTE", "shorter than its statement id, flags and iteration count")
-	}
-	id := binary.LittleEndian.Uint32(data)
-	s, ok := c.prepared[id]
-	if !ok {
-		return unknownStmt(id, "mysqld_stmt_execute")
+	s, err := c.stmtOf(data, 9, "COM_STMT_EXECUTE", "shorter than its statement id, flags and iteration count", "mysqld_stmt_execute")
+	if err != nil {
+		return err
 	}
 	defer s.resetLong()
 	if s.longErr != nil {
@@ -225,58 +233,14 @@ func bindArgs(s *stmt, b []byte) ([]any, error) {
 // binaryArg reads one parameter value of type tp from the start of b and
 // returns it and its size.
 func binaryArg(tp byte, unsigned bool, b []byte) (any, int, error) {
-	fixed := func(size int) error {
-		if len(b) < size {
-			return fmt.Errorf("%d bytes of a %d-byte value", len(b), size)
-		}
-		return nil
-	}
 	switch tp {
-	case mysql.MYSQL_TYPE_TINY:
-		if err := fixed(1); err != nil {
-			return nil, 0, err
+	case mysql.MYSQL_TYPE_TINY, mysql.MYSQL_TYPE_SHORT, mysql.MYSQL_TYPE_YEAR, mysql.MYSQL_TYPE_INT24,
+		mysql.MYSQL_TYPE_LONG, mysql.MYSQL_TYPE_LONGLONG, mysql.MYSQL_TYPE_FLOAT, mysql.MYSQL_TYPE_DOUBLE:
+		size := fixedSize[tp]
+		if len(b) < size {
+			return nil, 0, fmt.Errorf("%d bytes of a %d-byte value", len(b), size)
 		}
-		if unsigned {
-			return b[0], 1, nil
-		}
-		return int8(b[0]), 1, nil
-	case mysql.MYSQL_TYPE_SHORT, mysql.MYSQL_TYPE_YEAR:
-		if err := fixed(2); err != nil {
-			return nil, 0, err
-		}
-		v := binary.LittleEndian.Uint16(b)
-		if unsigned {
-			return v, 2, nil
-		}
-		return int16(v), 2, nil
-	case mysql.MYSQL_TYPE_INT24, mysql.MYSQL_TYPE_LONG:
-		if err := fixed(4); err != nil {
-			return nil, 0, err
-		}
-		v := binary.LittleEndian.Uint32(b)
-		if unsigned {
-			return v, 4, nil
-		}
-		return int32(v), 4, nil
-	case mysql.MYSQL_TYPE_LONGLONG:
-		if err := fixed(8); err != nil {
-			return nil, 0, err
-		}
-		v := binary.LittleEndian.Uint64(b)
-		if unsigned {
-			return v, 8, nil
-		}
-		return int64(v), 8, nil
-	case mysql.MYSQL_TYPE_FLOAT:
-		if err := fixed(4); err != nil {
-			return nil, 0, err
-		}
-		return math.Float32frombits(binary.LittleEndian.Uint32(b)), 4, nil
-	case mysql.MYSQL_TYPE_DOUBLE:
-		if err := fixed(8); err != nil {
-			return nil, 0, err
-		}
-		return math.Float64frombits(binary.LittleEndian.Uint64(b)), 8, nil
+		return fixedValue(tp, unsigned, b[:size]), size, nil
 	case mysql.MYSQL_TYPE_DECIMAL, mysql.MYSQL_TYPE_NEWDECIMAL, mysql.MYSQL_TYPE_VARCHAR, mysql.MYSQL_TYPE_BIT,
 		mysql.MYSQL_TYPE_ENUM, mysql.MYSQL_TYPE_SET, mysql.MYSQL_TYPE_TINY_BLOB, mysql.MYSQL_TYPE_MEDIUM_BLOB,
 		mysql.MYSQL_TYPE_LONG_BLOB, mysql.MYSQL_TYPE_BLOB, mysql.MYSQL_TYPE_VAR_STRING, mysql.MYSQL_TYPE_STRING,
@@ -292,6 +256,44 @@ func binaryArg(tp byte, unsigned bool, b []byte) (any, int, error) {
 		return mysql.TypedBytes{Type: tp, Bytes: v}, size, nil
 	}
 	return nil, 0, fmt.Errorf("unknown type 0x%02x", tp)
+}
+
+// fixedSize is the size of the numeric types' values.
+var fixedSize = map[byte]int{
+	mysql.MYSQL_TYPE_TINY: 1, mysql.MYSQL_TYPE_SHORT: 2, mysql.MYSQL_TYPE_YEAR: 2, mysql.MYSQL_TYPE_INT24: 4,
+	mysql.MYSQL_TYPE_LONG: 4, mysql.MYSQL_TYPE_LONGLONG: 8, mysql.MYSQL_TYPE_FLOAT: 4, mysql.MYSQL_TYPE_DOUBLE: 8,
+}
+
+// fixedValue is a numeric value of type tp (b is its size): a float32 or
+// float64, or an integer of its size and signedness.
+func fixedValue(tp byte, unsigned bool, b []byte) any {
+	switch tp {
+	case mysql.MYSQL_TYPE_FLOAT:
+		return math.Float32frombits(binary.LittleEndian.Uint32(b))
+	case mysql.MYSQL_TYPE_DOUBLE:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	var u uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	switch {
+	case len(b) == 1 && unsigned:
+		return uint8(u)
+	case len(b) == 1:
+		return int8(u)
+	case len(b) == 2 && unsigned:
+		return uint16(u)
+	case len(b) == 2:
+		return int16(u)
+	case len(b) == 4 && unsigned:
+		return uint32(u)
+	case len(b) == 4:
+		return int32(u)
+	case unsigned:
+		return u
+	}
+	return int64(u)
 }
 
 // lengthEncoded reads a length-encoded string from the start of b: its
