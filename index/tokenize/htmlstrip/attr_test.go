@@ -33,7 +33,9 @@ func xnetAttrs(t string) (string, bool) {
 	return b.String(), true
 }
 
-// ourAttrs is the same from scanAttrs and entityAt, for the raw tag t.
+// ourAttrs is the same from scanAttrs, for the raw tag t, each value read
+// by x/net as an attribute value (glint keeps a value as written, as the
+// reference does: this checks the spans).
 func ourAttrs(t string) string {
 	var b strings.Builder
 	seen := map[string]bool{}
@@ -43,7 +45,7 @@ func ourAttrs(t string) string {
 			return
 		}
 		seen[k] = true
-		b.WriteString(k + "=" + decode(t[a.v0:a.v1], true) + "\n")
+		b.WriteString(k + "=" + xnetValue(t[a.v0:a.v1]) + "\n")
 	})
 	return b.String()
 }
@@ -85,6 +87,23 @@ func FuzzAttrs(f *testing.F) {
 			t.Fatalf("%q: got\n%s\nwant\n%s", raw, got, want)
 		}
 	})
+}
+
+// xnetValue is what x/net's Tokenizer reads for the attribute value v, as
+// written between the quotes it does not hold (v with both kinds of quote
+// comes back as it is).
+func xnetValue(v string) string {
+	q := `"`
+	if strings.Contains(v, q) {
+		q = "'"
+	}
+	if strings.Contains(v, q) {
+		return v
+	}
+	z := html.NewTokenizer(strings.NewReader("<a x=" + q + v + q + ">"))
+	z.Next()
+	_, val, _ := z.TagAttr()
+	return string(val)
 }
 
 func lowerASCII(s string) string {

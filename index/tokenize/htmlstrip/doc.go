@@ -61,21 +61,24 @@
 //
 // # Entities
 //
-// Character references are decoded as browsers decode them (and as x/net
-// does): all of HTML5's named references, with or without the ';' that
-// browsers let go ("&amp", "&copy2024" is "©2024", "&notit;" is "¬it;"),
-// decimal and hex references with the usual repairs (&#0; and surrogates
-// become U+FFFD, &#128; is "€"). Inside attribute values a reference without
-// ';' followed by '=' or by more letters stays as it is. Unknown references
-// stay as they are. A decoded character maps to the whole reference. Sphinx
-// decodes only references with ';' and a smaller list of names, and none in
-// attribute values.
+// Character references are decoded as the reference (Manticore, and Sphinx
+// before it) decodes them, not as browsers do: a name of the HTML 4.01 set
+// (html4.go, made by scripts/html4entities.py from Python's table, and
+// "apos"), case as written, followed by ';' ("&amp;", "&eacute;"), with
+// "&nbsp;" a plain space; "&#" decimal or "&#x" hex digits followed by ';'
+// above 31 (a surrogate is U+FFFD, a number past Unicode wraps as the
+// reference's does). Without the ';', or under 32, a numeric reference is
+// dropped with its digits; any other '&' ("&amp" without ';', "&bogus;",
+// HTML5's "&semi;") is text. A decoded character maps to the whole
+// reference. Options.KeepEntities decodes none (what html_strip_mode=strip
+// shows).
 //
 // # Attributes (html_index_attrs)
 //
 // The values of the listed attributes of a tag are inserted into Text where
 // the tag stands, in the order of the tag, the first of attributes of the same
-// name only, empty ones left out; entities in them are decoded. Each value
+// name only, empty ones left out; entities in them are kept as written, as
+// the reference keeps them. Each value
 // has a space before and after it, so `c<img alt="A" title="T">d` is
 // "c A T d"; the spaces map to the bytes of the tag between the values (`<img
 // alt="`, `" title="`, `">`), the values map to themselves. (Sphinx glues the

@@ -1,78 +1,79 @@
 package htmlstrip
 
-import (
-	"strings"
-	"unicode/utf8"
-
-	"golang.org/x/net/html"
-)
+import "unicode/utf8"
 
 // entityAt decodes the character reference at the start of s (s[0] == '&')
-// the way browsers do, and returns the decoded text and the number of bytes
-// of s it replaces; n == 0 if s does not start with a character reference.
-// attr selects the rules for attribute values: there, a name that is only a
-// prefix of a legacy entity ("&notit;") and a name without ';' followed by
-// '=' ("&amp=") are left alone.
+// as the reference's HTML stripper decodes text, and returns the decoded
+// text and the number of bytes of s it replaces; n == 0 if s does not start
+// with a reference (the '&' is then text):
 //
-// The decoding itself is golang.org/x/net/html's, so that it agrees with its
-// Tokenizer; this function only finds out how many bytes one reference spans.
-// s must be cut where the text (or attribute value) ends.
-func entityAt(s string, attr bool) (dec string, n int) {
+//   - "&name;" with a name of the HTML 4.01 set (html4Entities, and "apos"),
+//     case as written, ';' required; "&nbsp;" is a plain space;
+//   - "&#" decimal digits or "&#x" hex digits, then ';': the code point (a
+//     surrogate reads as U+FFFD); without the ';', or for a code under 32,
+//     "&#" and its digits are dropped (dec is "", n their length).
+//
+// Anything else ("&amp" without ';', "&bogus;", "&#x;") leaves the '&' as
+// text.
+func entityAt(s string) (dec string, n int) {
 	if len(s) < 2 {
 		return "", 0
 	}
 	if s[1] == '#' {
-		// "&#" digits [";"] or "&#x" hex digits [";"]
 		i := 2
 		hex := i < len(s) && (s[i] == 'x' || s[i] == 'X')
 		if hex {
 			i++
 		}
-		d0 := i
-		for i < len(s) && (isDigit(s[i]) || hex && isHexLetter(s[i])) {
-			i++
+		var code uint32 // (wrapping as the reference's does, then cut to Unicode's range)
+		base := uint32(10)
+		if hex {
+			base = 16
 		}
-		if i == d0 {
-			return "", 0
+		for ; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case isDigit(c):
+				code = code*base + uint32(c-'0')
+				continue
+			case hex && isHexLetter(c):
+				code = code*base + uint32(c|0x20-'a') + 10
+				continue
+			}
+			break
 		}
-		if i < len(s) && s[i] == ';' {
-			i++
+		code %= 0x110000
+		if code <= 0x1f || i >= len(s) || s[i] != ';' {
+			return "", i // (dropped)
 		}
-		return html.UnescapeString(s[:i]), i
+		r := rune(code)
+		if !utf8.ValidRune(r) {
+			r = utf8.RuneError
+		}
+		return string(r), i + 1
 	}
-	// "&" name [";"]: the name is the longest run of ASCII letters and digits.
-	i := 1
-	for i < len(s) && (isLetter(s[i]) || isDigit(s[i])) {
-		i++
-	}
-	if i == 1 {
+	if !isLetter(s[1]) {
 		return "", 0
 	}
-	semi := i < len(s) && s[i] == ';'
-	if semi {
-		i++
+	// The name runs to ';', at most 8 bytes long (the longest of the set).
+	end := 1
+	for end < len(s) && s[end] != ';' && end <= 8 {
+		end++
 	}
-	if attr && !semi && i < len(s) && s[i] == '=' {
+	if end >= len(s) || s[end] != ';' {
 		return "", 0
 	}
-	cand := s[:i]
-	dec = html.UnescapeString(cand)
-	if dec == cand {
+	name := s[1:end]
+	code, ok := html4Entities[name]
+	switch {
+	case name == "nbsp":
+		code = ' '
+	case name == "apos":
+		code, ok = '\'', true
+	case !ok:
 		return "", 0
 	}
-	// Either the whole name is an entity (its value is one or two runes), or
-	// only a prefix of it is a legacy entity without ';' (its value is one
-	// rune) and the rest of the name follows the value unchanged. Values of
-	// whole-name entities never end with the last byte of their name, so a
-	// decoded text that ends with the rest of the name was a prefix match.
-	_, l := utf8.DecodeRuneInString(dec)
-	if tail := dec[l:]; tail != "" && strings.HasSuffix(cand, tail) {
-		if attr {
-			return "", 0
-		}
-		return dec[:l], i - len(tail)
-	}
-	return dec, i
+	return string(code), end + 1
 }
 
 func isHexLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'f' }

@@ -369,9 +369,10 @@ func (st *state) separator(o1, o2 int) {
 }
 
 // text writes the input [o1, o2) with its character references decoded
-// (unless they are kept); attr selects the rules of attribute values.
+// (entityAt), unless they are kept. An attribute value (attr) is written
+// as it is, as the reference indexes one.
 func (st *state) text(o1, o2 int, attr bool) {
-	if st.s.keepEnts {
+	if st.s.keepEnts || attr {
 		st.verbatim(o1, o2)
 		return
 	}
@@ -383,13 +384,15 @@ func (st *state) text(o1, o2 int, attr bool) {
 			break
 		}
 		i += j
-		dec, n := entityAt(s[i:], attr)
+		dec, n := entityAt(s[i:])
 		if n == 0 {
 			i++
 			continue
 		}
 		st.verbatim(o1+from, o1+i)
-		st.replace(dec, o1+i, o1+i+n)
+		if dec != "" {
+			st.replace(dec, o1+i, o1+i+n)
+		} // (else a numeric reference that is dropped)
 		i += n
 		from = i
 	}
