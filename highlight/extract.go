@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/glint-search/glint/index/tokenize"
 )
 
 // The second stage: candidate passages. A window slides over a field's
@@ -228,7 +230,10 @@ func extract(f *ufield, fieldNum int, lim limits, o *Options, weights []int, ctx
 				e.unitEnds()
 				e.onGap(gap, 0)
 			default:
-				e.onGap(gap, b2i(zoneLater))
+				// A '!' or '?' after the last word ends its sentence
+				// there too: the blanks after it are the next one's.
+				ends := zoneLater || f.spzMode == "sentence" && len(gap) > 1 && endsSentence(f.text[gap[0].start:gap[0].end])
+				e.onGap(gap, b2i(ends))
 			}
 			if !e.growing {
 				e.shrinkHead()
@@ -838,6 +843,17 @@ func (e *extractor) finish(p *passage) {
 		p.codesBetween -= w.accAt(afterTo) - int(w.word(e.lastOrd+1).gacc)
 		p.wordsBetween -= w.wordsBefore(afterTo) - (e.lastOrd + 1)
 	}
+}
+
+// endsSentence reports whether the run s holds a character that ends a
+// sentence whatever follows it.
+func endsSentence(s string) bool {
+	for _, r := range s {
+		if tokenize.EndsSentence(r) {
+			return true
+		}
+	}
+	return false
 }
 
 func b2i(b bool) int {

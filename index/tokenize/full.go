@@ -431,6 +431,17 @@ type gapState struct {
 	blank  bool // a blank line
 }
 
+// EndsSentence reports whether r ends a sentence whatever follows it
+// (index_sp): '?', '!' and the like (a '.' ends one only before an
+// upper-case word).
+func EndsSentence(r rune) bool {
+	switch r {
+	case '?', '!', 0x203C, 0x2047, 0x2048, 0x2049, 0x3002, 0xFF01, 0xFF1F, 0xFF61:
+		return true
+	}
+	return false
+}
+
 // add notes a separator r (index_sp).
 func (g *gapState) add(r rune) {
 	switch r {
@@ -446,10 +457,12 @@ func (g *gapState) add(r rune) {
 	case '.', 0x2026: // full stop, ellipsis
 		g.dot = true
 		g.nl = 0
-	case '?', '!', 0x203C, 0x2047, 0x2048, 0x2049, 0x3002, 0xFF01, 0xFF1F, 0xFF61:
-		g.strong = true
-		g.nl = 0
 	default:
+		if EndsSentence(r) {
+			g.strong = true
+			g.nl = 0
+			return
+		}
 		if r < utf8.RuneSelf && isSpaceByte(byte(r)) || r >= utf8.RuneSelf && unicode.IsSpace(r) {
 			g.dotWS = g.dotWS || g.dot
 		} else {
