@@ -322,7 +322,11 @@ func (m *TextMatcher) match(fields []int, texts []string) (*TextMatch, error) {
 		mem = new(memDoc)
 	}
 	defer m.doneMem(mem)
-	mem.fill(m.p, &m.need, m.needAll, m.s.t.tok, nf, fields, texts)
+	tok := m.s.t.tok
+	if m.anyField {
+		tok = tok.Texts() // (texts on their own, as the reference's snippets read them)
+	}
+	mem.fill(m.p, &m.need, m.needAll, tok, nf, fields, texts)
 	res := &TextMatch{Fields: make([]FieldText, len(texts))}
 	for i := range texts {
 		res.Fields[i].Layout = mem.layouts[i]

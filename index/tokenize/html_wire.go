@@ -9,11 +9,18 @@ import (
 // The HTML settings are package htmlstrip's.
 
 func newHTMLStripper(c *Config) (htmlStripper, error) {
-	return stripper{htmlstrip.New(&htmlstrip.Options{
-		RemoveElements: c.HTMLRemoveElements,
-		IndexAttrs:     c.HTMLIndexAttrs,
-		Zones:          c.IndexZones,
-	})}, nil
+	return stripper{htmlstrip.New(stripOptions(c))}, nil
+}
+
+func stripOptions(c *Config) *htmlstrip.Options {
+	return &htmlstrip.Options{RemoveElements: c.HTMLRemoveElements, IndexAttrs: c.HTMLIndexAttrs, Zones: c.IndexZones}
+}
+
+// textStripper is the stripper of Texts: a zone's tags end no paragraph.
+func textStripper(c *Config) htmlStripper {
+	o := stripOptions(c)
+	o.ZonesNoParagraph = true
+	return stripper{htmlstrip.New(o)}
 }
 
 type stripper struct{ s *htmlstrip.Stripper }

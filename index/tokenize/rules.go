@@ -194,7 +194,26 @@ func New(c Config) (*Tokenizer, error) {
 		q.asciiBlocks = q.simple && q.tab.asciiDefault()
 		t.query = &Tokenizer{config: c, r: &q}
 	}
+	if r.html != nil && r.sp && len(c.IndexZones) > 0 {
+		q := *r
+		q.html = textStripper(&c)
+		t.texts = &Tokenizer{config: c, r: &q, query: t.query}
+	}
 	return t, nil
+}
+
+// Texts returns the tokenizer for texts matched and highlighted on their
+// own (CALL SNIPPETS, HIGHLIGHT() of a text): the same as t but that, on a
+// table with html_strip, index_sp and index_zones, a zone's tags end no
+// paragraph (nor a sentence), and a paragraph tag next to one (with only
+// white space between) ends none either, as the reference's snippets read
+// them: "a PARAGRAPH b" then matches across "</z1><z2>". The index reads
+// a zone's tags as paragraph ends, as Sphinx's search does.
+func (t *Tokenizer) Texts() *Tokenizer {
+	if t.texts != nil {
+		return t.texts
+	}
+	return t
 }
 
 // Query returns the tokenizer for query text: the same words as t, but no

@@ -36,6 +36,7 @@ type Tokenizer struct {
 	config Config
 	r      *rules     // nil: the default rules, on the fast path
 	query  *Tokenizer // Query, if it differs from t
+	texts  *Tokenizer // Texts, if it differs from t
 }
 
 // Default is a Tokenizer with the zero Config.

@@ -17,6 +17,8 @@ var fuzzOptions = []*Options{
 		IndexAttrs:     map[string][]string{"img": {"alt"}, "td": {"title"}},
 		Zones:          []string{"h*", "t*", "img", "a", "em", "p", "div"},
 	},
+	{Zones: []string{"h*", "th", "td", "p", "b", "x*"}, ZonesNoParagraph: true, UnitTags: true},
+	{Zones: []string{"p", "b"}, KeepEntities: true, UnitTags: true},
 }
 
 // FuzzStrip checks that Strip does not panic and that its results keep their

@@ -21,6 +21,12 @@ type Options struct {
 	// UnitTags asks for Result.UnitTags (highlighting with
 	// snippet_boundary).
 	UnitTags bool
+	// ZonesNoParagraph reads a zone's tags as the reference's snippets
+	// read them: they end no paragraph, and a Paragraph mark they touch
+	// (with only white space between) goes (in "<p><z>" and "</z><p>" the
+	// zone takes the paragraph's place). Without it a zone's tags end a
+	// paragraph, as the index (and Sphinx's search) reads them.
+	ZonesNoParagraph bool
 	// KeepEntities leaves character references as they are written
 	// ("&lt;" stays "&lt;"): tags are stripped, text is not decoded. The
 	// reference shows stripped text so in snippets of
@@ -210,6 +216,7 @@ type Stripper struct {
 	zonePrefix []string
 	unitTags   bool
 	keepEnts   bool
+	zoneNoPara bool
 }
 
 // New compiles opts (nil means the zero Options). Names are lower-cased; the
@@ -219,7 +226,7 @@ func New(opts *Options) *Stripper {
 	if opts == nil {
 		return s
 	}
-	s.unitTags, s.keepEnts = opts.UnitTags, opts.KeepEntities
+	s.unitTags, s.keepEnts, s.zoneNoPara = opts.UnitTags, opts.KeepEntities, opts.ZonesNoParagraph
 	for _, e := range opts.RemoveElements {
 		if s.remove == nil {
 			s.remove = make(map[string]bool)

@@ -1,6 +1,7 @@
 package htmlstrip
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -46,6 +47,8 @@ type state struct {
 	// or -1.
 	content  bool
 	lastPara int
+	// afterZone: a zone's tag came and no text since (ZonesNoParagraph).
+	afterZone bool
 
 	// zones: the stack of open elements is kept (only when there are zones).
 	zones bool
@@ -200,8 +203,7 @@ func (st *state) startTag(a atom.Atom, f elemFlags, name []byte, hasAttr, empty 
 		// a tag inside a word
 	} else {
 		if f&fPara != 0 || zone {
-			st.paragraph()
-			st.unitTag()
+			st.unitEnd(zone)
 		}
 		if len(vals) == 0 {
 			st.separator(start, end)
@@ -252,11 +254,28 @@ func (st *state) endTag(a atom.Atom, f elemFlags, name []byte, start, end int) {
 	}
 	if f&fInline == 0 || zone {
 		if f&fPara != 0 || zone {
-			st.paragraph()
-			st.unitTag()
+			st.unitEnd(zone)
 		}
 		st.separator(start, end)
 	}
+}
+
+// unitEnd handles a tag that ends a paragraph, or a zone's (zone): a
+// Paragraph mark; with ZonesNoParagraph, a zone's tag instead takes away
+// a Paragraph mark no text came after, and keeps one from coming until
+// text does.
+func (st *state) unitEnd(zone bool) {
+	switch {
+	case zone && st.s.zoneNoPara:
+		if !st.content && st.lastPara >= 0 {
+			st.marks = slices.Delete(st.marks, st.lastPara, st.lastPara+1)
+			st.lastPara = -1
+		}
+		st.afterZone = true
+	case !st.afterZone || !st.s.zoneNoPara:
+		st.paragraph()
+	}
+	st.unitTag()
 }
 
 // unitTag notes, when asked, that the separator written next stands for a
@@ -342,9 +361,7 @@ func (st *state) verbatim(o1, o2 int) {
 	}
 	s := st.in[o1:o2]
 	st.b.WriteString(s)
-	if !st.content && !allSpace(s) {
-		st.content = true
-	}
+	st.noteText(s)
 }
 
 // continues reports whether the verbatim run i ends at text offset t and
@@ -358,8 +375,14 @@ func (st *state) continues(i, t, o int) bool {
 func (st *state) replace(txt string, o1, o2 int) {
 	st.segs = append(st.segs, seg{t: st.b.Len(), o: o1, on: o2 - o1})
 	st.b.WriteString(txt)
-	if !st.content && !allSpace(txt) {
-		st.content = true
+	st.noteText(txt)
+}
+
+// noteText notes text written: content (and no longer just after a zone's
+// tag) unless it is all white space.
+func (st *state) noteText(s string) {
+	if (!st.content || st.afterZone) && !allSpace(s) {
+		st.content, st.afterZone = true, false
 	}
 }
 

@@ -214,3 +214,25 @@ func TestKeepEntities(t *testing.T) {
 	plain := "a &amp; b"
 	require.Equal(t, plain, Strip(plain, &Options{KeepEntities: true}).Text)
 }
+
+// ZonesNoParagraph: a zone's tags end no paragraph, and a paragraph tag
+// they touch (only white space between) ends none either, as the
+// reference's snippets read them; a paragraph tag between words still
+// does.
+func TestZonesNoParagraph(t *testing.T) {
+	o := &Options{Zones: []string{"z"}, ZonesNoParagraph: true}
+	for _, c := range []struct {
+		in    string
+		marks []Mark
+	}{
+		{"a<z>b</z>c", []Mark{open(2, "z"), closed(3, "z")}},
+		{"a<p> <z>b</z> <p>c", []Mark{open(4, "z"), closed(5, "z")}},
+		{"<z>a<p>b</z>", []Mark{open(1, "z"), para(2), closed(4, "z")}},
+	} {
+		r := Strip(c.in, o)
+		assert.Equal(t, c.marks, r.Marks, "%q: %q", c.in, r.Text)
+	}
+	// Without it, every one of those tags ends a paragraph.
+	r := Strip("a<z>b</z>c", &Options{Zones: []string{"z"}})
+	assert.Equal(t, []Mark{para(1), open(2, "z"), closed(3, "z"), para(3)}, r.Marks)
+}
