@@ -55,6 +55,8 @@ func unknownStmt(id uint32, command string) error {
 		Message: fmt.Sprintf("Unknown prepared statement handler (%d) given to %s", id, command)}
 }
 
+// malformed is the error for a command whose packet is not as the
+// protocol has it (what says how).
 func malformed(command, what string) error {
 	return &mysql.MyError{Code: mysql.ER_MALFORMED_PACKET, State: "HY000",
 		Message: fmt.Sprintf("malformed packet: %s %s", command, what)}
