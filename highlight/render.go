@@ -47,7 +47,7 @@ func (f *ufield) whole(o *Options, buf *[]MarkedRange) Snippet {
 		// Neighbouring marked words are one mark, but a gap after a word
 		// at the end of the run of marked positions closes it.
 		if n := len(s.Marks); n > 0 && pos <= prevLast+1 && !(start > prevEnd && prevLast >= runEnd) &&
-			!(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) {
+			!(f.retain && strings.IndexByte(f.text[prevEnd:start], '<') >= 0) && !f.unitBetween(prevLast, pos) {
 			s.Marks[n-1].End = to
 		} else {
 			s.Marks = append(s.Marks, MarkedRange{Range: Range{from, to}, ID: id})

@@ -470,6 +470,40 @@ func (p *ufield) appendRuns(from, to int, kind unitKind) {
 	}
 }
 
+// unitBetween reports whether a unit the field keeps to (spzMode) ends
+// between the words at positions prev and pos: the reference gives such a
+// boundary a position of its own, so the words on either side of it are
+// not neighbours, and their marks are two spans. (Only a text shown whole
+// has such words in one snippet: passages keep within units.)
+func (p *ufield) unitBetween(prev, pos int32) bool {
+	if p.spzMode == "" || pos <= prev {
+		return false
+	}
+	i, _ := slices.BinarySearchFunc(p.bounds, prev, func(b tokenize.Bound, x int32) int { return int(int32(b.Pos) - x) })
+	for ; i < len(p.bounds) && int32(p.bounds[i].Pos) <= pos; i++ {
+		b := p.bounds[i]
+		switch b.Kind {
+		case tokenize.ZoneClose:
+			if int32(b.Pos) < pos {
+				return true // (it closes after the word at its position)
+			}
+		case tokenize.ZoneOpen:
+			if int32(b.Pos) > prev {
+				return true
+			}
+		case tokenize.ParagraphStart:
+			if int32(b.Pos) > prev && p.spzMode != "zone" {
+				return true
+			}
+		case tokenize.SentenceStart:
+			if int32(b.Pos) > prev && p.spzMode == "sentence" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // zoneBefore is the zone emit_zones shows before a snippet whose first
 // word is at position pos, as the reference picks it: from the last zone
 // tag before that word (one that opens at or before it, or closes before
