@@ -567,6 +567,11 @@ func (o *Options) Check() error {
 	if o.BalanceMarkup && o.HTMLStripMode != "retain" {
 		return &OptionError{"balance_markup", "keeps markup well-formed under limits, so it needs html_strip_mode=retain (the other modes show no markup)"}
 	}
+	if o.EmitZones && o.SnippetBoundary == "" {
+		// (The reference takes it and shows nothing: no option here is
+		// taken to do nothing.)
+		return &OptionError{"emit_zones", "shows zones before snippets cut within units, so it needs a snippet_boundary"}
+	}
 	// The combinations the reference refuses.
 	if o.SnippetBoundary != "" {
 		if o.Around == 0 {
@@ -583,8 +588,7 @@ func (o *Options) Check() error {
 // reference does: emit_zones without snippet_boundary='zone', or with
 // markup not stripped. HIGHLIGHT(), SNIPPET() and JSON take emit_zones
 // with any boundary, as the reference's do: it shows zones before the
-// snippets cut within units (a snippet_boundary, or the query's unit
-// operators), and nothing otherwise.
+// snippets cut within units.
 func (o *Options) CheckCall() error {
 	if err := o.Check(); err != nil {
 		return err
@@ -613,6 +617,9 @@ func (o *Options) CheckTable(indexSP, zones bool) error {
 		if !zones {
 			return &OptionError{"snippet_boundary", "'zone' needs a table with index_zones"}
 		}
+	}
+	if o.EmitZones && !zones {
+		return &OptionError{"emit_zones", "needs a table with index_zones (it names them)"}
 	}
 	return nil
 }

@@ -256,7 +256,7 @@ func TestCheckCombinations(t *testing.T) {
 	}{
 		{[]any{"snippet_boundary", "sentence", "around", int64(0)}, "'sentence' needs around above 0", "'sentence' needs around above 0"},
 		{[]any{"snippet_boundary", "paragraph", "use_boundaries", int64(1)}, "'paragraph' and use_boundaries cannot be used together", "cannot be used together"},
-		{[]any{"emit_zones", int64(1)}, "", "highlight option 'emit_zones': needs snippet_boundary='zone'"},
+		{[]any{"emit_zones", int64(1)}, "emit_zones': shows zones before snippets cut within units, so it needs a snippet_boundary", "so it needs a snippet_boundary"},
 		{[]any{"emit_zones", int64(1), "snippet_boundary", "sentence"}, "", "needs snippet_boundary='zone'"},
 		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone", "html_strip_mode", "none"}, "", "needs html_strip_mode 'strip' or 'index', not 'none'"},
 		{[]any{"emit_zones", int64(1), "snippet_boundary", "zone"}, "", ""},
