@@ -74,7 +74,7 @@ type ufield struct {
 	bounds   []tokenize.Bound
 	spzMode  string   // the units passages keep within: snippet_boundary, or the query's (Request.Units)
 	strip    stripHow // how the shown text was stripped of markup
-	tagAt    []int32  // where the tags that end paragraphs and zones stood in the stripped text (snippet_boundary)
+	tagAt    []int32  // where the tags that end paragraphs and zones stood in the stripped text (with units)
 	boundary func(rune) bool
 	ascii    bool
 	walkAll  bool   // tests: the beginning of the field is found by walking its units
@@ -611,7 +611,8 @@ func textWords(r *htmlstrip.Result, ws []tokenize.Word, place func(w tokenize.Wo
 }
 
 // stripHow is how a field's markup is stripped for showing: with units
-// (snippet_boundary), the tags that end paragraphs and zones show nothing;
+// (a snippet_boundary, or the query's unit operators), the tags that end
+// paragraphs and zones show nothing;
 // with keepEntities (html_strip_mode=strip), character references show as
 // they are written, as the reference shows them there ("&lt;" stays
 // "&lt;"; html_strip_mode=index decodes them, as the index does).
