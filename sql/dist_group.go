@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -627,11 +628,13 @@ func bestBefore(relevance bool, weight int64, id uint64, weight2 int64, id2 uint
 // selectDistributedFacets runs a SELECT with FACET clauses over a
 // distributed table: the main SELECT, then each facet as a grouped SELECT
 // of its own (a round of the shards each; one table's search serves them
-// all at once). SHOW META tells of the main SELECT.
+// all at once). SHOW META tells of the main SELECT, and of the time the
+// statement took, facets included.
 func (s *Session) selectDistributedFacets(ctx context.Context, d *distTable, n *ast.SelectStmt, facets []*ast.SelectStmt, options []dialect.Setting, within *ast.OrderByClause) ([]*Result, error) {
 	if n.GroupBy != nil || n.Distinct || hasAggregate(n.Fields, n.Having, n.OrderBy) {
 		return nil, Errorf(CodeUnsupported, "FACET after GROUP BY, DISTINCT or aggregates is not supported: facets group the matches themselves")
 	}
+	start := time.Now()
 	main, err := s.selectDistributed(ctx, d, n, options, within)
 	if err != nil {
 		return nil, err
@@ -647,6 +650,11 @@ func (s *Session) selectDistributedFacets(ctx context.Context, d *distTable, n *
 			return nil, err
 		}
 		out = append(out, r)
+	}
+	for i := range meta {
+		if meta[i].name == "time" {
+			meta[i].value = strconv.FormatFloat(time.Since(start).Seconds(), 'f', 3, 64)
+		}
 	}
 	s.meta, s.metaQuery = meta, metaQuery
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -936,4 +937,35 @@ func TestDistributedSearchMaxMatchesError(t *testing.T) {
 	}
 	require.Equal(t, "max_matches: offset+limit (3) exceeds max_matches (2)", msgs[0])
 	require.Equal(t, msgs[0], msgs[1])
+}
+
+// TestDistributedFacetMetaTime: SHOW META's time after a FACET on a
+// distributed table is the whole statement's, its facets' rounds included
+// (it was the main SELECT's alone).
+func TestDistributedFacetMetaTime(t *testing.T) {
+	coord := newMemEngine(t)
+	remote := &fakeRemote{engines: map[string]*Engine{}, down: map[string]bool{}}
+	coord.SetRemote(remote)
+	s := coord.NewSession("root")
+	rs := remote.agent(t, "10.0.0.1:9306")
+	require.Equal(t, "ok 0\n", exec(t, rs, "CREATE TABLE p1 (title text, price int)"))
+	require.Equal(t, "ok 1\n", exec(t, rs, "INSERT INTO p1 (id, title, price) VALUES (1, 'one word', 5)"))
+	require.Equal(t, "ok 0\n", exec(t, s, "CREATE TABLE d type='distributed' agent='10.0.0.1:9306:p1'"))
+	const pause = 30 * time.Millisecond
+	remote.mu.Lock()
+	remote.before = func(string, []string) { time.Sleep(pause) }
+	remote.mu.Unlock()
+	require.NotContains(t, exec(t, s, "SELECT id FROM d WHERE MATCH('word') FACET price FACET price"), "error")
+	rows, err := s.Exec(context.Background(), "SHOW META")
+	require.NoError(t, err)
+	var took float64
+	for _, r := range rows[0].Rows {
+		if r[0] == "time" {
+			took, err = strconv.ParseFloat(fmt.Sprint(r[1]), 64)
+			require.NoError(t, err)
+		}
+	}
+	// Three searches, each a round of the agent at least (the main one's
+	// time alone was one pause).
+	require.GreaterOrEqual(t, took, (3 * pause).Seconds(), "SHOW META time %v", took)
 }

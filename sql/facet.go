@@ -72,16 +72,20 @@ func (s *Session) selectFacets(ctx context.Context, n *ast.SelectStmt, facets []
 		return nil, err
 	}
 	out := make([]*Result, len(plans))
+	mainTotal := 0
 	for i, c := range collectors {
 		r, total, err := c.finish(ctx, matches)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 {
-			s.setMeta(main, total, start) // SHOW META tells of the main query
+			mainTotal = total
 		}
 		out[i] = r
 	}
+	// SHOW META tells of the main query, and of the time the statement
+	// took: its facets too.
+	s.setMeta(main, mainTotal, start)
 	return out, nil
 }
 
