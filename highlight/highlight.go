@@ -346,7 +346,7 @@ func limitsOf(o *Options) limits {
 // space between each), limit_words to the number of keywords found with
 // force_all_words.
 func fixLimits(l limits, o *Options, weights []int, found uint64) limits {
-	used := func(t int) bool { return found == 0 || found&keywordBit(t) != 0 }
+	used := func(t int) bool { return found == 0 || found&tokenize.KeywordBit(t) != 0 }
 	if l.words > 0 && o.ForceAllWords {
 		n := 0
 		for t := range weights {

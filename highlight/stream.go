@@ -100,7 +100,7 @@ func newField(p *ufield, f *Field, o *Options, queryUnits string) {
 	for _, m := range f.Marks {
 		p.hits = append(p.hits, posTerm{int32(m.Pos), m.Keyword})
 		if m.Keyword >= 0 {
-			p.found |= keywordBit(m.Keyword)
+			p.found |= tokenize.KeywordBit(m.Keyword)
 		}
 		if len(f.Blends) == 0 || m.End <= m.Start {
 			continue

@@ -1,5 +1,7 @@
 package highlight
 
+import "github.com/glint-search/glint/index/tokenize"
+
 // window is the run of units the extractor looks at: unit numbers
 // start..end-1, as the extractor counts them. It keeps one entry per word,
 // which also tells the units of the gap before the word: a gap of one run
@@ -66,21 +68,14 @@ type wunit struct {
 	ord        int32 // its word's ordinal (a gap's: the word after it)
 }
 
-// mask is the keyword bit of a marked word, 0 for any other. Keywords
-// past the 64th share the bits of the first ones (the reference's masks
-// wrap alike, at 32): a word of the 65th is a marked word all the same.
+// mask is the keyword bit of a marked word (tokenize.KeywordBit: a word
+// of the 65th keyword is marked all the same), 0 for any other.
 func (r *wword) mask() uint64 {
 	if r.term >= 0 {
-		return keywordBit(int(r.term))
+		return tokenize.KeywordBit(int(r.term))
 	}
 	return 0
 }
-
-// keywordBit is keyword k's bit in a mask of keywords; keywordSlot the
-// bit's number.
-func keywordBit(k int) uint64 { return 1 << uint(keywordSlot(k)) }
-
-func keywordSlot(k int) int { return k & 63 }
 
 // deque is a queue of ints that reuses its storage.
 type deque struct {
@@ -356,7 +351,7 @@ func (w *window) dropWord(r *wword) (dropped bool) {
 	if m == 0 {
 		return false
 	}
-	t := keywordSlot(int(r.term))
+	t := tokenize.KeywordSlot(int(r.term))
 	if w.kw[t]--; w.kw[t] == 0 {
 		w.qmask &^= m
 	}
@@ -380,7 +375,7 @@ func (w *window) addMark(r *wword) {
 				w.pairs++
 			}
 		}
-		w.kw[keywordSlot(int(r.term))]++
+		w.kw[tokenize.KeywordSlot(int(r.term))]++
 		w.qmask |= m
 		w.qcount++
 	}

@@ -150,7 +150,8 @@ type FieldText struct {
 	tokenize.Layout
 	Marks []tokenize.Mark
 	// Found has bit k set when keyword k occurs in the text, whether or
-	// not it proves the match (keywords past the 64th are not told).
+	// not it proves the match (tokenize.KeywordBit: past the 64th, the bits
+	// wrap).
 	Found uint64
 }
 
@@ -401,7 +402,7 @@ func (m *TextMatcher) mark(res *TextMatch, e *segEval, nf int, fields []int, ran
 			if i := byField[sp.f]; i >= 0 {
 				occs[i]++
 				if k >= 0 {
-					res.Fields[i].Found |= 1 << uint(k&63) // (past the 64th, the bits wrap, as the highlighter's do)
+					res.Fields[i].Found |= tokenize.KeywordBit(k)
 				}
 			}
 		}

@@ -311,3 +311,13 @@ type Mark struct {
 	Start, End int // byte range of the matched token
 	Keyword    int // which distinct keyword
 }
+
+// KeywordBit is keyword k's bit in a mask of keywords (Mark.Keyword),
+// KeywordSlot the bit's number: keywords past the 64th share the bits of
+// the first ones (the reference's masks wrap alike, at 32), so a word of
+// the 65th is a marked word all the same. The matcher and the highlighter
+// both count keywords so.
+func KeywordBit(k int) uint64 { return 1 << uint(KeywordSlot(k)) }
+
+// KeywordSlot: see KeywordBit.
+func KeywordSlot(k int) int { return k & 63 }
