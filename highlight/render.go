@@ -174,7 +174,7 @@ func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange, res *Resul
 		first := true
 		// The snippet's marks are marks[mk:].
 		mk := len(marks)
-		if !o.EmitZones || f.spzMode == "" {
+		if !o.EmitZones {
 			var ok bool
 			if marks, id, ok = f.marksIn(from, to, marks, id); ok {
 				if len(marks) > mk {
@@ -186,7 +186,7 @@ func (f *ufield) render(ps []passage, o *Options, buf *[]MarkedRange, res *Resul
 		}
 		open, end, lastPos := false, int32(0), int32(0) // a mark is open until the gap after the end of its run
 		f.walkRange(from, to, func(u *unit) {
-			if first && o.EmitZones && f.spzMode != "" && u.word() {
+			if first && o.EmitZones && u.word() {
 				s.Zone = zoneBefore(f.bounds, int(u.pos))
 				first = false
 			}
